@@ -1,0 +1,53 @@
+"""The NumPy/SciPy reference implementation of SPEC §1–§5.
+
+Plain, slow and written to be read side by side with ``SPEC.md``; the tests
+check the compiled core against it. It never imports ``outprob._core``.
+"""
+
+from .estimators import (
+    NIQR_DIVISOR,
+    NMAD_DIVISOR,
+    MEstimate,
+    gamma,
+    m_estimate,
+    mean,
+    median,
+    niqr,
+    nmad,
+    quantile,
+    std,
+    trimmed_count,
+    trimmed_std,
+    upper_trimmed_mean,
+)
+from .scaling import (
+    VARIANTS,
+    fit_gaussian,
+    fit_linear,
+    gaussian_scaling,
+    linear_scaling,
+    variant_probabilities,
+)
+
+__all__ = [
+    "NIQR_DIVISOR",
+    "NMAD_DIVISOR",
+    "MEstimate",
+    "VARIANTS",
+    "fit_gaussian",
+    "fit_linear",
+    "gamma",
+    "gaussian_scaling",
+    "linear_scaling",
+    "m_estimate",
+    "mean",
+    "median",
+    "niqr",
+    "nmad",
+    "quantile",
+    "std",
+    "trimmed_count",
+    "trimmed_std",
+    "upper_trimmed_mean",
+    "variant_probabilities",
+]

@@ -1,0 +1,199 @@
+"""SPEC §1–§3 in plain NumPy: the estimators, written to be read against
+the SPEC. Sums are ``math.fsum`` (correctly rounded), so results do not
+depend on summation order. Input: a 1-D array of finite scores."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Optional
+
+import numpy as np
+from scipy.stats import norm as gaussian
+
+#: Φ⁻¹(3/4) (SPEC §2, as scipy.stats.median_abs_deviation(scale="normal")).
+NMAD_DIVISOR = 0.6744897501960817
+#: Φ⁻¹(3/4) − Φ⁻¹(1/4) (SPEC §2).
+NIQR_DIVISOR = 1.3489795003921634
+
+
+def _scores(x) -> np.ndarray:
+    s = np.asarray(x, dtype=np.float64).reshape(-1)
+    if s.size == 0 or not np.all(np.isfinite(s)):
+        raise ValueError("the reference takes a non-empty array of finite scores")
+    return s
+
+
+# §1 Location -------------------------------------------------------------------
+
+
+def mean(x) -> float:
+    """(1/N) Σ s_i."""
+    s = _scores(x)
+    return math.fsum(s) / s.size
+
+
+def median(x) -> float:
+    """s_((N+1)/2) for odd N; (s_(N/2) + s_(N/2+1)) / 2 for even N."""
+    s = np.sort(_scores(x))
+    n = s.size
+    if n % 2 == 1:
+        return float(s[(n + 1) // 2 - 1])
+    return float((s[n // 2 - 1] + s[n // 2]) / 2)
+
+
+def quantile(x, q: float) -> float:
+    """Type 7: h = (N − 1)·q, Q = s_(⌊h⌋+1) + (h − ⌊h⌋)(s_(⌊h⌋+2) − s_(⌊h⌋+1))."""
+    s = np.sort(_scores(x))
+    n = s.size
+    h = (n - 1) * q
+    if h >= n - 1:
+        return float(s[-1])
+    lo = math.floor(h)
+    t = h - lo
+    a, b = float(s[lo]), float(s[lo + 1])
+    if t == 0:
+        return a
+    # NumPy's _lerp: the same formula, evaluated from the nearer end.
+    if t >= 0.5:
+        return b - (b - a) * (1 - t)
+    return a + (b - a) * t
+
+
+def trimmed_count(alpha: float, n: int) -> int:
+    """k = floor(α·N), keeping at least one score."""
+    return min(math.floor(alpha * n), n - 1)
+
+
+def upper_trimmed_mean(x, alpha: float = 0.1) -> float:
+    """Drop the k = floor(α·N) largest scores; mean of the other N − k."""
+    s = np.sort(_scores(x))
+    k = trimmed_count(alpha, s.size)
+    return mean(s[: s.size - k])
+
+
+# §2 Scale ----------------------------------------------------------------------
+
+
+def _root_mean_square(d: np.ndarray, divisor: float, corrected: bool) -> float:
+    """sqrt(Σ d² / divisor).
+
+    The deviations are first rescaled by a power of two (exact) so that d²
+    neither overflows nor underflows. With ``corrected``, (Σ d)²/N is
+    subtracted: zero in exact arithmetic when d are deviations from the
+    mean, it removes the mean's rounding error (corrected two-pass
+    algorithm, Chan, Golub & LeVeque 1983).
+    """
+    largest = float(np.max(np.abs(d)))
+    if largest == 0.0:
+        return 0.0
+    _, e = math.frexp(largest)
+    d = np.ldexp(d, -e)
+    ss = math.fsum(d * d)
+    if corrected:
+        ss -= math.fsum(d) ** 2 / d.size
+    return math.ldexp(math.sqrt(max(ss, 0.0) / divisor), e)
+
+
+def std(x, ddof: int = 0) -> float:
+    """sqrt(Σ (s_i − mean)² / (N − ddof))."""
+    s = _scores(x)
+    if ddof >= s.size:
+        raise ValueError("ddof must be smaller than the number of scores")
+    return _root_mean_square(s - mean(s), s.size - ddof, corrected=True)
+
+
+def nmad(x) -> float:
+    """median(|s − median(s)|) / Φ⁻¹(3/4)."""
+    s = _scores(x)
+    return median(np.abs(s - median(s))) / NMAD_DIVISOR
+
+
+def niqr(x) -> float:
+    """(Q(0.75) − Q(0.25)) / (Φ⁻¹(3/4) − Φ⁻¹(1/4))."""
+    s = _scores(x)
+    return (quantile(s, 0.75) - quantile(s, 0.25)) / NIQR_DIVISOR
+
+
+def trimmed_std(x, center: float, alpha: float = 0.1) -> float:
+    """d_i = (s_i − c)²; drop the floor(α·N) largest d_i; sqrt(mean of the rest)."""
+    s = _scores(x)
+    dev = np.sort(np.abs(s - center))  # orders the d_i as (s − c)² does
+    k = trimmed_count(alpha, s.size)
+    kept = dev[: s.size - k]
+    return _root_mean_square(kept, kept.size, corrected=False)
+
+
+# §3 Huber's proposal 2 -------------------------------------------------------------
+
+
+class MEstimate(NamedTuple):
+    location: float
+    scale: float
+    n_iter: int
+    converged: bool
+
+
+def _weights(r: np.ndarray, norm: str, t: float) -> np.ndarray:
+    if norm == "huber":
+        # min(1, t/|r|), and 1 at r = 0.
+        return t / np.maximum(np.abs(r), t)
+    if norm == "tukey":
+        return np.where(np.abs(r) <= t, (1 - (r / t) ** 2) ** 2, 0.0)
+    raise ValueError(f"norm must be 'huber' or 'tukey', got {norm!r}")
+
+
+def gamma(c: float) -> float:
+    """γ = (2Φ(c) − 1) + c²(1 − (2Φ(c) − 1)) − 2c·φ(c)."""
+    mass = 2 * gaussian.cdf(c) - 1
+    return float(mass + c**2 * (1 - mass) - 2 * c * gaussian.pdf(c))
+
+
+def m_estimate(
+    x,
+    norm: str = "huber",
+    *,
+    c: float = 1.5,
+    tuning: Optional[float] = None,
+    maxiter: int = 30,
+    tol: float = 1e-8,
+) -> MEstimate:
+    """Huber's proposal 2 with Huber's T or Tukey's biweight location (§3)."""
+    s = _scores(x)
+    n = s.size
+    t = tuning if tuning is not None else {"huber": 1.345, "tukey": 4.685}[norm]
+    mu = median(s)
+    # σ₀ = nMAD; if it is zero, the §5 fallback chain supplies the start.
+    sigma = nmad(s) or niqr(s) or std(s)
+    if sigma == 0.0:
+        return MEstimate(mu, 0.0, 0, True)
+    g = gamma(c)
+    inner_converged = True
+    for it in range(maxiter):
+        # 1. Location step: iteratively reweighted mean at fixed σ_t, from μ_t.
+        m, ok = mu, False
+        for _ in range(maxiter):
+            w = _weights((s - m) / sigma, norm, t)
+            total = np.sum(w)
+            if total <= 0:  # every weight zero: the step keeps m
+                ok = True
+                break
+            m_new = m + np.sum(w * (s - m)) / total  # = Σ w s / Σ w
+            if abs(m_new - m) < tol * sigma:
+                m, ok = m_new, True
+                break
+            m = m_new
+        inner_converged = inner_converged and ok
+        mu_new = float(m)
+        # 2. Scale step, with I from the old (μ_t, σ_t); in units of σ_t.
+        inlier = np.abs((s - mu) / sigma) <= c
+        r = (s[inlier] - mu_new) / sigma
+        outside = n - int(np.count_nonzero(inlier))
+        sigma_new = sigma * math.sqrt((math.fsum(r * r) + outside * c * c) / ((n - 1) * g))
+        if not (sigma_new > 0 and math.isfinite(sigma_new)):
+            return MEstimate(mu, sigma, it, False)
+        # 3. Convergence.
+        done = abs(sigma - sigma_new) <= tol * sigma_new and abs(mu - mu_new) <= tol * sigma_new
+        mu, sigma = mu_new, sigma_new
+        if done:
+            return MEstimate(mu, sigma, it + 1, inner_converged)
+    return MEstimate(mu, sigma, maxiter, False)

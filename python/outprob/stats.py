@@ -1,0 +1,273 @@
+"""Location and scale estimators of SPEC §1–§3, computed by the Rust core.
+
+All functions follow the input contract of SPEC §5: float32 and float64 are
+computed natively (results are ``numpy.float32`` for float32 input, else
+``numpy.float64``), NaN are omitted (``nan_policy="omit"``, the default) or
+refused (``"raise"``), ±inf and empty input raise ``ValueError``. With
+``axis=None`` the input is flattened; with an integer ``axis`` the estimator
+is applied along that axis.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, NamedTuple, Optional, Union
+
+import numpy as np
+
+from . import _core
+from ._exceptions import ConvergenceWarning
+from ._input import as_float_array, check_fraction, check_int, check_nan_policy, check_positive
+
+__all__ = [
+    "MEstimate",
+    "mean",
+    "median",
+    "quantile",
+    "upper_trimmed_mean",
+    "std",
+    "nmad",
+    "niqr",
+    "trimmed_std",
+    "m_estimate",
+    "NMAD_DIVISOR",
+    "NIQR_DIVISOR",
+]
+
+#: Φ⁻¹(3/4): ``nmad = median(|s − median(s)|) / NMAD_DIVISOR``.
+NMAD_DIVISOR = 0.6744897501960817
+#: Φ⁻¹(3/4) − Φ⁻¹(1/4): ``niqr = (Q(.75) − Q(.25)) / NIQR_DIVISOR``.
+NIQR_DIVISOR = 1.3489795003921634
+
+Result = Union[np.floating, np.ndarray]
+
+
+def _reduce(
+    x: Any, axis: Optional[int], nan_policy: str, fn: Callable[[np.ndarray], Any]
+) -> Any:
+    """Applies a 1-D estimator to the flattened array or along an axis."""
+    check_nan_policy(nan_policy)
+    a = as_float_array(x)
+    if axis is None:
+        return a.dtype.type(fn(a.reshape(-1)))
+    moved = np.moveaxis(a, axis, -1)
+    rows = np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
+    values = np.array([fn(r) for r in rows], dtype=a.dtype)
+    return values.reshape(moved.shape[:-1])
+
+
+def mean(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+    """Arithmetic mean ``(1/N) Σ s_i`` with a correctly rounded sum.
+
+    Equal to ``math.fsum(s) / N`` whatever the order of ``s``.
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> float(stats.mean([1e16, 1.0, -1e16]))
+    0.3333333333333333
+    """
+    return _reduce(x, axis, nan_policy, lambda r: _core.mean(r, nan_policy))
+
+
+def std(x: Any, ddof: int = 0, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+    """Standard deviation ``sqrt(Σ(s − mean)² / (N − ddof))`` (SPEC §2).
+
+    ``ddof=0`` as ``numpy.std`` and PyOD; ``ddof >= N`` raises ``ValueError``.
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> float(stats.std([2, 4, 4, 4, 5, 5, 7, 9]))
+    2.0
+    """
+    ddof = check_int(ddof, "ddof", 0)
+    return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof, nan_policy))
+
+
+def median(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+    """Median: the middle order statistic, or the mean of the two middle
+    ones (``numpy.median``), by selection instead of sorting.
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> float(stats.median([4.0, 1.0, 3.0, 2.0]))
+    2.5
+    """
+    return _reduce(x, axis, nan_policy, lambda r: _core.median(r, nan_policy))
+
+
+def quantile(x: Any, q: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+    """Type-7 quantiles (``numpy.quantile``'s default ``"linear"``).
+
+    ``h = (N − 1)·q``, ``Q(q) = s_(⌊h⌋+1) + (h − ⌊h⌋)·(s_(⌊h⌋+2) − s_(⌊h⌋+1))``
+    with 1-based order statistics (SPEC §1). ``q`` is a number or an array
+    in [0, 1]; as in NumPy, the dimensions of ``q`` come first in the result.
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> stats.quantile([1, 2, 3, 4], [0.25, 0.75])
+    array([1.75, 3.25])
+    """
+    qs = np.asarray(q, dtype=np.float64)
+    if qs.size and not (np.all(qs >= 0.0) and np.all(qs <= 1.0)):
+        raise ValueError("q: quantiles must be in [0, 1]")
+    flat_q = [float(v) for v in qs.reshape(-1)]
+    check_nan_policy(nan_policy)
+    a = as_float_array(x)
+    if axis is None:
+        values = np.array(_core.quantile(a.reshape(-1), flat_q, nan_policy), dtype=a.dtype)
+        return values.reshape(qs.shape) if qs.ndim else values[0]
+    moved = np.moveaxis(a, axis, -1)
+    rows = np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
+    table = np.array([_core.quantile(r, flat_q, nan_policy) for r in rows], dtype=a.dtype)
+    out = np.moveaxis(table.reshape(moved.shape[:-1] + (len(flat_q),)), -1, 0)
+    return out.reshape(qs.shape + moved.shape[:-1])
+
+
+def upper_trimmed_mean(
+    x: Any, alpha: float = 0.1, axis: Optional[int] = None, *, nan_policy: str = "omit"
+) -> Result:
+    """Asymmetric, upper-trimmed mean: the mean of all but the
+    ``floor(alpha·N)`` largest scores; the lower tail is untouched.
+
+    At most ``N − 1`` scores are dropped. ``alpha`` in [0, 1).
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> float(stats.upper_trimmed_mean([1, 2, 3, 4, 5, 6, 7, 8, 9, 100], 0.1))
+    5.0
+    """
+    alpha = check_fraction(alpha, "alpha")
+    return _reduce(x, axis, nan_policy, lambda r: _core.upper_trimmed_mean(r, alpha, nan_policy))
+
+
+def nmad(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+    """Normalised median absolute deviation about the median,
+    ``median(|s − median(s)|) / Φ⁻¹(3/4)`` — equal to
+    ``scipy.stats.median_abs_deviation(s, scale="normal")``.
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> round(float(stats.nmad([1, 2, 3, 4, 100])), 6)
+    1.482602
+    """
+    return _reduce(x, axis, nan_policy, lambda r: _core.nmad(r, nan_policy))
+
+
+def niqr(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+    """Normalised interquartile range ``(Q(0.75) − Q(0.25)) / 1.3489795...``
+    — equal to ``scipy.stats.iqr(s, scale="normal")``.
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> round(float(stats.niqr([1, 2, 3, 4, 100])), 6)
+    1.482602
+    """
+    return _reduce(x, axis, nan_policy, lambda r: _core.niqr(r, nan_policy))
+
+
+def trimmed_std(
+    x: Any, center: float, alpha: float = 0.1, axis: Optional[int] = None, *, nan_policy: str = "omit"
+) -> Result:
+    """Trimmed standard deviation about ``center``: drop the
+    ``floor(alpha·N)`` largest ``(s − center)²``, then ``sqrt`` of the mean
+    of the rest. No consistency factor (SPEC §2).
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> float(stats.trimmed_std([1, 2, 3, 4, 100], center=0.0, alpha=0.2))
+    2.7386127875258306
+    """
+    alpha = check_fraction(alpha, "alpha")
+    c = float(center)
+    if not np.isfinite(c):
+        raise ValueError(f"center must be finite, got {center!r}")
+    return _reduce(x, axis, nan_policy, lambda r: _core.trimmed_std(r, c, alpha, nan_policy))
+
+
+class MEstimate(NamedTuple):
+    """Result of :func:`m_estimate`."""
+
+    location: float
+    scale: float
+    n_iter: int
+    converged: bool
+
+
+def m_estimate(
+    x: Any,
+    norm: str = "huber",
+    *,
+    c: float = 1.5,
+    tuning: Optional[float] = None,
+    maxiter: int = 30,
+    tol: float = 1e-8,
+    nan_policy: str = "omit",
+) -> MEstimate:
+    """Joint location and scale by Huber's proposal 2 (SPEC §3).
+
+    From μ₀ = median and σ₀ = nMAD, alternate a location step — the
+    iteratively reweighted mean with Huber's T (``norm="huber"``,
+    ``w = min(1, t/|r|)``, t = 1.345) or Tukey's biweight (``"tukey"``,
+    ``w = (1 − (r/c_T)²)²`` for ``|r| <= c_T = 4.685``) — and the scale step
+
+    ``σ² ← [Σ_{|s−μ|/σ <= c} (s − μ_new)² + Σ_{others} (c·σ)²] / ((N − 1)·γ)``
+
+    with ``γ = (2Φ(c) − 1) + c²(1 − (2Φ(c) − 1)) − 2c·φ(c)``, until both move
+    less than ``tol·σ``. The semantics of
+    ``statsmodels.robust.scale.Huber(c, tol, maxiter, norm)``, except that
+    non-convergence returns the last iterate with ``converged=False`` and a
+    :class:`~outprob.ConvergenceWarning` instead of raising. If the nMAD is
+    zero, the iteration starts from the nIQR (or the SD); constant scores
+    give ``(value, 0.0)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores (flattened).
+    norm : {"huber", "tukey"}
+    c : float, default 1.5
+        Clipping constant of the scale step.
+    tuning : float, optional
+        Tuning constant of the norm (default 1.345 for Huber's T, 4.685 for
+        Tukey's biweight).
+    maxiter : int, default 30
+    tol : float, default 1e-8
+    nan_policy : {"omit", "raise"}, default "omit"
+
+    Returns
+    -------
+    MEstimate
+        ``(location, scale, n_iter, converged)``.
+
+    Examples
+    --------
+    >>> from outprob import stats
+    >>> est = stats.m_estimate([2.2, 2.2, 2.4, 2.4, 2.5, 2.7, 2.8, 2.9, 3.03, 28.95])
+    >>> est.converged, round(est.location, 4), round(est.scale, 4)
+    (True, 2.5853, 0.3717)
+    """
+    check_nan_policy(nan_policy)
+    c = check_positive(c, "c")
+    t = None if tuning is None else check_positive(tuning, "tuning")
+    maxiter = check_int(maxiter, "maxiter", 1)
+    tol = check_positive(tol, "tol")
+    a = as_float_array(x)
+    loc, scale, n_iter, converged, _start = _core.m_estimate(
+        a.reshape(-1), norm, c, t, maxiter, tol, nan_policy
+    )
+    if not converged:
+        warnings.warn(
+            f"Huber's proposal 2 ({norm}) did not converge within maxiter={maxiter} "
+            f"iterations (tol={tol}); returning the last iterate",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return MEstimate(loc, scale, n_iter, converged)

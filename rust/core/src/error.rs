@@ -1,0 +1,83 @@
+//! The one error type of the core. Every message says what was wrong and
+//! what the caller can do about it (SPEC §5); the binding maps each variant
+//! to a Python exception in one place.
+
+use core::fmt;
+
+/// Why a computation was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// No values to fit: the input is empty or held only NaN.
+    Empty {
+        /// Length of the input before NaN were omitted.
+        len: usize,
+    },
+    /// ±inf in fitting data (SPEC §5).
+    Infinite {
+        /// How many infinite values.
+        count: usize,
+        /// Index of the first one.
+        first_index: usize,
+    },
+    /// NaN in fitting data with `nan_policy="raise"`.
+    Nan {
+        /// How many NaN values.
+        count: usize,
+        /// Index of the first one.
+        first_index: usize,
+    },
+    /// A parameter outside its domain.
+    InvalidParameter {
+        /// Parameter name as the user spells it.
+        name: &'static str,
+        /// What is allowed.
+        reason: String,
+    },
+    /// Buffers whose lengths do not fit together.
+    ShapeMismatch(String),
+}
+
+impl Error {
+    pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
+        Error::InvalidParameter {
+            name,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Empty { len: 0 } => write!(f, "cannot fit on an empty array of scores"),
+            Error::Empty { len } => write!(
+                f,
+                "all {len} scores are NaN: nothing is left to fit after omitting NaN"
+            ),
+            Error::Infinite { count, first_index } => write!(
+                f,
+                "scores contain {count} infinite value{} (first at index {first_index}); \
+                 fitting needs finite scores: drop or clip them before fitting",
+                plural(*count)
+            ),
+            Error::Nan { count, first_index } => write!(
+                f,
+                "scores contain {count} NaN value{} (first at index {first_index}) and \
+                 nan_policy='raise'; use nan_policy='omit' to ignore them",
+                plural(*count)
+            ),
+            Error::InvalidParameter { name, reason } => write!(f, "{name}: {reason}"),
+            Error::ShapeMismatch(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

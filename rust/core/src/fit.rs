@@ -1,0 +1,404 @@
+//! Fitting a scaling to scores: the estimators a named center/scale pair
+//! needs, on one scratch copy at most, with the zero-scale fallback chain of
+//! SPEC §5 (chosen scale → niqr → std).
+
+use crate::error::Error;
+use crate::float::Float;
+use crate::location::{check_trim, mean, upper_trimmed_mean};
+use crate::mest::{m_estimate, MEstimate, MParams, Norm};
+use crate::sample::{check, finite_copy, NanPolicy};
+use crate::scale::{niqr, nmad, std, trimmed_std};
+use crate::scaling::{Gaussian, Linear};
+use crate::select::median;
+
+/// Location estimator of a Gaussian scaling (SPEC §1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Center {
+    /// Sample mean.
+    Mean,
+    /// Median.
+    Median,
+    /// Upper-trimmed mean (fraction `trim`).
+    TrimmedMean,
+    /// Location of Huber's proposal 2 with this norm.
+    M(Norm),
+    /// A fixed number.
+    Value(f64),
+}
+
+/// Scale estimator of a Gaussian scaling (SPEC §2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    /// Standard deviation (with `ddof`).
+    Std,
+    /// Normalised MAD about the median.
+    Nmad,
+    /// Normalised IQR.
+    Niqr,
+    /// Trimmed SD about the fitted center (fraction `trim`).
+    TrimmedStd,
+    /// Scale of Huber's proposal 2 with this norm.
+    M(Norm),
+    /// A fixed positive number.
+    Value(f64),
+}
+
+impl core::str::FromStr for Center {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            "mean" => Center::Mean,
+            "median" => Center::Median,
+            "trimmed_mean" => Center::TrimmedMean,
+            "huber" => Center::M(Norm::Huber),
+            "tukey" => Center::M(Norm::Tukey),
+            other => {
+                return Err(Error::invalid(
+                    "center",
+                    format!(
+                        "expected 'mean', 'median', 'trimmed_mean', 'huber', 'tukey' \
+                         or a number, got {other:?}"
+                    ),
+                ))
+            }
+        })
+    }
+}
+
+impl core::str::FromStr for Scale {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            "std" => Scale::Std,
+            "nmad" => Scale::Nmad,
+            "niqr" => Scale::Niqr,
+            "trimmed_std" => Scale::TrimmedStd,
+            "huber" => Scale::M(Norm::Huber),
+            "tukey" => Scale::M(Norm::Tukey),
+            other => {
+                return Err(Error::invalid(
+                    "scale",
+                    format!(
+                        "expected 'std', 'nmad', 'niqr', 'trimmed_std', 'huber', 'tukey' \
+                         or a positive number, got {other:?}"
+                    ),
+                ))
+            }
+        })
+    }
+}
+
+impl Scale {
+    /// The estimator's name as in SPEC §2 (`"value"` for a fixed number).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Std => "std",
+            Scale::Nmad => "nmad",
+            Scale::Niqr => "niqr",
+            Scale::TrimmedStd => "trimmed_std",
+            Scale::M(norm) => norm.name(),
+            Scale::Value(_) => "value",
+        }
+    }
+
+    /// The §5 fallback chain that starts at this scale.
+    fn chain(self) -> &'static [Scale] {
+        match self {
+            Scale::Std | Scale::Value(_) => &[],
+            Scale::Niqr => &[Scale::Std],
+            _ => &[Scale::Niqr, Scale::Std],
+        }
+    }
+}
+
+/// What to fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GaussianSpec {
+    /// Location estimator.
+    pub center: Center,
+    /// Scale estimator.
+    pub scale: Scale,
+    /// Trimmed fraction of `TrimmedMean` and `TrimmedStd`.
+    pub trim: f64,
+    /// Delta degrees of freedom of `Std`.
+    pub ddof: usize,
+    /// Iteration limit of M-estimation.
+    pub maxiter: usize,
+    /// Convergence tolerance of M-estimation.
+    pub tol: f64,
+    /// NaN handling.
+    pub nan_policy: NanPolicy,
+    /// Negate the scores first (`higher_is_outlier=False`).
+    pub negate: bool,
+}
+
+impl GaussianSpec {
+    /// SPEC §7 defaults for a center/scale pair.
+    pub fn new(center: Center, scale: Scale) -> Self {
+        GaussianSpec {
+            center,
+            scale,
+            trim: 0.1,
+            ddof: 0,
+            maxiter: 30,
+            tol: 1e-8,
+            nan_policy: NanPolicy::Omit,
+            negate: false,
+        }
+    }
+
+    fn m_params(&self, norm: Norm) -> MParams {
+        MParams {
+            maxiter: self.maxiter,
+            tol: self.tol,
+            ..MParams::new(norm)
+        }
+    }
+
+    /// Checks every parameter's domain.
+    pub fn check(&self) -> Result<(), Error> {
+        check_trim(self.trim)?;
+        if let Center::Value(c) = self.center {
+            if !c.is_finite() {
+                return Err(Error::invalid("center", format!("must be finite, got {c}")));
+            }
+        }
+        if let Scale::Value(s) = self.scale {
+            if !(s.is_finite() && s > 0.0) {
+                return Err(Error::invalid(
+                    "scale",
+                    format!("a fixed scale must be a positive finite number, got {s}"),
+                ));
+            }
+        }
+        self.m_params(Norm::Huber).check()
+    }
+}
+
+/// A fitted Gaussian scaling and how it was obtained.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GaussianFit {
+    /// Fitted μ and σ (σ = 0 when every scale in the chain is zero).
+    pub params: Gaussian,
+    /// The estimator that produced σ: the chosen one or its fallback.
+    pub scale_used: Scale,
+    /// Every M-estimate the fit ran, one per norm.
+    pub m_estimates: Vec<(Norm, MEstimate)>,
+}
+
+/// The fitting data: borrowed while only order-free estimators (mean, SD)
+/// have run, copied once — without NaN, negated if asked — when a
+/// selection needs a buffer it may reorder.
+enum Values<'a, T> {
+    Borrowed { x: &'a [T], negate: bool },
+    Owned(Vec<T>),
+}
+
+impl<'a, T: Float> Values<'a, T> {
+    fn new(x: &'a [T], nan_count: usize, negate: bool) -> Self {
+        if nan_count == 0 {
+            Values::Borrowed { x, negate }
+        } else {
+            Values::Owned(finite_copy(x, nan_count, negate))
+        }
+    }
+
+    fn mean(&self) -> f64 {
+        match self {
+            // Σ(−x) = −Σx exactly, and rounding is symmetric.
+            Values::Borrowed { x, negate } => {
+                let m = mean(x);
+                if *negate {
+                    -m
+                } else {
+                    m
+                }
+            }
+            Values::Owned(v) => mean(v),
+        }
+    }
+
+    /// The SD does not change under negation.
+    fn std(&self, ddof: usize) -> Result<f64, Error> {
+        match self {
+            Values::Borrowed { x, .. } => std(x, ddof),
+            Values::Owned(v) => std(v, ddof),
+        }
+    }
+
+    fn scratch(&mut self) -> &mut [T] {
+        if let Values::Borrowed { x, negate } = *self {
+            *self = Values::Owned(finite_copy(x, 0, negate));
+        }
+        match self {
+            Values::Owned(v) => v,
+            Values::Borrowed { .. } => unreachable!("converted above"),
+        }
+    }
+}
+
+struct Fitter<'a, T> {
+    values: Values<'a, T>,
+    spec: GaussianSpec,
+    m_estimates: Vec<(Norm, MEstimate)>,
+}
+
+impl<T: Float> Fitter<'_, T> {
+    fn m_estimate(&mut self, norm: Norm) -> Result<MEstimate, Error> {
+        if let Some((_, est)) = self.m_estimates.iter().find(|(n, _)| *n == norm) {
+            return Ok(*est);
+        }
+        let params = self.spec.m_params(norm);
+        let est = m_estimate(self.values.scratch(), &params)?;
+        self.m_estimates.push((norm, est));
+        Ok(est)
+    }
+
+    fn center(&mut self) -> Result<f64, Error> {
+        Ok(match self.spec.center {
+            Center::Mean => self.values.mean(),
+            Center::Median => median(self.values.scratch()),
+            Center::TrimmedMean => upper_trimmed_mean(self.values.scratch(), self.spec.trim)?,
+            Center::M(norm) => self.m_estimate(norm)?.location,
+            Center::Value(c) => c,
+        })
+    }
+
+    fn scale(&mut self, which: Scale, center: f64) -> Result<f64, Error> {
+        Ok(match which {
+            // N <= ddof: no spread can be measured; treated as zero so the
+            // scaling degrades to the constant case instead of failing.
+            Scale::Std => self.values.std(self.spec.ddof).unwrap_or(0.0),
+            Scale::Nmad => nmad(self.values.scratch()),
+            Scale::Niqr => niqr(self.values.scratch()),
+            Scale::TrimmedStd => trimmed_std(self.values.scratch(), center, self.spec.trim)?,
+            Scale::M(norm) => self.m_estimate(norm)?.scale,
+            Scale::Value(s) => s,
+        })
+    }
+}
+
+/// Fits μ and σ of a Gaussian scaling to 1-D scores (SPEC §1–§5).
+pub fn fit_gaussian<T: Float>(x: &[T], spec: &GaussianSpec) -> Result<GaussianFit, Error> {
+    spec.check()?;
+    let nan_count = check(x, spec.nan_policy)?;
+    let mut fitter = Fitter {
+        values: Values::new(x, nan_count, spec.negate),
+        spec: *spec,
+        m_estimates: Vec::new(),
+    };
+    let center = fitter.center()?;
+    let mut scale_used = spec.scale;
+    let mut scale = fitter.scale(spec.scale, center)?;
+    for &fallback in spec.scale.chain() {
+        if scale > 0.0 {
+            break;
+        }
+        scale_used = fallback;
+        scale = fitter.scale(fallback, center)?;
+    }
+    Ok(GaussianFit {
+        params: Gaussian {
+            center,
+            scale: scale.max(0.0),
+        },
+        scale_used,
+        m_estimates: fitter.m_estimates,
+    })
+}
+
+/// Fits linear scaling: the smallest and largest score.
+pub fn fit_linear<T: Float>(x: &[T], nan_policy: NanPolicy, negate: bool) -> Result<Linear, Error> {
+    check(x, nan_policy)?;
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in x.iter().map(|v| v.to_f64()).filter(|v| !v.is_nan()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    Ok(if negate {
+        Linear { min: -hi, max: -lo }
+    } else {
+        Linear { min: lo, max: hi }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fit(x: &[f64], center: &str, scale: &str) -> GaussianFit {
+        let spec = GaussianSpec::new(center.parse().unwrap(), scale.parse().unwrap());
+        fit_gaussian(x, &spec).unwrap()
+    }
+
+    #[test]
+    fn named_pairs() {
+        let x = [1.0, 2.0, 3.0, 4.0, 100.0];
+        let f = fit(&x, "median", "nmad");
+        assert_eq!(f.params.center, 3.0);
+        assert_eq!(f.params.scale, 1.0 / crate::scale::NMAD_DIVISOR);
+        assert_eq!(f.scale_used, Scale::Nmad);
+        let f = fit(&x, "mean", "std");
+        assert_eq!(f.params.center, 22.0);
+        assert!(f.m_estimates.is_empty());
+        let f = fit(&x, "huber", "huber");
+        assert_eq!(f.m_estimates.len(), 1);
+    }
+
+    #[test]
+    fn zero_scale_falls_back() {
+        // 4 of 7 tie: nmad = 0, niqr > 0.
+        let x = [1.0, 1.0, 1.0, 1.0, 2.0, 3.0, 9.0];
+        let f = fit(&x, "median", "nmad");
+        assert_eq!(f.scale_used, Scale::Niqr);
+        assert!(f.params.scale > 0.0);
+        // 6 of 7 tie: nmad = niqr = 0, std > 0.
+        let y = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 9.0];
+        let f = fit(&y, "mean", "nmad");
+        assert_eq!(f.scale_used, Scale::Std);
+        assert!(f.params.scale > 0.0);
+        // Constant: σ = 0.
+        let f = fit(&[5.0; 4], "huber", "huber");
+        assert_eq!(
+            f.params,
+            Gaussian {
+                center: 5.0,
+                scale: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn negation_and_nan() {
+        let mut spec = GaussianSpec::new(Center::Mean, Scale::Std);
+        spec.negate = true;
+        let f = fit_gaussian(&[1.0, f64::NAN, 3.0], &spec).unwrap();
+        assert_eq!(
+            f.params,
+            Gaussian {
+                center: -2.0,
+                scale: 1.0
+            }
+        );
+        spec.nan_policy = NanPolicy::Raise;
+        assert!(fit_gaussian(&[1.0, f64::NAN], &spec).is_err());
+        let l = fit_linear(&[f64::NAN, 2.0, 5.0], NanPolicy::Omit, true).unwrap();
+        assert_eq!(
+            l,
+            Linear {
+                min: -5.0,
+                max: -2.0
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_specs() {
+        let mut spec = GaussianSpec::new(Center::Value(f64::NAN), Scale::Std);
+        assert!(fit_gaussian(&[1.0], &spec).is_err());
+        spec.center = Center::Mean;
+        spec.scale = Scale::Value(0.0);
+        assert!(fit_gaussian(&[1.0], &spec).is_err());
+        assert!("average".parse::<Center>().is_err());
+    }
+}

@@ -1,0 +1,67 @@
+//! The two score types the library computes on natively: `f32` and `f64`.
+//!
+//! Every estimator reads `T` from the caller's buffer and accumulates in `f64`
+//! (exactly representable for both types), so float32 input needs no
+//! conversion copy and loses no accuracy before the final rounding.
+
+use core::cmp::Ordering;
+use core::fmt::Debug;
+
+/// A score element: `f32` or `f64`.
+pub trait Float: Copy + PartialOrd + Debug + Default + Send + Sync + 'static {
+    /// Not-a-number of this type.
+    const NAN: Self;
+    /// Number of significand bits (including the implicit bit).
+    const MANTISSA_DIGITS: u32;
+    /// Exact widening to `f64`.
+    fn to_f64(self) -> f64;
+    /// Rounding (to nearest, ties to even) from `f64`.
+    fn from_f64(v: f64) -> Self;
+    /// `self` is NaN.
+    fn is_nan(self) -> bool;
+    /// `self` is neither NaN nor infinite.
+    fn is_finite(self) -> bool;
+    /// IEEE 754 total order; on NaN-free data it is the numeric order with
+    /// `-0.0 < +0.0`.
+    fn total_cmp(&self, other: &Self) -> Ordering;
+    /// Exact negation.
+    #[must_use]
+    fn neg(self) -> Self;
+}
+
+macro_rules! impl_float {
+    ($t:ty) => {
+        impl Float for $t {
+            const NAN: Self = <$t>::NAN;
+            const MANTISSA_DIGITS: u32 = <$t>::MANTISSA_DIGITS;
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
+            #[inline(always)]
+            #[allow(clippy::cast_lossless, clippy::unnecessary_cast)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn total_cmp(&self, other: &Self) -> Ordering {
+                <$t>::total_cmp(self, other)
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                -self
+            }
+        }
+    };
+}
+
+impl_float!(f32);
+impl_float!(f64);

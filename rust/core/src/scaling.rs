@@ -1,0 +1,213 @@
+//! Score → probability maps of SPEC §4, applied to row-major buffers with
+//! one set of fitted parameters per column (1-D input is one column).
+
+use crate::error::Error;
+use crate::float::Float;
+
+/// A fitted score → probability map.
+pub trait Scaling: Copy + Send + Sync {
+    /// Checks the fitted parameters.
+    fn check(&self) -> Result<(), Error>;
+    /// The probability of one score (already oriented: higher = stranger).
+    fn probability(&self, s: f64) -> f64;
+}
+
+/// Fitted Gaussian scaling `p = max(0, erf((s − μ)/(σ√2)))`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gaussian {
+    /// μ.
+    pub center: f64,
+    /// σ; zero for constant scores.
+    pub scale: f64,
+}
+
+impl Scaling for Gaussian {
+    /// Finite μ, finite σ >= 0.
+    fn check(&self) -> Result<(), Error> {
+        if !self.center.is_finite() {
+            return Err(Error::invalid(
+                "center",
+                format!("must be finite, got {}", self.center),
+            ));
+        }
+        if !(self.scale.is_finite() && self.scale >= 0.0) {
+            return Err(Error::invalid(
+                "scale",
+                format!("must be finite and non-negative, got {}", self.scale),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The probability of one score. NaN stays NaN, +inf → 1, −inf → 0.
+    /// With σ = 0 (constant fitted scores) the map is the σ → 0 limit: 0 at
+    /// or below μ, 1 above — no division by zero.
+    #[inline]
+    fn probability(&self, s: f64) -> f64 {
+        if s.is_nan() {
+            return s;
+        }
+        if self.scale > 0.0 {
+            let p = libm::erf((s - self.center) / (self.scale * core::f64::consts::SQRT_2));
+            // max(0, ·) that maps −0.0 to +0.0 as well.
+            if p > 0.0 {
+                p
+            } else {
+                0.0
+            }
+        } else if s > self.center {
+            1.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Fitted linear scaling `p = clip((s − min)/(max − min), 0, 1)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Linear {
+    /// Smallest fitted score.
+    pub min: f64,
+    /// Largest fitted score.
+    pub max: f64,
+}
+
+impl Scaling for Linear {
+    /// Finite, `min <= max`.
+    fn check(&self) -> Result<(), Error> {
+        if !(self.min.is_finite() && self.max.is_finite() && self.min <= self.max) {
+            return Err(Error::invalid(
+                "min/max",
+                format!(
+                    "need finite min <= max, got min={} max={}",
+                    self.min, self.max
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The probability of one score. NaN stays NaN; with `max == min` the
+    /// map is 0 at or below `max`, 1 above.
+    #[inline]
+    fn probability(&self, s: f64) -> f64 {
+        if s.is_nan() {
+            return s;
+        }
+        if self.max > self.min {
+            ((s - self.min) / (self.max - self.min)).clamp(0.0, 1.0)
+        } else if s > self.max {
+            1.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Writes `dst[i, j] = columns[j].probability(±src[i, j])` for row-major
+/// `src`, `dst` with `columns.len()` columns. `negate` flips the scores
+/// first (`higher_is_outlier=False`). Results are rounded to `T`.
+pub fn transform<T: Float, S: Scaling>(
+    src: &[T],
+    dst: &mut [T],
+    columns: &[S],
+    negate: bool,
+) -> Result<(), Error> {
+    let k = columns.len();
+    if k == 0 || src.len() != dst.len() || src.len() % k != 0 {
+        return Err(Error::ShapeMismatch(format!(
+            "scores ({} values), output ({} values) and fitted columns ({k}) do not fit together",
+            src.len(),
+            dst.len()
+        )));
+    }
+    for c in columns {
+        c.check()?;
+    }
+    let sign = if negate { -1.0 } else { 1.0 };
+    if k == 1 {
+        let c = columns[0];
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = T::from_f64(c.probability(sign * s.to_f64()));
+        }
+    } else {
+        for (drow, srow) in dst.chunks_exact_mut(k).zip(src.chunks_exact(k)) {
+            for ((d, &s), c) in drow.iter_mut().zip(srow).zip(columns) {
+                *d = T::from_f64(c.probability(sign * s.to_f64()));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaussian_edges() {
+        let g = Gaussian {
+            center: 1.0,
+            scale: 2.0,
+        };
+        assert_eq!(g.probability(1.0), 0.0);
+        assert_eq!(g.probability(-5.0), 0.0);
+        assert_eq!(g.probability(f64::INFINITY), 1.0);
+        assert_eq!(g.probability(f64::NEG_INFINITY), 0.0);
+        assert!(g.probability(f64::NAN).is_nan());
+        let p = g.probability(3.0); // erf(1/√2) = 0.6827
+        assert!((p - 0.682_689_492_137_085_9).abs() < 1e-15);
+        let flat = Gaussian {
+            center: 1.0,
+            scale: 0.0,
+        };
+        assert_eq!(
+            [
+                flat.probability(0.5),
+                flat.probability(1.0),
+                flat.probability(1.5)
+            ],
+            [0.0, 0.0, 1.0]
+        );
+        assert!(Gaussian {
+            center: 0.0,
+            scale: -1.0
+        }
+        .check()
+        .is_err());
+    }
+
+    #[test]
+    fn linear_edges() {
+        let l = Linear { min: 1.0, max: 3.0 };
+        assert_eq!(
+            [l.probability(0.0), l.probability(2.0), l.probability(9.0)],
+            [0.0, 0.5, 1.0]
+        );
+        let flat = Linear { min: 2.0, max: 2.0 };
+        assert_eq!([flat.probability(2.0), flat.probability(2.5)], [0.0, 1.0]);
+    }
+
+    #[test]
+    fn columns_and_negation() {
+        let src = [1.0f32, 10.0, 2.0, 20.0];
+        let mut dst = [0.0f32; 4];
+        let cols = [
+            Linear { min: 1.0, max: 2.0 },
+            Linear {
+                min: 10.0,
+                max: 30.0,
+            },
+        ];
+        transform(&src, &mut dst, &cols, false).unwrap();
+        assert_eq!(dst, [0.0, 0.0, 1.0, 0.5]);
+        let neg = [Linear {
+            min: -2.0,
+            max: -1.0,
+        }];
+        let mut out = [0.0f64; 2];
+        transform(&[1.0, 2.0], &mut out, &neg, true).unwrap();
+        assert_eq!(out, [1.0, 0.0]);
+        assert!(transform(&[1.0, 2.0, 3.0], &mut [0.0; 3], &cols, false).is_err());
+    }
+}

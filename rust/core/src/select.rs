@@ -1,0 +1,256 @@
+//! Selection: order statistics, the median and type-7 quantiles (SPEC §1)
+//! by quickselect, without sorting the whole buffer.
+//!
+//! Every function here only *reorders* its buffer, never overwrites it, so
+//! one scratch copy serves every estimator of a fit. Order statistics can be
+//! taken of a key (`|x − m|` for the MAD): the buffer is reordered by key and
+//! the key values are returned.
+
+use crate::float::Float;
+
+/// The values `key(x)` of the given 0-based order statistics (by key) of a
+/// NaN-free buffer. `ranks` must be ascending, unique and `< buf.len()`.
+/// Returns them in the order of `ranks`.
+pub fn order_statistics_by<T: Float>(
+    buf: &mut [T],
+    ranks: &[usize],
+    key: impl Fn(T) -> f64 + Copy,
+) -> Vec<f64> {
+    let mut out = vec![0.0; ranks.len()];
+    // Highest rank first: each selection leaves the smaller values in the
+    // prefix, so the next one works on a shrinking prefix.
+    let mut end = buf.len();
+    for (slot, &rank) in out.iter_mut().zip(ranks).rev() {
+        debug_assert!(rank < end);
+        let prefix = &mut buf[..end];
+        *slot = if rank + 1 == end {
+            // The largest of the prefix: a scan instead of a selection, then
+            // moved to `rank` so the prefix before it holds the rest.
+            let (i, v) = argmax_by(prefix, key);
+            prefix.swap(i, rank);
+            v
+        } else {
+            let (_, kth, _) =
+                prefix.select_nth_unstable_by(rank, |a, b| key(*a).total_cmp(&key(*b)));
+            key(*kth)
+        };
+        end = rank;
+    }
+    out
+}
+
+/// The given order statistics of the values themselves.
+pub fn order_statistics<T: Float>(buf: &mut [T], ranks: &[usize]) -> Vec<f64> {
+    order_statistics_by(buf, ranks, T::to_f64)
+}
+
+fn argmax_by<T: Float>(xs: &[T], key: impl Fn(T) -> f64) -> (usize, f64) {
+    let mut best = (0, key(xs[0]));
+    for (i, &x) in xs.iter().enumerate().skip(1) {
+        let k = key(x);
+        if k.total_cmp(&best.1).is_gt() {
+            best = (i, k);
+        }
+    }
+    best
+}
+
+/// `numpy.median` of the keys (SPEC §1): the middle order statistic, or the
+/// mean `(a + b) / 2` of the two middle ones, computed as NumPy does.
+pub fn median_by<T: Float>(buf: &mut [T], key: impl Fn(T) -> f64 + Copy) -> f64 {
+    let n = buf.len();
+    if n % 2 == 1 {
+        order_statistics_by(buf, &[n / 2], key)[0]
+    } else {
+        let v = order_statistics_by(buf, &[n / 2 - 1, n / 2], key);
+        midpoint(v[0], v[1])
+    }
+}
+
+/// `numpy.median` of a non-empty, NaN-free buffer (reorders it).
+pub fn median<T: Float>(buf: &mut [T]) -> f64 {
+    median_by(buf, T::to_f64)
+}
+
+fn midpoint(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if s.is_finite() {
+        s / 2.0
+    } else {
+        // a + b overflowed (|a|, |b| near f64::MAX); halve first.
+        a / 2.0 + b / 2.0
+    }
+}
+
+/// Where a type-7 quantile falls: the lower order statistic and the
+/// interpolation weight. `h = (N − 1)·q` as NumPy computes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Position {
+    lower: usize,
+    weight: f64,
+}
+
+fn position(n: usize, q: f64) -> Position {
+    let h = (n - 1) as f64 * q;
+    if h >= (n - 1) as f64 {
+        return Position {
+            lower: n - 1,
+            weight: 0.0,
+        };
+    }
+    let lower = h.floor();
+    Position {
+        lower: lower as usize,
+        weight: h - lower,
+    }
+}
+
+/// NumPy's `_lerp`: the §1 interpolation, evaluated from the nearer order
+/// statistic (from above when the weight is at least 1/2).
+fn lerp(a: f64, b: f64, t: f64) -> f64 {
+    if t == 0.0 {
+        return a;
+    }
+    let d = b - a;
+    if t >= 0.5 {
+        b - d * (1.0 - t)
+    } else {
+        a + d * t
+    }
+}
+
+/// Type-7 quantiles (`numpy.quantile`, method "linear") for each `q` in
+/// [0, 1] of a non-empty, NaN-free buffer (reorders it). The order
+/// statistics all the `q` need are selected once.
+pub fn quantiles<T: Float>(buf: &mut [T], qs: &[f64]) -> Vec<f64> {
+    let n = buf.len();
+    let positions: Vec<Position> = qs.iter().map(|&q| position(n, q)).collect();
+    let mut ranks: Vec<usize> = positions
+        .iter()
+        .flat_map(|p| {
+            let upper = (p.weight > 0.0).then_some(p.lower + 1);
+            core::iter::once(p.lower).chain(upper)
+        })
+        .collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    let values = order_statistics(buf, &ranks);
+    let value_of = |rank: usize| values[ranks.binary_search(&rank).unwrap_or(0)];
+    positions
+        .iter()
+        .map(|p| {
+            if p.weight > 0.0 {
+                lerp(value_of(p.lower), value_of(p.lower + 1), p.weight)
+            } else {
+                value_of(p.lower)
+            }
+        })
+        .collect()
+}
+
+/// One type-7 quantile.
+pub fn quantile<T: Float>(buf: &mut [T], q: f64) -> f64 {
+    quantiles(buf, &[q])[0]
+}
+
+/// The smallest and largest value of a non-empty slice (NaN-free).
+pub fn min_max<T: Float>(xs: &[T]) -> (f64, f64) {
+    let (mut lo, mut hi) = (xs[0], xs[0]);
+    for &x in xs {
+        if x < lo {
+            lo = x;
+        }
+        if x > hi {
+            hi = x;
+        }
+    }
+    (lo.to_f64(), hi.to_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sorted(xs: &[f64]) -> Vec<f64> {
+        let mut s = xs.to_vec();
+        s.sort_by(f64::total_cmp);
+        s
+    }
+
+    /// SPEC §1 formula on a fully sorted copy, the oracle.
+    fn quantile_by_sorting(xs: &[f64], q: f64) -> f64 {
+        let s = sorted(xs);
+        let p = position(s.len(), q);
+        if p.weight > 0.0 {
+            lerp(s[p.lower], s[p.lower + 1], p.weight)
+        } else {
+            s[p.lower]
+        }
+    }
+
+    #[test]
+    fn median_examples() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&mut [7.0f32]), 7.0);
+        assert_eq!(median(&mut [f64::MAX, f64::MAX]), f64::MAX);
+    }
+
+    #[test]
+    fn quantile_examples_match_numpy() {
+        // numpy.quantile([1, 2, 3, 4], [0, .25, .5, .75, 1])
+        let mut x = [4.0, 2.0, 1.0, 3.0];
+        assert_eq!(
+            quantiles(&mut x, &[0.0, 0.25, 0.5, 0.75, 1.0]),
+            vec![1.0, 1.75, 2.5, 3.25, 4.0]
+        );
+        // numpy.quantile([0, 10], [0.3, 0.7]) == [3.0, 7.0]
+        assert_eq!(quantiles(&mut [10.0, 0.0], &[0.3, 0.7]), vec![3.0, 7.0]);
+        // numpy.quantile([0.1, 7.1], 0.6) == 4.299999999999999: from above,
+        // where a + (b − a)·t would give 4.3.
+        assert_eq!(quantile(&mut [7.1, 0.1], 0.6), 4.299_999_999_999_999);
+    }
+
+    proptest! {
+        #[test]
+        fn order_statistics_equal_sorting(
+            xs in proptest::collection::vec(-1e6f64..1e6, 1..300),
+            picks in proptest::collection::vec(0usize..300, 1..6),
+        ) {
+            let n = xs.len();
+            let mut ranks: Vec<usize> = picks.iter().map(|p| p % n).collect();
+            ranks.sort_unstable();
+            ranks.dedup();
+            let s = sorted(&xs);
+            let mut buf = xs.clone();
+            let got = order_statistics(&mut buf, &ranks);
+            let want: Vec<f64> = ranks.iter().map(|&r| s[r]).collect();
+            prop_assert_eq!(got, want);
+            // Reordered, never overwritten.
+            prop_assert_eq!(sorted(&buf), s);
+        }
+
+        #[test]
+        fn quantiles_equal_sorting(
+            xs in proptest::collection::vec(prop_oneof![-1e6f64..1e6, Just(0.0), Just(1.0)], 1..300),
+            qs in proptest::collection::vec(0.0f64..=1.0, 1..5),
+        ) {
+            let mut buf = xs.clone();
+            let got = quantiles(&mut buf, &qs);
+            for (g, &q) in got.iter().zip(&qs) {
+                prop_assert_eq!(*g, quantile_by_sorting(&xs, q));
+            }
+        }
+
+        #[test]
+        fn median_by_key_is_median_of_keys(
+            xs in proptest::collection::vec(-1e3f64..1e3, 1..200), c in -1e3f64..1e3,
+        ) {
+            let keys: Vec<f64> = xs.iter().map(|x| (x - c).abs()).collect();
+            let mut kb = keys.clone();
+            let mut buf = xs.clone();
+            prop_assert_eq!(median_by(&mut buf, |x: f64| (x - c).abs()), median(&mut kb));
+        }
+    }
+}
