@@ -306,7 +306,7 @@ class GaussianScaler(_Scaler):
     >>> s = outprob.GaussianScaler("mean", "nmad")
     >>> s.fit_transform([1.0, 1.1, 0.9, 1.2, 9.0])
     array([0., 0., 0., 0., 1.])
-    >>> float(s.center_), round(float(s.scale_), 4)
+    >>> round(s.center_, 4), round(s.scale_, 4)
     (2.64, 0.1483)
     """
 

@@ -252,7 +252,7 @@ def m_estimate(
     >>> from outprob import stats
     >>> est = stats.m_estimate([2.2, 2.2, 2.4, 2.4, 2.5, 2.7, 2.8, 2.9, 3.03, 28.95])
     >>> est.converged, round(est.location, 4), round(est.scale, 4)
-    (True, 2.5853, 0.3717)
+    (True, 2.6297, 0.3994)
     """
     check_nan_policy(nan_policy)
     c = check_positive(c, "c")

@@ -22,8 +22,10 @@ from .estimators import (
 )
 from .scaling import (
     VARIANTS,
+    fit_center,
     fit_gaussian,
     fit_linear,
+    fit_scale,
     gaussian_scaling,
     linear_scaling,
     variant_probabilities,
@@ -34,8 +36,10 @@ __all__ = [
     "NMAD_DIVISOR",
     "MEstimate",
     "VARIANTS",
+    "fit_center",
     "fit_gaussian",
     "fit_linear",
+    "fit_scale",
     "gamma",
     "gaussian_scaling",
     "linear_scaling",

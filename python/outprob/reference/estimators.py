@@ -159,7 +159,6 @@ def m_estimate(
 ) -> MEstimate:
     """Huber's proposal 2 with Huber's T or Tukey's biweight location (§3)."""
     s = _scores(x)
-    n = s.size
     t = tuning if tuning is not None else {"huber": 1.345, "tukey": 4.685}[norm]
     mu = median(s)
     # σ₀ = nMAD; if it is zero, the §5 fallback chain supplies the start.
@@ -167,6 +166,14 @@ def m_estimate(
     if sigma == 0.0:
         return MEstimate(mu, 0.0, 0, True)
     g = gamma(c)
+    # Residuals of far outliers may overflow to ±inf when σ is tiny; their
+    # weight is then 0 (Tukey) or t/inf = 0 (Huber), as in the limit.
+    with np.errstate(over="ignore"):
+        return _iterate(s, norm, t, c, g, maxiter, tol, mu, sigma)
+
+
+def _iterate(s, norm, t, c, g, maxiter, tol, mu, sigma) -> MEstimate:
+    n = s.size
     inner_converged = True
     for it in range(maxiter):
         # 1. Location step: iteratively reweighted mean at fixed σ_t, from μ_t.

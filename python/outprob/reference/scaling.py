@@ -17,7 +17,9 @@ def gaussian_scaling(s, center: float, scale: float) -> np.ndarray:
     """p = max(0, erf((s − μ)/(σ√2))); with σ = 0 the σ → 0 limit: 1 above μ, else 0."""
     s = np.asarray(s, dtype=np.float64)
     if scale > 0:
-        return np.maximum(0.0, erf((s - center) / (scale * np.sqrt(2))))
+        # Scores far above μ may overflow z to inf: erf(inf) = 1, as meant.
+        with np.errstate(over="ignore"):
+            return np.maximum(0.0, erf((s - center) / (scale * np.sqrt(2))))
     return np.where(np.isnan(s), np.nan, np.where(s > center, 1.0, 0.0))
 
 

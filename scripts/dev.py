@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Build outprob in its own virtual environment and run a job.
+
+    python3 scripts/dev.py demo    # build, then score the breast-cancer demo
+    python3 scripts/dev.py test    # build, then cargo fmt/clippy/test and pytest
+    python3 scripts/dev.py bench   # build, then pytest-benchmark suite
+
+Needs only Python 3 (with venv and pip) and a Rust toolchain: the
+environment ``.venv`` is created on first use and everything else is
+installed into it. Extra arguments after the job go to pytest / the demo.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+
+BUILD = ["maturin>=1.7,<2", "numpy>=1.24", "scipy>=1.10"]
+EXTRAS = {
+    "demo": ["scikit-learn>=1.3"],
+    "test": ["pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "scikit-learn>=1.3"],
+    "bench": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],
+}
+
+
+def run(cmd: list[str], **env: str) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run(cmd, cwd=ROOT, check=True, env={**os.environ, **env})
+
+
+def python() -> str:
+    exe = BIN / ("python.exe" if os.name == "nt" else "python")
+    if not exe.exists():
+        print(f"+ creating virtual environment {VENV}", flush=True)
+        venv.create(VENV, with_pip=True)
+    return str(exe)
+
+
+def setup(extras: list[str]) -> str:
+    py = python()
+    run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *BUILD, *extras])
+    env = {"VIRTUAL_ENV": str(VENV), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    run([str(BIN / "maturin"), "develop", "--release", "--quiet"], **env)
+    return py
+
+
+def cargo(*args: str) -> None:
+    run(["cargo", *args])
+
+
+def lint_rust() -> None:
+    # rustfmt and clippy ship with rustup's default profile; a minimal
+    # toolchain may lack them, which is reported rather than fatal.
+    for tool, cmd in (
+        ("rustfmt", ["fmt", "--all", "--check"]),
+        ("clippy", ["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+    ):
+        probe = subprocess.run(
+            ["cargo", cmd[0], "--version"], cwd=ROOT, capture_output=True, check=False
+        )
+        if probe.returncode != 0:
+            print(f"! cargo {cmd[0]} is not installed: {tool} check not run", flush=True)
+            continue
+        cargo(*cmd)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("demo", "test", "bench"):
+        print(__doc__)
+        return 2
+    job, rest = argv[0], argv[1:]
+    if shutil.which("cargo") is None:
+        print("cargo not found: install a Rust toolchain (https://rustup.rs)", file=sys.stderr)
+        return 1
+    py = setup(EXTRAS[job])
+    if job == "demo":
+        run([py, "examples/demo.py", *rest])
+    elif job == "test":
+        lint_rust()
+        cargo("test", "-p", "outprob-core", "--release")
+        run(
+            [py, "-m", "pytest", "tests", "python/outprob", "README.md",
+             "--doctest-modules", "--doctest-glob=README.md", *rest],
+            HYPOTHESIS_PROFILE=os.environ.get("HYPOTHESIS_PROFILE", "ci"),
+        )
+    else:
+        run([py, "-m", "pytest", "benches", "--benchmark-only", *rest])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

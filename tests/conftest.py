@@ -1,0 +1,13 @@
+"""Hypothesis profiles: ``dev`` (default, quick), ``ci`` (the README's test
+command), ``thorough`` (long fuzzing runs). Select with HYPOTHESIS_PROFILE."""
+
+import os
+
+from hypothesis import settings
+
+# Examples hold arrays of up to thousands of scores and run iterative
+# reference estimators; their duration is not a property under test.
+settings.register_profile("dev", max_examples=40, deadline=None)
+settings.register_profile("ci", max_examples=150, deadline=None)
+settings.register_profile("thorough", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

@@ -1,0 +1,74 @@
+"""Hypothesis strategies for outlier-score arrays.
+
+Arrays come in kinds that stress the estimators: continuous and heavy-tailed
+samples, heavy ties, constant arrays and constant runs, two-valued data, and
+small arrays of Hypothesis-chosen values (shrinkable edge cases). Each is
+scaled by a power of ten from 1e-150 to 1e150 (float32: 1e-30 to 1e30),
+optionally negated, with or without far outliers. N runs from 1 to
+several thousand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+KINDS = (
+    "normal",
+    "lognormal",
+    "pareto",
+    "integers",
+    "constant",
+    "constant_run",
+    "two_values",
+    "drawn",
+)
+
+
+def _exponents(dtype) -> st.SearchStrategy[int]:
+    return st.integers(-150, 150) if dtype == np.float64 else st.integers(-30, 30)
+
+
+@st.composite
+def score_arrays(draw, *, min_size: int = 1, max_size: int = 3000, dtype=np.float64, kinds=KINDS):
+    """1-D finite score arrays of the given dtype."""
+    kind = draw(st.sampled_from(kinds))
+    n = draw(st.integers(min_size, max(min_size, min(max_size, 12))) | st.integers(min_size, max_size))
+    width = 64 if dtype == np.float64 else 32
+    if kind == "drawn":
+        bound = 1e150 if dtype == np.float64 else float(np.float32(1e30))
+        elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False, width=width)
+        small = draw(st.integers(min_size, max(min_size, min(n, 60))))
+        return draw(hnp.arrays(dtype, small, elements=elements))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if kind == "normal":
+        x = rng.normal(size=n)
+    elif kind == "lognormal":
+        x = rng.lognormal(size=n)
+    elif kind == "pareto":
+        x = rng.pareto(1.5, size=n)
+    elif kind == "integers":
+        x = rng.integers(0, draw(st.integers(1, 8)), size=n).astype(np.float64)
+    elif kind == "constant":
+        x = np.full(n, draw(st.floats(-10, 10)))
+    elif kind == "constant_run":
+        x = rng.lognormal(size=n)
+        x[rng.random(n) < draw(st.floats(0.3, 0.95))] = x[0]
+    else:  # two_values
+        a, b = draw(st.floats(-10, 10)), draw(st.floats(-10, 10))
+        x = rng.choice(np.array([a, b]), size=n)
+    if n >= 5 and draw(st.booleans()):
+        k = max(1, n // 25)
+        spread = float(np.max(x) - np.min(x)) or 1.0
+        x[rng.choice(n, size=k, replace=False)] += rng.uniform(10, 100, size=k) * spread
+    if draw(st.booleans()):
+        x = x + draw(st.floats(-1e3, 1e3))
+    x = x * 10.0 ** draw(_exponents(dtype))
+    if draw(st.booleans()):
+        x = -x
+    return x.astype(dtype)
+
+
+def float_dtypes() -> st.SearchStrategy:
+    return st.sampled_from([np.float64, np.float32])
