@@ -39,9 +39,12 @@ def fit_gaussian(
     negate: bool,
 ) -> Tuple[float, float, str, List[Tuple[str, _MTuple]]]: ...
 def fit_linear(x: _Scores, nan_policy: str, negate: bool) -> Tuple[float, float]: ...
-def gaussian_transform(
-    x: _Scores, out: _Scores, centers: List[float], scales: List[float], negate: bool
-) -> None: ...
-def linear_transform(
-    x: _Scores, out: _Scores, mins: List[float], maxs: List[float], negate: bool
-) -> None: ...
+def transform(
+    x: _Scores,
+    out: _Scores,
+    scaling: str,
+    first: List[float],
+    second: List[float],
+    negate: bool,
+) -> None:
+    """``scaling`` "gaussian" (centers, scales) or "linear" (mins, maxs)."""

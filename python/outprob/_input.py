@@ -12,7 +12,6 @@ from typing import Any, Union
 
 import numpy as np
 
-FloatArray = np.ndarray
 Spec = Union[str, float]
 NAN_POLICIES = ("omit", "raise")
 

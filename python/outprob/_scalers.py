@@ -402,7 +402,7 @@ class GaussianScaler(_Scaler):
 
     def _transform_into(self, x: np.ndarray, out: np.ndarray) -> None:
         centers, scales = self._columns()
-        _core.gaussian_transform(x, out, centers, scales, not self.higher_is_outlier)
+        _core.transform(x, out, "gaussian", centers, scales, not self.higher_is_outlier)
 
 
 class LinearScaler(_Scaler):
@@ -453,7 +453,7 @@ class LinearScaler(_Scaler):
 
     def _transform_into(self, x: np.ndarray, out: np.ndarray) -> None:
         mins, maxs = self._columns()
-        _core.linear_transform(x, out, mins, maxs, not self.higher_is_outlier)
+        _core.transform(x, out, "linear", mins, maxs, not self.higher_is_outlier)
 
 
 def from_dict(data: Dict[str, Any]) -> _Scaler:

@@ -325,6 +325,8 @@ pub fn fit_linear<T: Float>(x: &[T], nan_policy: NanPolicy, negate: bool) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scaling::{transform, Scaling};
+    use proptest::prelude::*;
 
     fn fit(x: &[f64], center: &str, scale: &str) -> GaussianFit {
         let spec = GaussianSpec::new(center.parse().unwrap(), scale.parse().unwrap());
@@ -400,5 +402,63 @@ mod tests {
         spec.scale = Scale::Value(0.0);
         assert!(fit_gaussian(&[1.0], &spec).is_err());
         assert!("average".parse::<Center>().is_err());
+    }
+
+    const CENTERS: [Center; 5] = [
+        Center::Mean,
+        Center::Median,
+        Center::TrimmedMean,
+        Center::M(Norm::Huber),
+        Center::M(Norm::Tukey),
+    ];
+    const SCALES: [Scale; 6] = [
+        Scale::Std,
+        Scale::Nmad,
+        Scale::Niqr,
+        Scale::TrimmedStd,
+        Scale::M(Norm::Huber),
+        Scale::M(Norm::Tukey),
+    ];
+
+    proptest! {
+        /// Every estimator is location-scale equivariant; multiplying by
+        /// ±2^k is exact in floating point, so the fit must follow exactly
+        /// and the probabilities must not change at all.
+        #[test]
+        fn fits_are_exactly_equivariant_under_powers_of_two(
+            x in proptest::collection::vec(prop_oneof![-1e3f64..1e3, Just(1.0)], 1..120),
+            k in -60i32..60,
+            negate in any::<bool>(),
+            c in 0usize..5,
+            s in 0usize..6,
+        ) {
+            let f = 2f64.powi(k);
+            let y: Vec<f64> = x.iter().map(|v| v * f).collect();
+            let mut spec = GaussianSpec::new(CENTERS[c], SCALES[s]);
+            spec.negate = negate;
+            let a = fit_gaussian(&x, &spec).unwrap();
+            let b = fit_gaussian(&y, &spec).unwrap();
+            prop_assert_eq!(b.params.center, a.params.center * f);
+            prop_assert_eq!(b.params.scale, a.params.scale * f);
+            prop_assert_eq!(b.scale_used, a.scale_used);
+            let (mut pa, mut pb) = (vec![0.0; x.len()], vec![0.0; y.len()]);
+            transform(&x, &mut pa, &[a.params], negate).unwrap();
+            transform(&y, &mut pb, &[b.params], negate).unwrap();
+            prop_assert_eq!(pa, pb);
+        }
+
+        #[test]
+        fn probabilities_are_monotone_and_bounded(
+            x in proptest::collection::vec(-1e3f64..1e3, 1..120),
+            c in 0usize..5,
+            s in 0usize..6,
+        ) {
+            let fit = fit_gaussian(&x, &GaussianSpec::new(CENTERS[c], SCALES[s])).unwrap();
+            let mut sorted = x.clone();
+            sorted.sort_by(f64::total_cmp);
+            let p: Vec<f64> = sorted.iter().map(|&v| fit.params.probability(v)).collect();
+            prop_assert!(p.iter().all(|v| (0.0..=1.0).contains(v)));
+            prop_assert!(p.windows(2).all(|w| w[0] <= w[1]));
+        }
     }
 }

@@ -12,7 +12,7 @@ use outprob_core::fit::{fit_gaussian as core_fit_gaussian, fit_linear as core_fi
 use outprob_core::fit::{Center, GaussianSpec, Scale};
 use outprob_core::mest::{MEstimate, MParams, Norm, StartScale};
 use outprob_core::sample::{sample, NanPolicy};
-use outprob_core::scaling::{transform, Gaussian, Linear, Scaling};
+use outprob_core::scaling::{self, Gaussian, Linear, Scaling};
 use outprob_core::{location, scale, select, Error, Float};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -271,7 +271,7 @@ fn transform_into<T: Float + Element, S: Scaling>(
     let dst = out
         .as_slice_mut()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    py.detach(|| transform(src, dst, columns, negate))
+    py.detach(|| scaling::transform(src, dst, columns, negate))
         .map_err(to_py)
 }
 
@@ -289,38 +289,33 @@ fn transform_any<S: Scaling>(
     }
 }
 
+/// Maps scores to probabilities into the preallocated `out`: `scaling` is
+/// "gaussian" (params: centers, scales) or "linear" (params: mins, maxs),
+/// one pair per column.
 #[pyfunction]
-fn gaussian_transform(
+fn transform(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     out: &Bound<'_, PyAny>,
-    centers: Vec<f64>,
-    scales: Vec<f64>,
+    scaling: &str,
+    first: Vec<f64>,
+    second: Vec<f64>,
     negate: bool,
 ) -> PyResult<()> {
-    let columns: Vec<Gaussian> = centers
-        .iter()
-        .zip(&scales)
-        .map(|(&center, &scale)| Gaussian { center, scale })
-        .collect();
-    transform_any(py, x, out, &columns, negate)
-}
-
-#[pyfunction]
-fn linear_transform(
-    py: Python<'_>,
-    x: &Bound<'_, PyAny>,
-    out: &Bound<'_, PyAny>,
-    mins: Vec<f64>,
-    maxs: Vec<f64>,
-    negate: bool,
-) -> PyResult<()> {
-    let columns: Vec<Linear> = mins
-        .iter()
-        .zip(&maxs)
-        .map(|(&min, &max)| Linear { min, max })
-        .collect();
-    transform_any(py, x, out, &columns, negate)
+    let pairs = first.iter().copied().zip(second.iter().copied());
+    match scaling {
+        "gaussian" => {
+            let columns: Vec<Gaussian> = pairs
+                .map(|(center, scale)| Gaussian { center, scale })
+                .collect();
+            transform_any(py, x, out, &columns, negate)
+        }
+        "linear" => {
+            let columns: Vec<Linear> = pairs.map(|(min, max)| Linear { min, max }).collect();
+            transform_any(py, x, out, &columns, negate)
+        }
+        other => Err(PyValueError::new_err(format!("unknown scaling {other:?}"))),
+    }
 }
 
 #[pymodule]
@@ -336,7 +331,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(m_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(fit_gaussian, m)?)?;
     m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
-    m.add_function(wrap_pyfunction!(gaussian_transform, m)?)?;
-    m.add_function(wrap_pyfunction!(linear_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(transform, m)?)?;
     Ok(())
 }
