@@ -24,6 +24,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
 import outprob
+from outprob import metrics
 
 
 def knn_scores(x: np.ndarray, k: int) -> np.ndarray:
@@ -93,6 +94,12 @@ def main() -> None:
             f"{s_i:8.3f}{probs['mean_std'][out][i]:10.3f}"
             f"{probs['mean_nmad'][out][i]:11.3f}{probs['median_nmad'][out][i]:13.3f}"
         )
+
+    print("\nIs the scaling any good? Every measure of SPEC §6, lower is better:")
+    for name in ("mean_std", "mean_nmad"):
+        print(f"\n{name}:\n{metrics.evaluate(y, probs[name])}")
+    ss = metrics.skill_score(y, probs["mean_nmad"], probs["mean_std"], stratify="outlier")
+    print(f"\nBrier skill score of mean_nmad against mean_std for the outliers: {ss:+.3f}")
 
 
 if __name__ == "__main__":

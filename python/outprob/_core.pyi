@@ -48,3 +48,19 @@ def transform(
     negate: bool,
 ) -> None:
     """``scaling`` "gaussian" (centers, scales) or "linear" (mins, maxs)."""
+
+# (all, outlier, inlier); NaN for an absent class
+_Strata = Tuple[float, float, float]
+_Labels = npt.NDArray[np.bool_]
+
+def evaluate(
+    p: _Scores, y: _Labels, bins: str, n_bins: List[int]
+) -> Tuple[_Strata, _Strata, _Strata, _Strata, int, int]: ...
+def brier_and_sharpness(p: _Scores, y: _Labels) -> Tuple[_Strata, _Strata]: ...
+def refinement_and_calibration(
+    p: _Scores, y: _Labels, bins: str, n_bins: List[int]
+) -> Tuple[_Strata, _Strata]: ...
+def bin_edges(p: _Scores, k: int, bins: str) -> List[float]: ...
+def reliability_curve(
+    p: _Scores, y: _Labels, bins: str, k: int
+) -> Tuple[List[float], List[float], List[float], List[int]]: ...

@@ -1,4 +1,4 @@
-"""The NumPy/SciPy reference implementation of SPEC §1–§5.
+"""The NumPy/SciPy reference implementation of SPEC §1–§6.
 
 Plain, slow and written to be read side by side with ``SPEC.md``; the tests
 check the compiled core against it. It never imports ``outprob._core``.
@@ -20,6 +20,7 @@ from .estimators import (
     trimmed_std,
     upper_trimmed_mean,
 )
+from . import metrics
 from .scaling import (
     VARIANTS,
     fit_center,
@@ -32,6 +33,7 @@ from .scaling import (
 )
 
 __all__ = [
+    "metrics",
     "NIQR_DIVISOR",
     "NMAD_DIVISOR",
     "MEstimate",

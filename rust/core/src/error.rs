@@ -26,6 +26,15 @@ pub enum Error {
         /// Index of the first one.
         first_index: usize,
     },
+    /// A probability outside [0, 1], or NaN.
+    InvalidProbability {
+        /// Index of the first offender.
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+    /// No probabilities to evaluate.
+    NoProbabilities,
     /// A parameter outside its domain.
     InvalidParameter {
         /// Parameter name as the user spells it.
@@ -66,6 +75,11 @@ impl fmt::Display for Error {
                  nan_policy='raise'; use nan_policy='omit' to ignore them",
                 plural(*count)
             ),
+            Error::InvalidProbability { index, value } => write!(
+                f,
+                "p[{index}] = {value} is not a probability: every p must be in [0, 1]"
+            ),
+            Error::NoProbabilities => write!(f, "cannot evaluate an empty array of probabilities"),
             Error::InvalidParameter { name, reason } => write!(f, "{name}: {reason}"),
             Error::ShapeMismatch(msg) => f.write_str(msg),
         }

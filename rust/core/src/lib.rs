@@ -6,15 +6,18 @@
 //! [`sum`] (exact and compensated summation), [`select`] (order statistics,
 //! median, quantiles), [`location`] and [`scale`] (§1, §2), [`mest`] (§3),
 //! [`scaling`] (§4 transforms), [`fit`] (fitting a scaling, the §5 fallback
-//! chain), [`sample`] (the §5 input contract).
+//! chain), [`sample`] (the §5 input contract), [`binning`] and [`metrics`]
+//! (§6 evaluation measures).
 //!
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
 
+pub mod binning;
 pub mod error;
 pub mod fit;
 pub mod float;
 pub mod location;
 pub mod mest;
+pub mod metrics;
 pub mod sample;
 pub mod scale;
 pub mod scaling;

@@ -153,6 +153,16 @@ pub fn quantile<T: Float>(buf: &mut [T], q: f64) -> f64 {
     quantiles(buf, &[q])[0]
 }
 
+/// A type-7 quantile of an already sorted, non-empty slice.
+pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
+    let p = position(sorted.len(), q);
+    if p.weight > 0.0 {
+        lerp(sorted[p.lower], sorted[p.lower + 1], p.weight)
+    } else {
+        sorted[p.lower]
+    }
+}
+
 /// The smallest and largest value of a non-empty slice (NaN-free).
 pub fn min_max<T: Float>(xs: &[T]) -> (f64, f64) {
     let (mut lo, mut hi) = (xs[0], xs[0]);
@@ -180,13 +190,7 @@ mod tests {
 
     /// SPEC §1 formula on a fully sorted copy, the oracle.
     fn quantile_by_sorting(xs: &[f64], q: f64) -> f64 {
-        let s = sorted(xs);
-        let p = position(s.len(), q);
-        if p.weight > 0.0 {
-            lerp(s[p.lower], s[p.lower + 1], p.weight)
-        } else {
-            s[p.lower]
-        }
+        quantile_of_sorted(&sorted(xs), q)
     }
 
     #[test]

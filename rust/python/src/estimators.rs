@@ -1,0 +1,154 @@
+//! Estimators of SPEC §1–§3 (`outprob.stats`).
+
+use crate::{parse, to_py, with_slice, Floats};
+use outprob_core::mest::{MEstimate, MParams, Norm, StartScale};
+use outprob_core::sample::{sample, NanPolicy};
+use outprob_core::{location, scale, select, Error, Float};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// Runs an estimator on a NaN-free scratch copy of `x`.
+fn estimate<T: Float, R>(
+    x: &[T],
+    nan: NanPolicy,
+    f: impl FnOnce(&mut [T]) -> Result<R, Error>,
+) -> Result<R, Error> {
+    f(&mut sample(x, nan, false)?)
+}
+
+#[pyfunction]
+fn mean(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(location::mean(b)))).map_err(to_py)
+}
+
+#[pyfunction]
+#[pyo3(name = "std")]
+fn std_dev(py: Python<'_>, x: Floats<'_>, ddof: usize, nan_policy: &str) -> PyResult<f64> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    with_slice!(py, x, |s| estimate(s, nan, |b| scale::std(b, ddof))).map_err(to_py)
+}
+
+#[pyfunction]
+fn median(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(select::median(b)))).map_err(to_py)
+}
+
+#[pyfunction]
+fn quantile(py: Python<'_>, x: Floats<'_>, q: Vec<f64>, nan_policy: &str) -> PyResult<Vec<f64>> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    if let Some(bad) = q.iter().find(|q| !(0.0..=1.0).contains(*q)) {
+        return Err(PyValueError::new_err(format!(
+            "q: quantiles must be in [0, 1], got {bad}"
+        )));
+    }
+    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(select::quantiles(
+        b, &q
+    ))))
+    .map_err(to_py)
+}
+
+#[pyfunction]
+fn upper_trimmed_mean(
+    py: Python<'_>,
+    x: Floats<'_>,
+    alpha: f64,
+    nan_policy: &str,
+) -> PyResult<f64> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    with_slice!(py, x, |s| estimate(s, nan, |b| {
+        location::upper_trimmed_mean(b, alpha)
+    }))
+    .map_err(to_py)
+}
+
+#[pyfunction]
+fn nmad(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(scale::nmad(b)))).map_err(to_py)
+}
+
+#[pyfunction]
+fn niqr(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(scale::niqr(b)))).map_err(to_py)
+}
+
+#[pyfunction]
+fn trimmed_std(
+    py: Python<'_>,
+    x: Floats<'_>,
+    center: f64,
+    alpha: f64,
+    nan_policy: &str,
+) -> PyResult<f64> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    with_slice!(py, x, |s| estimate(s, nan, |b| scale::trimmed_std(
+        b, center, alpha
+    )))
+    .map_err(to_py)
+}
+
+pub(crate) fn start_name(s: StartScale) -> &'static str {
+    match s {
+        StartScale::Nmad => "nmad",
+        StartScale::Niqr => "niqr",
+        StartScale::Std => "std",
+        StartScale::Constant => "constant",
+    }
+}
+
+/// (location, scale, n_iter, converged, start scale name)
+pub(crate) type MTuple = (f64, f64, usize, bool, &'static str);
+
+pub(crate) fn m_tuple(e: &MEstimate) -> MTuple {
+    (
+        e.location,
+        e.scale,
+        e.n_iter,
+        e.converged,
+        start_name(e.start),
+    )
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn m_estimate(
+    py: Python<'_>,
+    x: Floats<'_>,
+    norm: &str,
+    c: f64,
+    tuning: Option<f64>,
+    maxiter: usize,
+    tol: f64,
+    nan_policy: &str,
+) -> PyResult<MTuple> {
+    let nan: NanPolicy = parse(nan_policy)?;
+    let norm: Norm = parse(norm)?;
+    let params = MParams {
+        c,
+        tuning: tuning.unwrap_or(norm.default_tuning()),
+        maxiter,
+        tol,
+        ..MParams::new(norm)
+    };
+    with_slice!(py, x, |s| estimate(s, nan, |b| {
+        outprob_core::mest::m_estimate(b, &params)
+    }))
+    .map(|e| m_tuple(&e))
+    .map_err(to_py)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(mean, m)?)?;
+    m.add_function(wrap_pyfunction!(std_dev, m)?)?;
+    m.add_function(wrap_pyfunction!(median, m)?)?;
+    m.add_function(wrap_pyfunction!(quantile, m)?)?;
+    m.add_function(wrap_pyfunction!(upper_trimmed_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(nmad, m)?)?;
+    m.add_function(wrap_pyfunction!(niqr, m)?)?;
+    m.add_function(wrap_pyfunction!(trimmed_std, m)?)?;
+    m.add_function(wrap_pyfunction!(m_estimate, m)?)?;
+    Ok(())
+}

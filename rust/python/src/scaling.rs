@@ -1,0 +1,151 @@
+//! Fitting and applying scalings (SPEC §4–§5, the scalers).
+
+use crate::estimators::{m_tuple, MTuple};
+use crate::{parse, to_py, with_slice, Floats};
+use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use outprob_core::fit::{fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear};
+use outprob_core::fit::{Center, GaussianSpec, Scale};
+use outprob_core::scaling::{self, Gaussian, Linear, Scaling};
+use outprob_core::Float;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A fixed number or an estimator name.
+#[derive(FromPyObject)]
+enum Spec {
+    Value(f64),
+    Name(String),
+}
+
+/// (center, scale, scale_used, [(norm, M-estimate), ...])
+type FitTuple = (f64, f64, &'static str, Vec<(&'static str, MTuple)>);
+
+/// Fits a Gaussian scaling.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn fit_gaussian(
+    py: Python<'_>,
+    x: Floats<'_>,
+    center: Spec,
+    scale: Spec,
+    trim: f64,
+    ddof: usize,
+    maxiter: usize,
+    tol: f64,
+    nan_policy: &str,
+    negate: bool,
+) -> PyResult<FitTuple> {
+    let spec = GaussianSpec {
+        center: match center {
+            Spec::Value(v) => Center::Value(v),
+            Spec::Name(n) => parse(&n)?,
+        },
+        scale: match scale {
+            Spec::Value(v) => Scale::Value(v),
+            Spec::Name(n) => parse(&n)?,
+        },
+        trim,
+        ddof,
+        maxiter,
+        tol,
+        nan_policy: parse(nan_policy)?,
+        negate,
+    };
+    let fit = with_slice!(py, x, |s| core_fit_gaussian(s, &spec)).map_err(to_py)?;
+    let ms = fit
+        .m_estimates
+        .iter()
+        .map(|(norm, e)| (norm.name(), m_tuple(e)))
+        .collect();
+    Ok((
+        fit.params.center,
+        fit.params.scale,
+        fit.scale_used.name(),
+        ms,
+    ))
+}
+
+/// Fits linear scaling; returns (min, max).
+#[pyfunction]
+fn fit_linear(
+    py: Python<'_>,
+    x: Floats<'_>,
+    nan_policy: &str,
+    negate: bool,
+) -> PyResult<(f64, f64)> {
+    let nan = parse(nan_policy)?;
+    with_slice!(py, x, |s| core_fit_linear(s, nan, negate))
+        .map(|l| (l.min, l.max))
+        .map_err(to_py)
+}
+
+/// Transforms C-contiguous `x` (rows × columns) into the preallocated `out`
+/// of the same dtype and shape.
+fn transform_into<T: Float + Element, S: Scaling>(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    columns: &[S],
+    negate: bool,
+) -> PyResult<()> {
+    let x: PyReadonlyArrayDyn<'_, T> = x.extract()?;
+    let mut out: PyReadwriteArrayDyn<'_, T> = out.extract()?;
+    let src = x
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let dst = out
+        .as_slice_mut()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    py.detach(|| scaling::transform(src, dst, columns, negate))
+        .map_err(to_py)
+}
+
+fn transform_any<S: Scaling>(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    columns: &[S],
+    negate: bool,
+) -> PyResult<()> {
+    if x.extract::<PyReadonlyArrayDyn<'_, f32>>().is_ok() {
+        transform_into::<f32, S>(py, x, out, columns, negate)
+    } else {
+        transform_into::<f64, S>(py, x, out, columns, negate)
+    }
+}
+
+/// Maps scores to probabilities into the preallocated `out`: `scaling` is
+/// "gaussian" (params: centers, scales) or "linear" (params: mins, maxs),
+/// one pair per column.
+#[pyfunction]
+fn transform(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    scaling: &str,
+    first: Vec<f64>,
+    second: Vec<f64>,
+    negate: bool,
+) -> PyResult<()> {
+    let pairs = first.iter().copied().zip(second.iter().copied());
+    match scaling {
+        "gaussian" => {
+            let columns: Vec<Gaussian> = pairs
+                .map(|(center, scale)| Gaussian { center, scale })
+                .collect();
+            transform_any(py, x, out, &columns, negate)
+        }
+        "linear" => {
+            let columns: Vec<Linear> = pairs.map(|(min, max)| Linear { min, max }).collect();
+            transform_any(py, x, out, &columns, negate)
+        }
+        other => Err(PyValueError::new_err(format!("unknown scaling {other:?}"))),
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fit_gaussian, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(transform, m)?)?;
+    Ok(())
+}
