@@ -29,6 +29,7 @@ _LAZY = {
     "scaler": "._variants",
     "stats": ".stats",
     "metrics": ".metrics",
+    "compare": ".compare",
 }
 _EXCEPTIONS = ("OutprobWarning", "ZeroScaleWarning", "ConvergenceWarning", "NotFittedError")
 
@@ -40,7 +41,7 @@ __all__ = sorted([*_LAZY, *_EXCEPTIONS, "reference"])
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         module = importlib.import_module(_LAZY[name], __name__)
-        value = module if name in ("stats", "metrics") else getattr(module, name)
+        value = module if name in ("stats", "metrics", "compare") else getattr(module, name)
         globals()[name] = value
         return value
     if name == "reference":

@@ -1,0 +1,423 @@
+"""Comparing many transformations over many score sets (SPEC §6).
+
+As in the paper, after Benavoli, Corani and Mangili ("Should we really use
+post-hoc tests based on mean-ranks?", JMLR 17, 2016). The input is a table
+``X`` of measure values, one row per score set (dataset × detector) and one
+column per method (transformation); lower values are better (the measures
+are errors) unless ``lower_is_better=False``. With k methods and n rows:
+
+1. Mean ranks. Each row is ranked, 1 = best, tied values sharing the mean
+   of the ranks they span (``scipy.stats.rankdata``); method j gets
+   ``R_j = (1/n) Σ_r rank(X[r, j])``.
+2. Pairwise tests. For each of the ``m = k(k − 1)/2`` pairs (j, l), a
+   two-sided Wilcoxon signed-rank test of the paired differences
+   ``X[:, j] − X[:, l]`` (``scipy.stats.wilcoxon`` with the given
+   ``zero_method`` and ``method``); p = 1 when every difference is zero.
+3. Holm–Bonferroni. With the raw p-values sorted, ``p_(1) <= ... <= p_(m)``,
+   ``p̃_(i) = max_{j <= i} min(1, (m − j + 1)·p_(j))``. Methods j and l
+   differ significantly when ``p̃ < alpha``; the family-wise error rate is
+   at most alpha.
+4. Critical-difference diagram. Methods on a mean-rank axis, with a bar
+   over each clique: a maximal run of methods, consecutive in mean-rank
+   order, in which no pair differs significantly.
+
+No warning is suppressed. The only warning the installed SciPy gives on
+valid input (0/0 when every difference is zero) is avoided by not calling
+``wilcoxon`` then. Older SciPy may warn that it used the normal
+approximation for few pairs or because of zero differences; that is worth
+knowing and is passed on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Optional, Sequence
+
+import numpy as np
+from scipy import stats as _st
+
+from ._input import as_float_array
+
+__all__ = ["Comparison", "Pair", "compare", "holm_bonferroni"]
+
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+
+
+def holm_bonferroni(p_values: Any) -> np.ndarray:
+    """Holm–Bonferroni step-down adjusted p-values.
+
+    With the m p-values sorted ascending, ``p_(1) <= ... <= p_(m)``,
+    ``p̃_(i) = max_{j <= i} min(1, (m − j + 1)·p_(j))``. The result has
+    the shape and order of the input; p-values must lie in [0, 1] (NaN
+    raises ``ValueError``). Rejecting where ``p̃ < alpha`` controls the
+    family-wise error rate at alpha.
+
+    Examples
+    --------
+    >>> from outprob.compare import holm_bonferroni
+    >>> holm_bonferroni([0.01, 0.04, 0.03, 0.005])
+    array([0.03, 0.06, 0.06, 0.02])
+    """
+    p = np.asarray(as_float_array(p_values, "p_values"), dtype=np.float64)
+    if not np.all((p >= 0.0) & (p <= 1.0)):  # also refuses NaN
+        raise ValueError("p_values must be in [0, 1] (NaN is not allowed)")
+    flat = p.reshape(-1)
+    m = flat.size
+    order = np.argsort(flat, kind="stable")
+    steps = np.maximum.accumulate((m - np.arange(m)) * flat[order])
+    out = np.empty_like(flat)
+    out[order] = np.minimum(1.0, steps)
+    return out.reshape(p.shape)
+
+
+class Pair(NamedTuple):
+    """One pairwise test: methods ``first`` and ``second`` (input order)."""
+
+    first: str
+    second: str
+    p_value: float
+    adjusted_p_value: float
+    significant: bool
+
+
+def _readonly(a: Any, shape: tuple, name: str) -> np.ndarray:
+    arr = np.array(a, dtype=np.float64)
+    if arr.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Comparison:
+    """Result of :func:`compare`: mean ranks and Holm-corrected pairwise
+    Wilcoxon tests of k methods over ``n_sets`` score sets.
+
+    ``p_values`` and ``adjusted_p_values`` are symmetric k×k matrices in the
+    order of ``methods`` with 1.0 on the diagonal; arrays are read-only.
+    """
+
+    methods: tuple
+    mean_ranks: np.ndarray
+    p_values: np.ndarray
+    adjusted_p_values: np.ndarray
+    alpha: float
+    n_sets: int
+    lower_is_better: bool = True
+    zero_method: str = "wilcox"
+    method: Any = "auto"
+
+    def __post_init__(self) -> None:
+        methods = tuple(str(m) for m in self.methods)
+        k = len(methods)
+        if len(set(methods)) != k:
+            raise ValueError(f"method names must be unique, got {methods}")
+        set_ = object.__setattr__
+        set_(self, "methods", methods)
+        set_(self, "mean_ranks", _readonly(self.mean_ranks, (k,), "mean_ranks"))
+        set_(self, "p_values", _readonly(self.p_values, (k, k), "p_values"))
+        set_(self, "adjusted_p_values", _readonly(self.adjusted_p_values, (k, k), "adjusted_p_values"))
+        set_(self, "alpha", _check_alpha(self.alpha))
+        set_(self, "n_sets", int(self.n_sets))
+
+    @property
+    def n_methods(self) -> int:
+        return len(self.methods)
+
+    @property
+    def significant(self) -> np.ndarray:
+        """k×k booleans: ``adjusted_p_values < alpha`` (False on the diagonal)."""
+        sig = self.adjusted_p_values < self.alpha
+        np.fill_diagonal(sig, False)
+        return sig
+
+    @property
+    def order(self) -> tuple:
+        """Method names by mean rank, best first (ties keep input order)."""
+        return tuple(self.methods[i] for i in self._order_index())
+
+    def _order_index(self) -> np.ndarray:
+        return np.argsort(self.mean_ranks, kind="stable")
+
+    def ranking(self) -> list:
+        """``(method, mean rank)`` pairs, best first."""
+        return [(self.methods[i], float(self.mean_ranks[i])) for i in self._order_index()]
+
+    @property
+    def cliques(self) -> tuple:
+        """Groups of methods joined by a bar in a critical-difference diagram.
+
+        With the methods in mean-rank order ``o_1, ..., o_k`` (:attr:`order`),
+        a run ``o_a..o_b`` is a clique when ``b > a``, no two of its methods
+        differ significantly, and it is not contained in another such run.
+        Cliques may overlap (significance is not transitive); they are given
+        in order of their first method.
+        """
+        idx = self._order_index()
+        sig = self.significant[np.ix_(idx, idx)]
+        k = len(idx)
+        out, last_end, end = [], 0, 0
+        for start in range(k):
+            end = max(end, start)
+            while end + 1 < k and not sig[start : end + 2, end + 1].any():
+                end += 1
+            if end > start and end > last_end:
+                out.append(tuple(self.methods[i] for i in idx[start : end + 1]))
+                last_end = end
+        return tuple(out)
+
+    def pairwise(self) -> list:
+        """Every pair ``(i, j)``, ``i < j`` in input order, as :class:`Pair`."""
+        sig = self.significant
+        k = self.n_methods
+        return [
+            Pair(self.methods[i], self.methods[j], float(self.p_values[i, j]),
+                 float(self.adjusted_p_values[i, j]), bool(sig[i, j]))
+            for i in range(k) for j in range(i + 1, k)
+        ]
+
+    def to_dict(self) -> dict:
+        """A JSON-serialisable dict of the inputs and derived results."""
+        return {
+            "methods": list(self.methods),
+            "n_sets": int(self.n_sets),
+            "alpha": float(self.alpha),
+            "lower_is_better": bool(self.lower_is_better),
+            "zero_method": self.zero_method,
+            "method": self.method if isinstance(self.method, str) else repr(self.method),
+            "mean_ranks": self.mean_ranks.tolist(),
+            "p_values": self.p_values.tolist(),
+            "adjusted_p_values": self.adjusted_p_values.tolist(),
+            "significant": self.significant.tolist(),
+            "order": list(self.order),
+            "cliques": [list(c) for c in self.cliques],
+        }
+
+    def __repr__(self) -> str:
+        return f"Comparison(methods={self.methods!r}, n_sets={self.n_sets}, alpha={self.alpha})"
+
+    def __str__(self) -> str:
+        better = "lower" if self.lower_is_better else "higher"
+        width = max([6, *(len(m) for m in self.methods)])
+        lines = [
+            f"{self.n_methods} methods over {self.n_sets} score set{'s' * (self.n_sets != 1)} "
+            f"({better} is better);",
+            f"Wilcoxon signed-rank tests, Holm-corrected, alpha = {self.alpha:g}",
+            "",
+            f"{'method':<{width}}  mean rank",
+        ]
+        lines += [f"{m:<{width}}  {r:9.3f}" for m, r in self.ranking()]
+        pos = {m: i for i, m in enumerate(self.order)}
+        sig = []
+        for pair in self.pairwise():
+            if pair.significant:
+                a, b = sorted((pair.first, pair.second), key=pos.__getitem__)
+                sig.append((a, b, pair.p_value, pair.adjusted_p_value))
+        sig.sort(key=lambda s: (pos[s[0]], pos[s[1]]))
+        if sig:
+            w = max(23, *(len(a) + len(b) + 3 for a, b, _, _ in sig))
+            lines += ["", f"{'significantly different':<{w}}  {'p':>9}  {'Holm p':>9}"]
+            lines += [f"{a + ' - ' + b:<{w}}  {p:9.3g}  {q:9.3g}" for a, b, p, q in sig]
+        else:
+            lines += ["", "no pair differs significantly"]
+        lines += ["", "cliques: " + ("; ".join(", ".join(c) for c in self.cliques) or "none")]
+        return "\n".join(lines)
+
+    def plot(self, ax: Any = None) -> Any:
+        """Critical-difference-style diagram on a matplotlib ``Axes``.
+
+        The mean-rank axis runs from 1 (left, best) to k; each method is
+        linked to its mean rank, the better half labelled on the left, and
+        a thick bar under the axis spans each clique. Draws on ``ax`` (a new
+        figure by default) and returns it. Needs matplotlib.
+        """
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError as exc:
+            raise ImportError(
+                "Comparison.plot needs matplotlib: pip install matplotlib"
+            ) from exc
+        k, order, ranks = self.n_methods, self.order, dict(self.ranking())
+        cliques = self.cliques
+        n_left = (k + 1) // 2
+        rows = max(n_left, k - n_left)
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            _, ax = plt.subplots(figsize=(7, 1.2 + 0.3 * (rows + len(cliques))))
+        line = dict(color="black", linewidth=0.8)
+        ax.plot([1, k], [0, 0], **line)
+        for t in range(1, k + 1):
+            ax.plot([t, t], [0, 0.08], **line)
+            ax.text(t, 0.14, str(t), ha="center", va="bottom")
+        for c, clique in enumerate(cliques):
+            y = -0.2 - 0.18 * c
+            lo, hi = ranks[clique[0]], ranks[clique[-1]]
+            ax.plot([lo - 0.03, hi + 0.03], [y, y], color="black", linewidth=3, solid_capstyle="butt")
+        top = -0.2 - 0.18 * len(cliques)
+        margin = 0.1 + 0.1 * (k - 1)
+        for i, m in enumerate(order):
+            left = i < n_left
+            y = top - 0.3 * ((i if left else k - 1 - i) + 1)
+            x_label = 1 - margin if left else k + margin
+            r = ranks[m]
+            ax.plot([r, r, x_label], [0, y, y], **line)
+            ax.text(x_label + (-0.05 if left else 0.05), y, f"{m} ({r:.2f})",
+                    ha="right" if left else "left", va="center")
+        ax.set_xlim(1 - 3 * margin, k + 3 * margin)
+        ax.set_ylim(top - 0.3 * (rows + 1), 0.5)
+        ax.set_axis_off()
+        return ax
+
+
+def _check_alpha(alpha: Any) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise TypeError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    if not 0.0 < float(alpha) < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+def _as_table(table: Any, methods: Optional[Sequence[Any]]) -> tuple:
+    """(names, float64 array of shape (n_sets, n_methods)) from any input."""
+    if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # DataFrame
+        names = list(table.columns)
+        values = as_float_array(table.to_numpy(), "table")
+        keyed = True
+    elif isinstance(table, Mapping):
+        names, columns = list(table.keys()), []
+        for name, col in table.items():
+            c = as_float_array(col, "table")
+            if c.ndim != 1:
+                raise ValueError(f"method {name!r}: values must be 1-D, got shape {c.shape}")
+            if columns and len(c) != len(columns[0]):
+                raise ValueError(
+                    f"every method needs the same number of values: {names[0]!r} has "
+                    f"{len(columns[0])}, {name!r} has {len(c)}"
+                )
+            columns.append(c)
+        values = np.stack(columns, axis=1) if columns else np.empty((0, 0))
+        keyed = True
+    else:
+        values = as_float_array(table, "table")
+        if values.ndim != 2:
+            raise ValueError(f"table must be 2-D (n_sets, n_methods), got shape {values.shape}")
+        names = [f"m{j}" for j in range(values.shape[1])] if methods is None else list(methods)
+        if len(names) != values.shape[1]:
+            raise ValueError(f"got {len(names)} method names for {values.shape[1]} columns")
+        keyed = False
+    if keyed and methods is not None:  # select and order columns by name
+        methods = list(methods)
+        missing = [m for m in methods if m not in names]
+        if missing:
+            raise ValueError(f"unknown methods {missing}; the table has {names}")
+        values = values[:, [names.index(m) for m in methods]]
+        names = methods
+    names = [str(n) for n in names]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"method names must be unique, repeated: {dup}")
+    if values.shape[1] < 2 or values.shape[0] < 1:
+        raise ValueError(
+            f"need at least 2 methods and 1 score set, got {values.shape[1]} methods "
+            f"and {values.shape[0]} score sets"
+        )
+    values = values.astype(np.float64, copy=False)
+    bad = np.argwhere(~np.isfinite(values))
+    if bad.size:
+        r, j = bad[0]
+        raise ValueError(f"table must be finite: {values[r, j]} at row {r}, method {names[j]!r}")
+    return tuple(names), values
+
+
+def compare(
+    table: Any,
+    methods: Optional[Sequence[Any]] = None,
+    *,
+    lower_is_better: bool = True,
+    alpha: float = 0.05,
+    zero_method: str = "wilcox",
+    method: Any = "auto",
+) -> Comparison:
+    """Mean ranks and Holm-corrected pairwise Wilcoxon signed-rank tests.
+
+    Parameters
+    ----------
+    table : array_like of shape (n_sets, n_methods), mapping or DataFrame
+        Measure values: rows are score sets, columns are methods. A mapping
+        ``name -> 1-D values`` or a pandas DataFrame (columns = methods)
+        gives the names itself. Values must be finite.
+    methods : sequence of str, optional
+        For an array, the column names (default ``"m0", "m1", ...``); for a
+        mapping or DataFrame, the methods to compare, in this order.
+    lower_is_better : bool, default True
+        Rank 1 goes to the lowest value; False ranks the highest first.
+        The two-sided tests do not depend on it.
+    alpha : float, default 0.05
+        Family-wise significance level for ``adjusted_p_values < alpha``.
+    zero_method : {"wilcox", "pratt", "zsplit"}, default "wilcox"
+        Treatment of zero differences, passed to ``scipy.stats.wilcoxon``.
+    method : str or scipy.stats.PermutationMethod, default "auto"
+        How ``scipy.stats.wilcoxon`` computes p-values; see its
+        documentation for the choices of your SciPy. With "auto", recent
+        SciPy runs an exact permutation test when at most 13 pairs have ties
+        or zero differences, whose cost doubles with each pair (about a
+        second per pair of methods at 13); "asymptotic" is instant.
+
+    Returns
+    -------
+    Comparison
+        Names are converted with ``str``; see the module docstring for the
+        formulas.
+
+    Examples
+    --------
+    >>> from outprob.compare import compare
+    >>> errors = {
+    ...     "gs":     [0.31, 0.25, 0.41, 0.36, 0.28, 0.33, 0.39, 0.27],
+    ...     "linear": [0.33, 0.24, 0.44, 0.35, 0.30, 0.32, 0.42, 0.26],
+    ...     "robust": [0.21, 0.18, 0.30, 0.26, 0.20, 0.24, 0.29, 0.19],
+    ... }
+    >>> result = compare(errors)
+    >>> result.ranking()
+    [('robust', 1.0), ('gs', 2.5), ('linear', 2.5)]
+    >>> result.cliques
+    (('gs', 'linear'),)
+    >>> print(result)
+    3 methods over 8 score sets (lower is better);
+    Wilcoxon signed-rank tests, Holm-corrected, alpha = 0.05
+    <BLANKLINE>
+    method  mean rank
+    robust      1.000
+    gs          2.500
+    linear      2.500
+    <BLANKLINE>
+    significantly different          p     Holm p
+    robust - gs                0.00781     0.0234
+    robust - linear            0.00781     0.0234
+    <BLANKLINE>
+    cliques: gs, linear
+    """
+    if zero_method not in ZERO_METHODS:
+        raise ValueError(f"zero_method must be one of {ZERO_METHODS}, got {zero_method!r}")
+    alpha = _check_alpha(alpha)
+    names, values = _as_table(table, methods)
+    n, k = values.shape
+    oriented = values if lower_is_better else -values
+    mean_ranks = _st.rankdata(oriented, axis=1).mean(axis=0)
+    p = np.ones((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            a, b = values[:, i], values[:, j]
+            if not np.array_equal(a, b):  # all-zero differences: p = 1
+                res = _st.wilcoxon(a, b, zero_method=zero_method, method=method)
+                p[i, j] = p[j, i] = float(res.pvalue)
+    adjusted = np.ones((k, k))
+    iu = np.triu_indices(k, 1)
+    adjusted[iu] = holm_bonferroni(p[iu])
+    adjusted.T[iu] = adjusted[iu]
+    return Comparison(
+        names, mean_ranks, p, adjusted, alpha, n, bool(lower_is_better), zero_method, method
+    )
