@@ -83,6 +83,15 @@ def estimator_spec(value: Any, name: str) -> Spec:
     return float(value)
 
 
+def check_threads(threads: Any) -> int:
+    """``threads=`` as the core takes it: 0 for "every core" (``None``), else
+    a positive count. The environment variable ``OUTPROB_NUM_THREADS`` caps
+    either. Results never depend on it."""
+    if threads is None:
+        return 0
+    return check_int(threads, "threads", 1)
+
+
 def check_out(out: Any, like: np.ndarray) -> np.ndarray:
     """Checks an ``out=`` array: same shape and dtype as the scores,
     C-contiguous and writeable."""

@@ -21,6 +21,7 @@ from ._input import (
     check_nan_policy,
     check_out,
     check_positive,
+    check_threads,
     estimator_spec,
 )
 
@@ -40,6 +41,7 @@ class _Scaler:
 
     nan_policy: str
     higher_is_outlier: bool
+    threads: Optional[int]
 
     # -- scikit-learn parameter protocol -----------------------------------
     def get_params(self, deep: bool = True) -> Dict[str, Any]:
@@ -219,6 +221,7 @@ class _Scaler:
     # -- subclass hooks --------------------------------------------------------
     def _check_params(self) -> None:
         check_nan_policy(self.nan_policy)
+        check_threads(self.threads)
         if not isinstance(self.higher_is_outlier, (bool, np.bool_)):
             raise TypeError(f"higher_is_outlier must be a bool, got {self.higher_is_outlier!r}")
 
@@ -287,6 +290,10 @@ class GaussianScaler(_Scaler):
     higher_is_outlier : bool, default True
         False negates the scores first (for ``score_samples``-style scores
         where lower is stranger).
+    threads : int, optional
+        Threads for large inputs (default: every core, capped by the
+        ``OUTPROB_NUM_THREADS`` environment variable). Results are bitwise
+        the same for any thread count.
 
     Attributes
     ----------
@@ -310,7 +317,17 @@ class GaussianScaler(_Scaler):
     (2.64, 0.1483)
     """
 
-    _PARAMS = ("center", "scale", "trim", "ddof", "maxiter", "tol", "nan_policy", "higher_is_outlier")
+    _PARAMS = (
+        "center",
+        "scale",
+        "trim",
+        "ddof",
+        "maxiter",
+        "tol",
+        "nan_policy",
+        "higher_is_outlier",
+        "threads",
+    )
     _FITTED = {
         "center_": float,
         "scale_": float,
@@ -330,6 +347,7 @@ class GaussianScaler(_Scaler):
         tol: float = 1e-8,
         nan_policy: str = "omit",
         higher_is_outlier: bool = True,
+        threads: Optional[int] = None,
     ) -> None:
         self.center = center
         self.scale = scale
@@ -339,6 +357,7 @@ class GaussianScaler(_Scaler):
         self.tol = tol
         self.nan_policy = nan_policy
         self.higher_is_outlier = higher_is_outlier
+        self.threads = threads
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -360,6 +379,7 @@ class GaussianScaler(_Scaler):
             float(self.tol),
             self.nan_policy,
             not self.higher_is_outlier,
+            check_threads(self.threads),
         )
         where = _column_label(column)
         notes: Notes = []
@@ -402,7 +422,9 @@ class GaussianScaler(_Scaler):
 
     def _transform_into(self, x: np.ndarray, out: np.ndarray) -> None:
         centers, scales = self._columns()
-        _core.transform(x, out, "gaussian", centers, scales, not self.higher_is_outlier)
+        _core.transform(
+            x, out, "gaussian", centers, scales, not self.higher_is_outlier, check_threads(self.threads)
+        )
 
 
 class LinearScaler(_Scaler):
@@ -418,6 +440,8 @@ class LinearScaler(_Scaler):
     ----------
     nan_policy : {"omit", "raise"}, default "omit"
     higher_is_outlier : bool, default True
+    threads : int, optional
+        As for :class:`GaussianScaler`.
 
     Attributes
     ----------
@@ -432,15 +456,24 @@ class LinearScaler(_Scaler):
     array([0. , 1. , 0.5])
     """
 
-    _PARAMS = ("nan_policy", "higher_is_outlier")
+    _PARAMS = ("nan_policy", "higher_is_outlier", "threads")
     _FITTED = {"min_": float, "max_": float}
 
-    def __init__(self, *, nan_policy: str = "omit", higher_is_outlier: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        nan_policy: str = "omit",
+        higher_is_outlier: bool = True,
+        threads: Optional[int] = None,
+    ) -> None:
         self.nan_policy = nan_policy
         self.higher_is_outlier = higher_is_outlier
+        self.threads = threads
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        lo, hi = _core.fit_linear(x, self.nan_policy, not self.higher_is_outlier)
+        lo, hi = _core.fit_linear(
+            x, self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
+        )
         return {"min_": lo, "max_": hi}, []
 
     def _columns(self) -> Tuple[List[float], List[float]]:
@@ -453,7 +486,9 @@ class LinearScaler(_Scaler):
 
     def _transform_into(self, x: np.ndarray, out: np.ndarray) -> None:
         mins, maxs = self._columns()
-        _core.transform(x, out, "linear", mins, maxs, not self.higher_is_outlier)
+        _core.transform(
+            x, out, "linear", mins, maxs, not self.higher_is_outlier, check_threads(self.threads)
+        )
 
 
 def from_dict(data: Dict[str, Any]) -> _Scaler:

@@ -22,7 +22,9 @@ observations, the default), ``"equal_width"`` or ``"equal_frequency"``;
 
 Arguments follow scikit-learn: ``(y_true, p)``. Labels are 0/1 integers,
 booleans or floats equal to 0/1; probabilities float32 or float64 in
-[0, 1]. Results are Python floats.
+[0, 1]. Results are Python floats. ``threads`` caps the threads used on
+large inputs (default: every core, capped by ``OUTPROB_NUM_THREADS``);
+results do not depend on it.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from . import _core
-from ._input import as_float_array
+from ._input import as_float_array, check_threads
 
 __all__ = [
     "DEFAULT_N_BINS",
@@ -141,7 +143,9 @@ class Strata(NamedTuple):
 # -- the four measures --------------------------------------------------------------------
 
 
-def brier_score(y_true: Any, p: Any, *, stratify: Optional[str] = None) -> float:
+def brier_score(
+    y_true: Any, p: Any, *, stratify: Optional[str] = None, threads: Optional[int] = None
+) -> float:
     """Brier score: mean of ``(p_i − y_i)²``.
 
     Unstratified it equals ``sklearn.metrics.brier_score_loss``.
@@ -155,11 +159,13 @@ def brier_score(y_true: Any, p: Any, *, stratify: Optional[str] = None) -> float
     0.25
     """
     y, q = _pair(y_true, p)
-    brier, _ = _core.brier_and_sharpness(q, y)
+    brier, _ = _core.brier_and_sharpness(q, y, check_threads(threads))
     return Strata(*brier).select(stratify, "Brier score")
 
 
-def sharpness_error(y_true: Any, p: Any, *, stratify: Optional[str] = None) -> float:
+def sharpness_error(
+    y_true: Any, p: Any, *, stratify: Optional[str] = None, threads: Optional[int] = None
+) -> float:
     """Sharpness error: mean binary entropy in bits,
     ``H(p) = −p log₂ p − (1 − p) log₂(1 − p)`` with ``H(0) = H(1) = 0``.
 
@@ -170,13 +176,17 @@ def sharpness_error(y_true: Any, p: Any, *, stratify: Optional[str] = None) -> f
     0.5
     """
     y, q = _pair(y_true, p)
-    _, sharp = _core.brier_and_sharpness(q, y)
+    _, sharp = _core.brier_and_sharpness(q, y, check_threads(threads))
     return Strata(*sharp).select(stratify, "sharpness error")
 
 
-def _binned(y_true: Any, p: Any, bins: str, n_bins: NBins) -> Tuple[Strata, Strata]:
+def _binned(
+    y_true: Any, p: Any, bins: str, n_bins: NBins, threads: Optional[int]
+) -> Tuple[Strata, Strata]:
     y, q = _pair(y_true, p)
-    r, c = _core.refinement_and_calibration(q, y, _scheme(bins), _n_bins(n_bins))
+    r, c = _core.refinement_and_calibration(
+        q, y, _scheme(bins), _n_bins(n_bins), check_threads(threads)
+    )
     return Strata(*r), Strata(*c)
 
 
@@ -187,6 +197,7 @@ def refinement_error(
     stratify: Optional[str] = None,
     bins: str = "equiareal",
     n_bins: NBins = DEFAULT_N_BINS,
+    threads: Optional[int] = None,
 ) -> float:
     """Refinement error: each observation takes the Gini index
     ``2·ȳ_b·(1 − ȳ_b)`` of the labels in its bin b; averaged over ``n_bins``.
@@ -197,7 +208,7 @@ def refinement_error(
     >>> metrics.refinement_error([0, 1, 0, 1], [0.1, 0.2, 0.8, 0.9], bins="equal_width", n_bins=2)
     0.5
     """
-    return _binned(y_true, p, bins, n_bins)[0].select(stratify, "refinement error")
+    return _binned(y_true, p, bins, n_bins, threads)[0].select(stratify, "refinement error")
 
 
 def calibration_error(
@@ -207,6 +218,7 @@ def calibration_error(
     stratify: Optional[str] = None,
     bins: str = "equiareal",
     n_bins: NBins = DEFAULT_N_BINS,
+    threads: Optional[int] = None,
 ) -> float:
     """Binned L¹ calibration error: each observation takes ``|p̄_b − ȳ_b|``
     of its bin b (mean probability against outlier fraction); averaged over
@@ -219,13 +231,15 @@ def calibration_error(
     ...                                 bins="equal_width", n_bins=2), 12)
     0.25
     """
-    return _binned(y_true, p, bins, n_bins)[1].select(stratify, "calibration error")
+    return _binned(y_true, p, bins, n_bins, threads)[1].select(stratify, "calibration error")
 
 
 # -- bins -----------------------------------------------------------------------------------
 
 
-def bin_edges(p: Any, k: int, scheme: str = "equiareal") -> np.ndarray:
+def bin_edges(
+    p: Any, k: int, scheme: str = "equiareal", *, threads: Optional[int] = None
+) -> np.ndarray:
     """Edges ``[0, t₁, …, 1]`` of ``k`` bins of the probabilities ``p``.
 
     ``"equal_width"``: ``t_b = b/k``. ``"equal_frequency"``: ``t_b = Q(b/k)``
@@ -251,7 +265,7 @@ def bin_edges(p: Any, k: int, scheme: str = "equiareal") -> np.ndarray:
     q = as_float_array(p, "p").reshape(-1)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive int, got {k!r}")
-    return np.array(_core.bin_edges(q, int(k), _scheme(scheme)))
+    return np.array(_core.bin_edges(q, int(k), _scheme(scheme), check_threads(threads)))
 
 
 class ReliabilityCurve(NamedTuple):
@@ -265,7 +279,12 @@ class ReliabilityCurve(NamedTuple):
 
 
 def reliability_curve(
-    y_true: Any, p: Any, *, bins: str = "equiareal", n_bins: int = 10
+    y_true: Any,
+    p: Any,
+    *,
+    bins: str = "equiareal",
+    n_bins: int = 10,
+    threads: Optional[int] = None,
 ) -> ReliabilityCurve:
     """Per bin: mean probability p̄_b, outlier fraction ȳ_b and count.
 
@@ -284,7 +303,9 @@ def reliability_curve(
     """
     y, q = _pair(y_true, p)
     (k,) = _n_bins(n_bins)
-    edges, mean_p, frac, count = _core.reliability_curve(q, y, _scheme(bins), k)
+    edges, mean_p, frac, count = _core.reliability_curve(
+        q, y, _scheme(bins), k, check_threads(threads)
+    )
     return ReliabilityCurve(np.array(mean_p), np.array(frac), np.array(count, dtype=np.intp), np.array(edges))
 
 
@@ -471,7 +492,12 @@ def _count(n: int, noun: str) -> str:
 
 
 def evaluate(
-    y_true: Any, p: Any, *, bins: str = "equiareal", n_bins: NBins = DEFAULT_N_BINS
+    y_true: Any,
+    p: Any,
+    *,
+    bins: str = "equiareal",
+    n_bins: NBins = DEFAULT_N_BINS,
+    threads: Optional[int] = None,
 ) -> Evaluation:
     """All measures of SPEC §6 at once: one pass for the Brier score and
     sharpness, one sort for every binning.
@@ -486,7 +512,9 @@ def evaluate(
     """
     y, q = _pair(y_true, p)
     ks = _n_bins(n_bins)
-    brier, sharp, refine, calib, n_out, n = _core.evaluate(q, y, _scheme(bins), ks)
+    brier, sharp, refine, calib, n_out, n = _core.evaluate(
+        q, y, _scheme(bins), ks, check_threads(threads)
+    )
     notes = []
     if n_out == 0:
         notes.append("y_true holds no outliers: the outlier and stratified columns are NaN")

@@ -5,7 +5,13 @@ computed natively (results are ``numpy.float32`` for float32 input, else
 ``numpy.float64``), NaN are omitted (``nan_policy="omit"``, the default) or
 refused (``"raise"``), ±inf and empty input raise ``ValueError``. With
 ``axis=None`` the input is flattened; with an integer ``axis`` the estimator
-is applied along that axis.
+is applied along that axis. ``threads`` caps the threads used on large
+inputs (default: every core, capped by the ``OUTPROB_NUM_THREADS``
+environment variable); results are bitwise the same for any thread count.
+
+The input is read in place, never copied: order statistics come from a
+sample that brackets the wanted ranks and one pass that keeps only what
+falls inside the bracket (Floyd–Rivest), sums are correctly rounded.
 """
 
 from __future__ import annotations
@@ -17,7 +23,14 @@ import numpy as np
 
 from . import _core
 from ._exceptions import ConvergenceWarning
-from ._input import as_float_array, check_fraction, check_int, check_nan_policy, check_positive
+from ._input import (
+    as_float_array,
+    check_fraction,
+    check_int,
+    check_nan_policy,
+    check_positive,
+    check_threads,
+)
 
 __all__ = [
     "MEstimate",
@@ -56,7 +69,13 @@ def _reduce(
     return values.reshape(moved.shape[:-1])
 
 
-def mean(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+def mean(
+    x: Any,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
+) -> Result:
     """Arithmetic mean ``(1/N) Σ s_i`` with a correctly rounded sum.
 
     Equal to ``math.fsum(s) / N`` whatever the order of ``s``.
@@ -67,10 +86,18 @@ def mean(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Res
     >>> float(stats.mean([1e16, 1.0, -1e16]))
     0.3333333333333333
     """
-    return _reduce(x, axis, nan_policy, lambda r: _core.mean(r, nan_policy))
+    t = check_threads(threads)
+    return _reduce(x, axis, nan_policy, lambda r: _core.mean(r, nan_policy, t))
 
 
-def std(x: Any, ddof: int = 0, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+def std(
+    x: Any,
+    ddof: int = 0,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
+) -> Result:
     """Standard deviation ``sqrt(Σ(s − mean)² / (N − ddof))`` (SPEC §2).
 
     ``ddof=0`` as ``numpy.std`` and PyOD; ``ddof >= N`` raises ``ValueError``.
@@ -82,10 +109,17 @@ def std(x: Any, ddof: int = 0, axis: Optional[int] = None, *, nan_policy: str = 
     2.0
     """
     ddof = check_int(ddof, "ddof", 0)
-    return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof, nan_policy))
+    t = check_threads(threads)
+    return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof, nan_policy, t))
 
 
-def median(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+def median(
+    x: Any,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
+) -> Result:
     """Median: the middle order statistic, or the mean of the two middle
     ones (``numpy.median``), by selection instead of sorting.
 
@@ -95,10 +129,18 @@ def median(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> R
     >>> float(stats.median([4.0, 1.0, 3.0, 2.0]))
     2.5
     """
-    return _reduce(x, axis, nan_policy, lambda r: _core.median(r, nan_policy))
+    t = check_threads(threads)
+    return _reduce(x, axis, nan_policy, lambda r: _core.median(r, nan_policy, t))
 
 
-def quantile(x: Any, q: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+def quantile(
+    x: Any,
+    q: Any,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
+) -> Result:
     """Type-7 quantiles (``numpy.quantile``'s default ``"linear"``).
 
     ``h = (N − 1)·q``, ``Q(q) = s_(⌊h⌋+1) + (h − ⌊h⌋)·(s_(⌊h⌋+2) − s_(⌊h⌋+1))``
@@ -116,19 +158,25 @@ def quantile(x: Any, q: Any, axis: Optional[int] = None, *, nan_policy: str = "o
         raise ValueError("q: quantiles must be in [0, 1]")
     flat_q = [float(v) for v in qs.reshape(-1)]
     check_nan_policy(nan_policy)
+    t = check_threads(threads)
     a = as_float_array(x)
     if axis is None:
-        values = np.array(_core.quantile(a.reshape(-1), flat_q, nan_policy), dtype=a.dtype)
+        values = np.array(_core.quantile(a.reshape(-1), flat_q, nan_policy, t), dtype=a.dtype)
         return values.reshape(qs.shape) if qs.ndim else values[0]
     moved = np.moveaxis(a, axis, -1)
     rows = np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
-    table = np.array([_core.quantile(r, flat_q, nan_policy) for r in rows], dtype=a.dtype)
+    table = np.array([_core.quantile(r, flat_q, nan_policy, t) for r in rows], dtype=a.dtype)
     out = np.moveaxis(table.reshape(moved.shape[:-1] + (len(flat_q),)), -1, 0)
     return out.reshape(qs.shape + moved.shape[:-1])
 
 
 def upper_trimmed_mean(
-    x: Any, alpha: float = 0.1, axis: Optional[int] = None, *, nan_policy: str = "omit"
+    x: Any,
+    alpha: float = 0.1,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
 ) -> Result:
     """Asymmetric, upper-trimmed mean: the mean of all but the
     ``floor(alpha·N)`` largest scores; the lower tail is untouched.
@@ -142,10 +190,19 @@ def upper_trimmed_mean(
     5.0
     """
     alpha = check_fraction(alpha, "alpha")
-    return _reduce(x, axis, nan_policy, lambda r: _core.upper_trimmed_mean(r, alpha, nan_policy))
+    t = check_threads(threads)
+    return _reduce(
+        x, axis, nan_policy, lambda r: _core.upper_trimmed_mean(r, alpha, nan_policy, t)
+    )
 
 
-def nmad(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+def nmad(
+    x: Any,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
+) -> Result:
     """Normalised median absolute deviation about the median,
     ``median(|s − median(s)|) / Φ⁻¹(3/4)`` — equal to
     ``scipy.stats.median_abs_deviation(s, scale="normal")``.
@@ -156,10 +213,17 @@ def nmad(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Res
     >>> round(float(stats.nmad([1, 2, 3, 4, 100])), 6)
     1.482602
     """
-    return _reduce(x, axis, nan_policy, lambda r: _core.nmad(r, nan_policy))
+    t = check_threads(threads)
+    return _reduce(x, axis, nan_policy, lambda r: _core.nmad(r, nan_policy, t))
 
 
-def niqr(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Result:
+def niqr(
+    x: Any,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
+) -> Result:
     """Normalised interquartile range ``(Q(0.75) − Q(0.25)) / 1.3489795...``
     — equal to ``scipy.stats.iqr(s, scale="normal")``.
 
@@ -169,11 +233,18 @@ def niqr(x: Any, axis: Optional[int] = None, *, nan_policy: str = "omit") -> Res
     >>> round(float(stats.niqr([1, 2, 3, 4, 100])), 6)
     1.482602
     """
-    return _reduce(x, axis, nan_policy, lambda r: _core.niqr(r, nan_policy))
+    t = check_threads(threads)
+    return _reduce(x, axis, nan_policy, lambda r: _core.niqr(r, nan_policy, t))
 
 
 def trimmed_std(
-    x: Any, center: float, alpha: float = 0.1, axis: Optional[int] = None, *, nan_policy: str = "omit"
+    x: Any,
+    center: float,
+    alpha: float = 0.1,
+    axis: Optional[int] = None,
+    *,
+    nan_policy: str = "omit",
+    threads: Optional[int] = None,
 ) -> Result:
     """Trimmed standard deviation about ``center``: drop the
     ``floor(alpha·N)`` largest ``(s − center)²``, then ``sqrt`` of the mean
@@ -189,7 +260,10 @@ def trimmed_std(
     c = float(center)
     if not np.isfinite(c):
         raise ValueError(f"center must be finite, got {center!r}")
-    return _reduce(x, axis, nan_policy, lambda r: _core.trimmed_std(r, c, alpha, nan_policy))
+    t = check_threads(threads)
+    return _reduce(
+        x, axis, nan_policy, lambda r: _core.trimmed_std(r, c, alpha, nan_policy, t)
+    )
 
 
 class MEstimate(NamedTuple):
@@ -210,6 +284,7 @@ def m_estimate(
     maxiter: int = 30,
     tol: float = 1e-8,
     nan_policy: str = "omit",
+    threads: Optional[int] = None,
 ) -> MEstimate:
     """Joint location and scale by Huber's proposal 2 (SPEC §3).
 
@@ -261,7 +336,7 @@ def m_estimate(
     tol = check_positive(tol, "tol")
     a = as_float_array(x)
     loc, scale, n_iter, converged, _start = _core.m_estimate(
-        a.reshape(-1), norm, c, t, maxiter, tol, nan_policy
+        a.reshape(-1), norm, c, t, maxiter, tol, nan_policy, check_threads(threads)
     )
     if not converged:
         warnings.warn(

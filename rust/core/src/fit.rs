@@ -4,12 +4,11 @@
 
 use crate::error::Error;
 use crate::float::Float;
-use crate::location::{check_trim, mean, upper_trimmed_mean};
+use crate::location::{check_trim, mean, median, upper_trimmed_mean};
 use crate::mest::{m_estimate, MEstimate, MParams, Norm};
-use crate::sample::{check, finite_copy, NanPolicy};
+use crate::sample::{NanPolicy, Sample};
 use crate::scale::{niqr, nmad, std, trimmed_std};
 use crate::scaling::{Gaussian, Linear};
-use crate::select::median;
 
 /// Location estimator of a Gaussian scaling (SPEC §1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -186,59 +185,8 @@ pub struct GaussianFit {
     pub m_estimates: Vec<(Norm, MEstimate)>,
 }
 
-/// The fitting data: borrowed while only order-free estimators (mean, SD)
-/// have run, copied once — without NaN, negated if asked — when a
-/// selection needs a buffer it may reorder.
-enum Values<'a, T> {
-    Borrowed { x: &'a [T], negate: bool },
-    Owned(Vec<T>),
-}
-
-impl<'a, T: Float> Values<'a, T> {
-    fn new(x: &'a [T], nan_count: usize, negate: bool) -> Self {
-        if nan_count == 0 {
-            Values::Borrowed { x, negate }
-        } else {
-            Values::Owned(finite_copy(x, nan_count, negate))
-        }
-    }
-
-    fn mean(&self) -> f64 {
-        match self {
-            // Σ(−x) = −Σx exactly, and rounding is symmetric.
-            Values::Borrowed { x, negate } => {
-                let m = mean(x);
-                if *negate {
-                    -m
-                } else {
-                    m
-                }
-            }
-            Values::Owned(v) => mean(v),
-        }
-    }
-
-    /// The SD does not change under negation.
-    fn std(&self, ddof: usize) -> Result<f64, Error> {
-        match self {
-            Values::Borrowed { x, .. } => std(x, ddof),
-            Values::Owned(v) => std(v, ddof),
-        }
-    }
-
-    fn scratch(&mut self) -> &mut [T] {
-        if let Values::Borrowed { x, negate } = *self {
-            *self = Values::Owned(finite_copy(x, 0, negate));
-        }
-        match self {
-            Values::Owned(v) => v,
-            Values::Borrowed { .. } => unreachable!("converted above"),
-        }
-    }
-}
-
 struct Fitter<'a, T> {
-    values: Values<'a, T>,
+    sample: Sample<'a, T>,
     spec: GaussianSpec,
     m_estimates: Vec<(Norm, MEstimate)>,
 }
@@ -248,42 +196,43 @@ impl<T: Float> Fitter<'_, T> {
         if let Some((_, est)) = self.m_estimates.iter().find(|(n, _)| *n == norm) {
             return Ok(*est);
         }
-        let params = self.spec.m_params(norm);
-        let est = m_estimate(self.values.scratch(), &params)?;
+        let est = m_estimate(&self.sample, &self.spec.m_params(norm))?;
         self.m_estimates.push((norm, est));
         Ok(est)
     }
 
     fn center(&mut self) -> Result<f64, Error> {
+        let s = &self.sample;
         Ok(match self.spec.center {
-            Center::Mean => self.values.mean(),
-            Center::Median => median(self.values.scratch()),
-            Center::TrimmedMean => upper_trimmed_mean(self.values.scratch(), self.spec.trim)?,
+            Center::Mean => mean(s),
+            Center::Median => median(s),
+            Center::TrimmedMean => upper_trimmed_mean(s, self.spec.trim)?,
             Center::M(norm) => self.m_estimate(norm)?.location,
             Center::Value(c) => c,
         })
     }
 
     fn scale(&mut self, which: Scale, center: f64) -> Result<f64, Error> {
+        let s = &self.sample;
         Ok(match which {
             // N <= ddof: no spread can be measured; treated as zero so the
             // scaling degrades to the constant case instead of failing.
-            Scale::Std => self.values.std(self.spec.ddof).unwrap_or(0.0),
-            Scale::Nmad => nmad(self.values.scratch()),
-            Scale::Niqr => niqr(self.values.scratch()),
-            Scale::TrimmedStd => trimmed_std(self.values.scratch(), center, self.spec.trim)?,
+            Scale::Std => std(s, self.spec.ddof).unwrap_or(0.0),
+            Scale::Nmad => nmad(s),
+            Scale::Niqr => niqr(s),
+            Scale::TrimmedStd => trimmed_std(s, center, self.spec.trim)?,
             Scale::M(norm) => self.m_estimate(norm)?.scale,
-            Scale::Value(s) => s,
+            Scale::Value(v) => v,
         })
     }
 }
 
-/// Fits μ and σ of a Gaussian scaling to 1-D scores (SPEC §1–§5).
+/// Fits μ and σ of a Gaussian scaling to 1-D scores (SPEC §1–§5), reading
+/// the scores in place: no estimator but M-estimation copies them.
 pub fn fit_gaussian<T: Float>(x: &[T], spec: &GaussianSpec) -> Result<GaussianFit, Error> {
     spec.check()?;
-    let nan_count = check(x, spec.nan_policy)?;
     let mut fitter = Fitter {
-        values: Values::new(x, nan_count, spec.negate),
+        sample: Sample::new(x, spec.nan_policy, spec.negate)?,
         spec: *spec,
         m_estimates: Vec::new(),
     };
@@ -309,12 +258,8 @@ pub fn fit_gaussian<T: Float>(x: &[T], spec: &GaussianSpec) -> Result<GaussianFi
 
 /// Fits linear scaling: the smallest and largest score.
 pub fn fit_linear<T: Float>(x: &[T], nan_policy: NanPolicy, negate: bool) -> Result<Linear, Error> {
-    check(x, nan_policy)?;
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in x.iter().map(|v| v.to_f64()).filter(|v| !v.is_nan()) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
+    let s = Sample::new(x, nan_policy, negate)?;
+    let (lo, hi) = (s.summary.min, s.summary.max);
     Ok(if negate {
         Linear { min: -hi, max: -lo }
     } else {

@@ -18,10 +18,14 @@ pub mod float;
 pub mod location;
 pub mod mest;
 pub mod metrics;
+pub mod par;
+pub mod rank;
+pub mod reduce;
 pub mod sample;
 pub mod scale;
 pub mod scaling;
 pub mod select;
+mod simd;
 pub mod sum;
 
 pub use error::Error;

@@ -1,15 +1,47 @@
-//! Location (center) estimators, SPEC §1. Inputs are checked, NaN-free,
-//! non-empty buffers; the median lives with selection.
+//! Location (center) estimators, SPEC §1, on checked samples read in place.
 
 use crate::error::Error;
 use crate::float::Float;
-use crate::select::order_statistics;
-use crate::sum::exact_sum;
+use crate::rank::{ranked, Key};
+use crate::reduce::{mean_of, sum_below};
+use crate::sample::Sample;
+use crate::select::{midpoint, Position};
+use crate::sum::exact_product;
 
 /// `(1/N) Σ s_i` with the sum correctly rounded: equal to
 /// `math.fsum(s) / N` whatever the order of `s`.
-pub fn mean<T: Float>(x: &[T]) -> f64 {
-    exact_sum(x).mean(x.len())
+pub fn mean<T: Float>(s: &Sample<'_, T>) -> f64 {
+    // Σ(−x) = −Σx exactly, and rounding is symmetric.
+    s.orient(mean_of(s.x, &s.summary))
+}
+
+/// `numpy.median`: the middle order statistic, or `(a + b)/2` of the two.
+pub fn median<T: Float>(s: &Sample<'_, T>) -> f64 {
+    median_of_key(s, Key::Value { negate: s.negate })
+}
+
+/// The median of a key of the scores (the values, or deviations).
+pub(crate) fn median_of_key<T: Float>(s: &Sample<'_, T>, key: Key) -> f64 {
+    let n = s.len();
+    if n % 2 == 1 {
+        ranked(s.x, n, key, &[n / 2])[0]
+    } else {
+        let v = ranked(s.x, n, key, &[n / 2 - 1, n / 2]);
+        midpoint(v[0], v[1])
+    }
+}
+
+/// Type-7 quantiles (`numpy.quantile`, method "linear") for each `q` in
+/// [0, 1]; every order statistic they need is found in one read.
+pub fn quantiles<T: Float>(s: &Sample<'_, T>, qs: &[f64]) -> Vec<f64> {
+    let n = s.len();
+    let positions: Vec<Position> = qs.iter().map(|&q| Position::new(n, q)).collect();
+    let mut ranks: Vec<usize> = positions.iter().flat_map(Position::ranks).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    let values = ranked(s.x, n, Key::Value { negate: s.negate }, &ranks);
+    let value_of = |r: usize| values[ranks.binary_search(&r).unwrap_or(0)];
+    positions.iter().map(|p| p.interpolate(value_of)).collect()
 }
 
 /// How many of the largest of `n` values a trimming fraction drops:
@@ -31,37 +63,62 @@ pub fn check_trim(alpha: f64) -> Result<(), Error> {
 }
 
 /// Asymmetric, upper-trimmed mean: the mean of all but the
-/// `floor(alpha·N)` largest values (reorders `buf`). Lower tail untouched.
-pub fn upper_trimmed_mean<T: Float>(buf: &mut [T], alpha: f64) -> Result<f64, Error> {
+/// `floor(alpha·N)` largest values; the lower tail is untouched. The
+/// largest kept value v is ranked, then the values below v are summed
+/// exactly and the kept copies of v added.
+pub fn upper_trimmed_mean<T: Float>(s: &Sample<'_, T>, alpha: f64) -> Result<f64, Error> {
     check_trim(alpha)?;
-    let n = buf.len();
+    let n = s.len();
     let k = trimmed_count(alpha, n);
-    if k > 0 {
-        // The (N−k)-th smallest at index N−k: everything before it is kept.
-        order_statistics(buf, &[n - k]);
+    if k == 0 {
+        return Ok(mean(s));
     }
-    Ok(mean(&buf[..n - k]))
+    let keep = n - k;
+    let v = ranked(s.x, n, Key::Value { negate: s.negate }, &[keep - 1])[0];
+    let (mut sum, below) = sum_below(s.x, s.negate, v);
+    if keep > below {
+        // The kept ties with v add v·(their number), exactly.
+        sum.merge(&exact_product(v, keep - below));
+    }
+    Ok(sum.mean(keep))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sample::NanPolicy;
 
-    #[test]
-    fn trimmed_mean_drops_the_largest() {
-        let mut x = [5.0, 1.0, 100.0, 2.0, 3.0, 4.0, 6.0, 7.0, 8.0, 9.0];
-        // floor(0.1 * 10) = 1: drop 100.
-        assert_eq!(upper_trimmed_mean(&mut x, 0.1).unwrap(), 5.0);
-        let mut y = [1.0, 2.0];
-        assert_eq!(upper_trimmed_mean(&mut y, 0.5).unwrap(), 1.0);
-        assert_eq!(upper_trimmed_mean(&mut [3.0f32], 0.9).unwrap(), 3.0);
-        assert!(upper_trimmed_mean(&mut [1.0], 1.0).is_err());
-        assert!(upper_trimmed_mean(&mut [1.0], f64::NAN).is_err());
+    fn sample(x: &[f64]) -> Sample<'_, f64> {
+        Sample::new(x, NanPolicy::Omit, false).unwrap()
     }
 
     #[test]
-    fn mean_is_exact() {
-        assert_eq!(mean(&[1e150, 1.0, -1e150]), 1.0 / 3.0);
-        assert_eq!(mean(&[0.1f32; 3]), (3.0 * f64::from(0.1f32)) / 3.0);
+    fn trimmed_mean_drops_the_largest() {
+        let x = [5.0, 1.0, 100.0, 2.0, 3.0, 4.0, 6.0, 7.0, 8.0, 9.0];
+        // floor(0.1 * 10) = 1: drop 100.
+        assert_eq!(upper_trimmed_mean(&sample(&x), 0.1).unwrap(), 5.0);
+        assert_eq!(upper_trimmed_mean(&sample(&[1.0, 2.0]), 0.5).unwrap(), 1.0);
+        assert_eq!(upper_trimmed_mean(&sample(&[3.0]), 0.9).unwrap(), 3.0);
+        assert!(upper_trimmed_mean(&sample(&[1.0]), 1.0).is_err());
+        assert!(upper_trimmed_mean(&sample(&[1.0]), f64::NAN).is_err());
+        // Ties at the cut: [1, 2, 2, 2, 9], drop 1 → mean of [1, 2, 2, 2].
+        assert_eq!(
+            upper_trimmed_mean(&sample(&[2.0, 9.0, 2.0, 1.0, 2.0]), 0.2).unwrap(),
+            1.75
+        );
+        let many = vec![0.5; 1000];
+        assert_eq!(upper_trimmed_mean(&sample(&many), 0.1).unwrap(), 0.5);
+    }
+
+    #[test]
+    fn mean_and_median() {
+        assert_eq!(mean(&sample(&[1e150, 1.0, -1e150])), 1.0 / 3.0);
+        let neg = Sample::new(&[1.0, 2.0, 4.0][..], NanPolicy::Omit, true).unwrap();
+        assert_eq!((mean(&neg), median(&neg)), (-7.0 / 3.0, -2.0));
+        assert_eq!(median(&sample(&[4.0, 1.0, 3.0, 2.0])), 2.5);
+        assert_eq!(
+            quantiles(&sample(&[4.0, 2.0, 1.0, 3.0]), &[0.0, 0.25, 0.5, 0.75, 1.0]),
+            vec![1.0, 1.75, 2.5, 3.25, 4.0]
+        );
     }
 }

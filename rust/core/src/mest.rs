@@ -4,7 +4,8 @@
 
 use crate::error::Error;
 use crate::float::Float;
-use crate::select::median;
+use crate::location::median;
+use crate::sample::Sample;
 use crate::sum::Neumaier;
 
 /// The weighting function of the location step.
@@ -167,11 +168,11 @@ pub struct MEstimate {
 }
 
 /// Huber's proposal 2 from μ₀ = median, σ₀ = nMAD (or the §5 fallback when
-/// the nMAD is zero). Reorders `buf`.
-pub fn m_estimate<T: Float>(buf: &mut [T], params: &MParams) -> Result<MEstimate, Error> {
+/// the nMAD is zero).
+pub fn m_estimate<T: Float>(s: &Sample<'_, T>, params: &MParams) -> Result<MEstimate, Error> {
     params.check()?;
-    let mu0 = median(buf);
-    let (sigma0, start) = start_scale(buf)?;
+    let mu0 = median(s);
+    let (sigma0, start) = start_scale(s)?;
     if start == StartScale::Constant {
         return Ok(MEstimate {
             location: mu0,
@@ -181,19 +182,20 @@ pub fn m_estimate<T: Float>(buf: &mut [T], params: &MParams) -> Result<MEstimate
             start,
         });
     }
-    Ok(iterate(buf, params, mu0, sigma0, start))
+    let values = s.to_vec();
+    Ok(iterate(&values, params, mu0, sigma0, start))
 }
 
-fn start_scale<T: Float>(buf: &mut [T]) -> Result<(f64, StartScale), Error> {
-    let nmad = crate::scale::nmad(buf);
+fn start_scale<T: Float>(s: &Sample<'_, T>) -> Result<(f64, StartScale), Error> {
+    let nmad = crate::scale::nmad(s);
     if nmad > 0.0 {
         return Ok((nmad, StartScale::Nmad));
     }
-    let niqr = crate::scale::niqr(buf);
+    let niqr = crate::scale::niqr(s);
     if niqr > 0.0 {
         return Ok((niqr, StartScale::Niqr));
     }
-    match crate::scale::std(buf, 0)? {
+    match crate::scale::std(s, 0)? {
         s if s > 0.0 => Ok((s, StartScale::Std)),
         _ => Ok((0.0, StartScale::Constant)),
     }
@@ -299,6 +301,11 @@ fn scale_step<T: Float>(x: &[T], c: f64, mu: f64, sigma: f64, nmu: f64, denom: f
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sample::NanPolicy;
+
+    fn m_estimate<T: Float>(x: &mut [T], p: &MParams) -> Result<MEstimate, Error> {
+        super::m_estimate(&Sample::new(x, NanPolicy::Omit, false)?, p)
+    }
 
     /// The data of statsmodels' `Huber` docstring example.
     const CHEM: [f64; 24] = [

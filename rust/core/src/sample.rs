@@ -1,8 +1,13 @@
 //! The input contract for fitting data (SPEC §5): NaN omitted or refused,
 //! ±inf refused with a count and the first index, nothing left → error.
+//!
+//! [`Sample`] is checked fitting data read in place: one pass takes the
+//! census (and the sum, extremes) and every estimator then reads the
+//! caller's buffer again, skipping NaN, without copying it.
 
 use crate::error::Error;
 use crate::float::Float;
+use crate::reduce::{summarize, Summary};
 
 /// What to do with NaN in fitting data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -28,67 +33,71 @@ impl core::str::FromStr for NanPolicy {
     }
 }
 
-const BLOCK: usize = 256;
-
-/// Checks fitting data and returns how many NaN it holds.
-pub fn check<T: Float>(x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
-    let (mut nan, mut first_nan) = (0usize, 0usize);
-    let (mut inf, mut first_inf) = (0usize, 0usize);
-    // Non-finite values are rare: test a block at once and look closer only
-    // at a block that has any.
-    for (b, block) in x.chunks(BLOCK).enumerate() {
-        if block.iter().all(|v| v.is_finite()) {
-            continue;
-        }
-        for (i, v) in block.iter().enumerate() {
-            if v.is_nan() {
-                if nan == 0 {
-                    first_nan = b * BLOCK + i;
-                }
-                nan += 1;
-            } else if !v.is_finite() {
-                if inf == 0 {
-                    first_inf = b * BLOCK + i;
-                }
-                inf += 1;
-            }
-        }
-    }
-    if inf > 0 {
-        return Err(Error::Infinite {
-            count: inf,
-            first_index: first_inf,
-        });
-    }
-    if nan > 0 && nan_policy == NanPolicy::Raise {
-        return Err(Error::Nan {
-            count: nan,
-            first_index: first_nan,
-        });
-    }
-    if nan == x.len() {
-        return Err(Error::Empty { len: x.len() });
-    }
-    Ok(nan)
+/// Checked fitting data: the caller's buffer (NaN are skipped by every
+/// estimator), whether the scores are negated (`higher_is_outlier=False`),
+/// and the summary of the first read.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample<'a, T> {
+    /// The raw scores.
+    pub x: &'a [T],
+    /// Estimate on `−x`.
+    pub negate: bool,
+    /// Census, sum and extremes of `x` (not negated).
+    pub summary: Summary,
 }
 
-/// A scratch copy of checked data without its NaN, negated if asked
-/// (`higher_is_outlier=False`).
-pub fn finite_copy<T: Float>(x: &[T], nan_count: usize, negate: bool) -> Vec<T> {
-    let mut out = Vec::with_capacity(x.len() - nan_count);
-    match (nan_count, negate) {
-        (0, false) => out.extend_from_slice(x),
-        (0, true) => out.extend(x.iter().map(|v| v.neg())),
-        (_, false) => out.extend(x.iter().copied().filter(|v| !v.is_nan())),
-        (_, true) => out.extend(x.iter().filter(|v| !v.is_nan()).map(|v| v.neg())),
+impl<'a, T: Float> Sample<'a, T> {
+    /// Reads `x` once and applies the §5 contract.
+    pub fn new(x: &'a [T], nan_policy: NanPolicy, negate: bool) -> Result<Self, Error> {
+        let summary = summarize(x);
+        if summary.inf.count > 0 {
+            return Err(Error::Infinite {
+                count: summary.inf.count,
+                first_index: summary.inf.first,
+            });
+        }
+        if summary.nan.count > 0 && nan_policy == NanPolicy::Raise {
+            return Err(Error::Nan {
+                count: summary.nan.count,
+                first_index: summary.nan.first,
+            });
+        }
+        if summary.count == 0 {
+            return Err(Error::Empty { len: x.len() });
+        }
+        Ok(Sample { x, negate, summary })
     }
-    out
-}
 
-/// Checks `x` and returns its finite values as a scratch buffer.
-pub fn sample<T: Float>(x: &[T], nan_policy: NanPolicy, negate: bool) -> Result<Vec<T>, Error> {
-    let nan = check(x, nan_policy)?;
-    Ok(finite_copy(x, nan, negate))
+    /// Number of (non-NaN) scores.
+    pub fn len(&self) -> usize {
+        self.summary.count
+    }
+
+    /// Never true for a constructed sample.
+    pub fn is_empty(&self) -> bool {
+        self.summary.count == 0
+    }
+
+    /// `±v` as this sample orients scores.
+    #[inline]
+    pub fn orient(&self, v: f64) -> f64 {
+        if self.negate {
+            -v
+        } else {
+            v
+        }
+    }
+
+    /// The oriented scores without NaN, as a new buffer (for the estimators
+    /// that need one they may reorder).
+    pub fn to_vec(&self) -> Vec<T> {
+        let keep = self.x.iter().copied().filter(|v| !v.is_nan());
+        if self.negate {
+            keep.map(Float::neg).collect()
+        } else {
+            keep.collect()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -98,14 +107,14 @@ mod tests {
     #[test]
     fn contract() {
         let x = [1.0, f64::NAN, 2.0, f64::NAN];
-        assert_eq!(sample(&x, NanPolicy::Omit, false).unwrap(), vec![1.0, 2.0]);
-        assert_eq!(sample(&x, NanPolicy::Omit, true).unwrap(), vec![-1.0, -2.0]);
+        let s = Sample::new(&x, NanPolicy::Omit, true).unwrap();
+        assert_eq!((s.len(), s.to_vec()), (2, vec![-1.0, -2.0]));
         assert_eq!(
-            sample(&x, NanPolicy::Raise, false),
-            Err(Error::Nan {
+            Sample::new(&x, NanPolicy::Raise, false).unwrap_err(),
+            Error::Nan {
                 count: 2,
                 first_index: 1
-            })
+            }
         );
         let y: Vec<f64> = (0..1000)
             .map(|i| match i {
@@ -115,19 +124,19 @@ mod tests {
             })
             .collect();
         assert_eq!(
-            sample(&y, NanPolicy::Omit, false),
-            Err(Error::Infinite {
+            Sample::new(&y, NanPolicy::Omit, false).unwrap_err(),
+            Error::Infinite {
                 count: 2,
                 first_index: 300
-            })
+            }
         );
         assert_eq!(
-            sample::<f32>(&[], NanPolicy::Omit, false),
-            Err(Error::Empty { len: 0 })
+            Sample::<f32>::new(&[], NanPolicy::Omit, false).unwrap_err(),
+            Error::Empty { len: 0 }
         );
         assert_eq!(
-            sample(&[f32::NAN], NanPolicy::Omit, false),
-            Err(Error::Empty { len: 1 })
+            Sample::new(&[f32::NAN], NanPolicy::Omit, false).unwrap_err(),
+            Error::Empty { len: 1 }
         );
     }
 }

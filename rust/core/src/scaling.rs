@@ -3,6 +3,7 @@
 
 use crate::error::Error;
 use crate::float::Float;
+use crate::par::{zip_chunks_of, CHUNK};
 
 /// A fitted score → probability map.
 pub trait Scaling: Copy + Send + Sync {
@@ -125,18 +126,16 @@ pub fn transform<T: Float, S: Scaling>(
         c.check()?;
     }
     let sign = if negate { -1.0 } else { 1.0 };
-    if k == 1 {
-        let c = columns[0];
-        for (d, &s) in dst.iter_mut().zip(src) {
-            *d = T::from_f64(c.probability(sign * s.to_f64()));
-        }
-    } else {
-        for (drow, srow) in dst.chunks_exact_mut(k).zip(src.chunks_exact(k)) {
+    // Element-wise: results cannot depend on how the work is split. Chunks
+    // are whole rows.
+    let rows = (CHUNK / k).max(1) * k;
+    zip_chunks_of(src, dst, rows, |s_rows, d_rows| {
+        for (drow, srow) in d_rows.chunks_exact_mut(k).zip(s_rows.chunks_exact(k)) {
             for ((d, &s), c) in drow.iter_mut().zip(srow).zip(columns) {
                 *d = T::from_f64(c.probability(sign * s.to_f64()));
             }
         }
-    }
+    });
     Ok(())
 }
 

@@ -72,7 +72,7 @@ pub fn median<T: Float>(buf: &mut [T]) -> f64 {
     median_by(buf, T::to_f64)
 }
 
-fn midpoint(a: f64, b: f64) -> f64 {
+pub(crate) fn midpoint(a: f64, b: f64) -> f64 {
     let s = a + b;
     if s.is_finite() {
         s / 2.0
@@ -85,23 +85,40 @@ fn midpoint(a: f64, b: f64) -> f64 {
 /// Where a type-7 quantile falls: the lower order statistic and the
 /// interpolation weight. `h = (N − 1)·q` as NumPy computes it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Position {
+pub(crate) struct Position {
     lower: usize,
     weight: f64,
 }
 
-fn position(n: usize, q: f64) -> Position {
-    let h = (n - 1) as f64 * q;
-    if h >= (n - 1) as f64 {
-        return Position {
-            lower: n - 1,
-            weight: 0.0,
-        };
+impl Position {
+    pub(crate) fn new(n: usize, q: f64) -> Self {
+        let h = (n - 1) as f64 * q;
+        if h >= (n - 1) as f64 {
+            return Position {
+                lower: n - 1,
+                weight: 0.0,
+            };
+        }
+        let lower = h.floor();
+        Position {
+            lower: lower as usize,
+            weight: h - lower,
+        }
     }
-    let lower = h.floor();
-    Position {
-        lower: lower as usize,
-        weight: h - lower,
+
+    /// The order statistics the quantile needs.
+    pub(crate) fn ranks(&self) -> impl Iterator<Item = usize> {
+        let upper = (self.weight > 0.0).then_some(self.lower + 1);
+        core::iter::once(self.lower).chain(upper)
+    }
+
+    /// The quantile from its order statistics.
+    pub(crate) fn interpolate(&self, value_of: impl Fn(usize) -> f64) -> f64 {
+        if self.weight > 0.0 {
+            lerp(value_of(self.lower), value_of(self.lower + 1), self.weight)
+        } else {
+            value_of(self.lower)
+        }
     }
 }
 
@@ -124,28 +141,13 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
 /// statistics all the `q` need are selected once.
 pub fn quantiles<T: Float>(buf: &mut [T], qs: &[f64]) -> Vec<f64> {
     let n = buf.len();
-    let positions: Vec<Position> = qs.iter().map(|&q| position(n, q)).collect();
-    let mut ranks: Vec<usize> = positions
-        .iter()
-        .flat_map(|p| {
-            let upper = (p.weight > 0.0).then_some(p.lower + 1);
-            core::iter::once(p.lower).chain(upper)
-        })
-        .collect();
+    let positions: Vec<Position> = qs.iter().map(|&q| Position::new(n, q)).collect();
+    let mut ranks: Vec<usize> = positions.iter().flat_map(Position::ranks).collect();
     ranks.sort_unstable();
     ranks.dedup();
     let values = order_statistics(buf, &ranks);
     let value_of = |rank: usize| values[ranks.binary_search(&rank).unwrap_or(0)];
-    positions
-        .iter()
-        .map(|p| {
-            if p.weight > 0.0 {
-                lerp(value_of(p.lower), value_of(p.lower + 1), p.weight)
-            } else {
-                value_of(p.lower)
-            }
-        })
-        .collect()
+    positions.iter().map(|p| p.interpolate(value_of)).collect()
 }
 
 /// One type-7 quantile.
@@ -155,26 +157,7 @@ pub fn quantile<T: Float>(buf: &mut [T], q: f64) -> f64 {
 
 /// A type-7 quantile of an already sorted, non-empty slice.
 pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
-    let p = position(sorted.len(), q);
-    if p.weight > 0.0 {
-        lerp(sorted[p.lower], sorted[p.lower + 1], p.weight)
-    } else {
-        sorted[p.lower]
-    }
-}
-
-/// The smallest and largest value of a non-empty slice (NaN-free).
-pub fn min_max<T: Float>(xs: &[T]) -> (f64, f64) {
-    let (mut lo, mut hi) = (xs[0], xs[0]);
-    for &x in xs {
-        if x < lo {
-            lo = x;
-        }
-        if x > hi {
-            hi = x;
-        }
-    }
-    (lo.to_f64(), hi.to_f64())
+    Position::new(sorted.len(), q).interpolate(|r| sorted[r])
 }
 
 #[cfg(test)]

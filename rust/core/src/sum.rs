@@ -45,6 +45,22 @@ pub fn exact_sum<T: Float>(xs: &[T]) -> ExactSum {
     bins.into_exact()
 }
 
+/// `v·n` exactly (for `n < 2^53` and no underflow of the product's error
+/// term): the product and its rounding error by FMA, summed exactly.
+pub fn exact_product(v: f64, n: usize) -> ExactSum {
+    let a = n as f64;
+    let p = v * a;
+    let e = v.mul_add(a, -p);
+    exact_sum(&[p, e])
+}
+
+impl From<f64> for ExactSum {
+    /// The exact value of one double.
+    fn from(x: f64) -> Self {
+        exact_sum(&[x])
+    }
+}
+
 impl ExactSum {
     /// The empty sum.
     pub fn zero() -> Self {

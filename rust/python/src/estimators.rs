@@ -2,50 +2,71 @@
 
 use crate::{parse, to_py, with_slice, Floats};
 use outprob_core::mest::{MEstimate, MParams, Norm, StartScale};
-use outprob_core::sample::{sample, NanPolicy};
-use outprob_core::{location, scale, select, Error, Float};
+use outprob_core::sample::{NanPolicy, Sample};
+use outprob_core::{location, scale, Error, Float};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// Runs an estimator on a NaN-free scratch copy of `x`.
+/// Runs an estimator on `x` checked by the §5 contract.
 fn estimate<T: Float, R>(
     x: &[T],
     nan: NanPolicy,
-    f: impl FnOnce(&mut [T]) -> Result<R, Error>,
+    f: impl FnOnce(&Sample<'_, T>) -> Result<R, Error>,
 ) -> Result<R, Error> {
-    f(&mut sample(x, nan, false)?)
+    f(&Sample::new(x, nan, false)?)
 }
 
 #[pyfunction]
-fn mean(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+fn mean(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
     let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(location::mean(b)))).map_err(to_py)
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(
+        location::mean(d)
+    )))
+    .map_err(to_py)
 }
 
 #[pyfunction]
 #[pyo3(name = "std")]
-fn std_dev(py: Python<'_>, x: Floats<'_>, ddof: usize, nan_policy: &str) -> PyResult<f64> {
+fn std_dev(
+    py: Python<'_>,
+    x: Floats<'_>,
+    ddof: usize,
+    nan_policy: &str,
+    threads: usize,
+) -> PyResult<f64> {
     let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, x, |s| estimate(s, nan, |b| scale::std(b, ddof))).map_err(to_py)
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| scale::std(
+        d, ddof
+    )))
+    .map_err(to_py)
 }
 
 #[pyfunction]
-fn median(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+fn median(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
     let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(select::median(b)))).map_err(to_py)
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(
+        location::median(d)
+    )))
+    .map_err(to_py)
 }
 
 #[pyfunction]
-fn quantile(py: Python<'_>, x: Floats<'_>, q: Vec<f64>, nan_policy: &str) -> PyResult<Vec<f64>> {
+fn quantile(
+    py: Python<'_>,
+    x: Floats<'_>,
+    q: Vec<f64>,
+    nan_policy: &str,
+    threads: usize,
+) -> PyResult<Vec<f64>> {
     let nan: NanPolicy = parse(nan_policy)?;
     if let Some(bad) = q.iter().find(|q| !(0.0..=1.0).contains(*q)) {
         return Err(PyValueError::new_err(format!(
             "q: quantiles must be in [0, 1], got {bad}"
         )));
     }
-    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(select::quantiles(
-        b, &q
-    ))))
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(
+        location::quantiles(d, &q)
+    )))
     .map_err(to_py)
 }
 
@@ -55,24 +76,25 @@ fn upper_trimmed_mean(
     x: Floats<'_>,
     alpha: f64,
     nan_policy: &str,
+    threads: usize,
 ) -> PyResult<f64> {
     let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, x, |s| estimate(s, nan, |b| {
-        location::upper_trimmed_mean(b, alpha)
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| {
+        location::upper_trimmed_mean(d, alpha)
     }))
     .map_err(to_py)
 }
 
 #[pyfunction]
-fn nmad(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+fn nmad(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
     let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(scale::nmad(b)))).map_err(to_py)
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(scale::nmad(d)))).map_err(to_py)
 }
 
 #[pyfunction]
-fn niqr(py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<f64> {
+fn niqr(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
     let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, x, |s| estimate(s, nan, |b| Ok(scale::niqr(b)))).map_err(to_py)
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(scale::niqr(d)))).map_err(to_py)
 }
 
 #[pyfunction]
@@ -82,11 +104,14 @@ fn trimmed_std(
     center: f64,
     alpha: f64,
     nan_policy: &str,
+    threads: usize,
 ) -> PyResult<f64> {
     let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, x, |s| estimate(s, nan, |b| scale::trimmed_std(
-        b, center, alpha
-    )))
+    with_slice!(py, threads, x, |s| estimate(
+        s,
+        nan,
+        |d| scale::trimmed_std(d, center, alpha)
+    ))
     .map_err(to_py)
 }
 
@@ -123,6 +148,7 @@ fn m_estimate(
     maxiter: usize,
     tol: f64,
     nan_policy: &str,
+    threads: usize,
 ) -> PyResult<MTuple> {
     let nan: NanPolicy = parse(nan_policy)?;
     let norm: Norm = parse(norm)?;
@@ -133,8 +159,8 @@ fn m_estimate(
         tol,
         ..MParams::new(norm)
     };
-    with_slice!(py, x, |s| estimate(s, nan, |b| {
-        outprob_core::mest::m_estimate(b, &params)
+    with_slice!(py, threads, x, |s| estimate(s, nan, |d| {
+        outprob_core::mest::m_estimate(d, &params)
     }))
     .map(|e| m_tuple(&e))
     .map_err(to_py)

@@ -2,7 +2,8 @@
 //!
 //! Each function extracts C-contiguous float32/float64 arrays (the Python
 //! layer guarantees contiguity and native byte order), releases the GIL for
-//! the computation, and maps core errors to `ValueError` in one place.
+//! the computation — run in a thread pool of the requested size when the
+//! input is large — and maps core errors to `ValueError` in one place.
 
 // PyO3 extracts arguments as owned values.
 #![allow(clippy::needless_pass_by_value)]
@@ -12,9 +13,12 @@ mod metrics;
 mod scaling;
 
 use numpy::PyReadonlyArray1;
+use outprob_core::par::PARALLEL_MIN;
 use outprob_core::Error;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Every core error is a user input error.
 pub(crate) fn to_py(e: Error) -> PyErr {
@@ -33,22 +37,74 @@ pub(crate) enum Floats<'py> {
     F32(PyReadonlyArray1<'py, f32>),
 }
 
+/// Threads to use: `requested` (0: every core), capped by the environment
+/// variable `OUTPROB_NUM_THREADS`.
+fn thread_count(requested: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let cap = std::env::var("OUTPROB_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&v| v > 0)
+        .unwrap_or(usize::MAX);
+    let want = if requested == 0 { cores } else { requested };
+    want.min(cap).max(1)
+}
+
+/// Thread pools by thread count.
+type Pools = Mutex<Vec<(usize, Arc<ThreadPool>)>>;
+
+/// One pool per thread count, built on first use and kept.
+fn pool(threads: usize) -> PyResult<Arc<ThreadPool>> {
+    static POOLS: OnceLock<Pools> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Ok(Arc::clone(p));
+    }
+    let p = ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("outprob-{i}"))
+        .build()
+        .map_err(|e| PyValueError::new_err(format!("cannot start {threads} threads: {e}")))?;
+    let p = Arc::new(p);
+    pools.push((threads, Arc::clone(&p)));
+    Ok(p)
+}
+
+/// Runs `f` without the GIL: on the calling thread for inputs of `n` <
+/// `PARALLEL_MIN` elements (the core stays sequential there), else in the
+/// pool of `thread_count(threads)` threads. Results do not depend on it.
+pub(crate) fn run<R: Send>(
+    py: Python<'_>,
+    threads: usize,
+    n: usize,
+    f: impl FnOnce() -> R + Send,
+) -> PyResult<R> {
+    if n < PARALLEL_MIN {
+        return Ok(py.detach(f));
+    }
+    let pool = pool(thread_count(threads))?;
+    Ok(py.detach(|| pool.install(f)))
+}
+
 /// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
-/// without the GIL.
+/// without the GIL, in `$threads` threads.
 macro_rules! with_slice {
-    ($py:expr, $x:expr, |$s:ident| $body:expr) => {
+    ($py:expr, $threads:expr, $x:expr, |$s:ident| $body:expr) => {
         match $x {
             $crate::Floats::F64(a) => {
                 let $s = a
                     .as_slice()
                     .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-                $py.detach(|| $body)
+                $crate::run($py, $threads, $s.len(), || $body)?
             }
             $crate::Floats::F32(a) => {
                 let $s = a
                     .as_slice()
                     .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-                $py.detach(|| $body)
+                $crate::run($py, $threads, $s.len(), || $body)?
             }
         }
     };

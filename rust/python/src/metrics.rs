@@ -37,9 +37,11 @@ fn evaluate(
     y: PyReadonlyArray1<'_, bool>,
     bins: &str,
     n_bins: Vec<usize>,
+    threads: usize,
 ) -> PyResult<EvaluationTuple> {
     let (y, scheme): (_, Scheme) = (labels(&y)?, parse(bins)?);
-    let e = with_slice!(py, p, |s| metrics::evaluate(s, y, scheme, &n_bins)).map_err(to_py)?;
+    let e =
+        with_slice!(py, threads, p, |s| metrics::evaluate(s, y, scheme, &n_bins)).map_err(to_py)?;
     Ok((
         tuple(e.brier),
         tuple(e.sharpness),
@@ -55,9 +57,11 @@ fn brier_and_sharpness(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
+    threads: usize,
 ) -> PyResult<(StrataTuple, StrataTuple)> {
     let y = labels(&y)?;
-    let (b, s) = with_slice!(py, p, |s| metrics::brier_and_sharpness(s, y)).map_err(to_py)?;
+    let (b, s) =
+        with_slice!(py, threads, p, |s| metrics::brier_and_sharpness(s, y)).map_err(to_py)?;
     Ok((tuple(b), tuple(s)))
 }
 
@@ -68,21 +72,28 @@ fn refinement_and_calibration(
     y: PyReadonlyArray1<'_, bool>,
     bins: &str,
     n_bins: Vec<usize>,
+    threads: usize,
 ) -> PyResult<(StrataTuple, StrataTuple)> {
     let (y, scheme): (_, Scheme) = (labels(&y)?, parse(bins)?);
-    let (r, c) = with_slice!(py, p, |s| Sorted::new(s, Some(y))
+    let (r, c) = with_slice!(py, threads, p, |s| Sorted::new(s, Some(y))
         .and_then(|sorted| metrics::refinement_and_calibration(&sorted, scheme, &n_bins)))
     .map_err(to_py)?;
     Ok((tuple(r), tuple(c)))
 }
 
 #[pyfunction]
-fn bin_edges(py: Python<'_>, p: Floats<'_>, k: usize, bins: &str) -> PyResult<Vec<f64>> {
+fn bin_edges(
+    py: Python<'_>,
+    p: Floats<'_>,
+    k: usize,
+    bins: &str,
+    threads: usize,
+) -> PyResult<Vec<f64>> {
     let scheme: Scheme = parse(bins)?;
     if k == 0 {
         return Err(PyValueError::new_err("k: need at least one bin"));
     }
-    with_slice!(py, p, |s| Sorted::new(s, None)
+    with_slice!(py, threads, p, |s| Sorted::new(s, None)
         .map(|sorted| sorted.edges(scheme, k)))
     .map_err(to_py)
 }
@@ -97,9 +108,13 @@ fn reliability_curve(
     y: PyReadonlyArray1<'_, bool>,
     bins: &str,
     k: usize,
+    threads: usize,
 ) -> PyResult<ReliabilityTuple> {
     let (y, scheme): (_, Scheme) = (labels(&y)?, parse(bins)?);
-    let r = with_slice!(py, p, |s| metrics::reliability_curve(s, y, scheme, k)).map_err(to_py)?;
+    let r = with_slice!(py, threads, p, |s| metrics::reliability_curve(
+        s, y, scheme, k
+    ))
+    .map_err(to_py)?;
     Ok((r.edges, r.mean_probability, r.outlier_fraction, r.count))
 }
 

@@ -1,7 +1,7 @@
 //! Fitting and applying scalings (SPEC §4–§5, the scalers).
 
 use crate::estimators::{m_tuple, MTuple};
-use crate::{parse, to_py, with_slice, Floats};
+use crate::{parse, run, to_py, with_slice, Floats};
 use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use outprob_core::fit::{fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear};
 use outprob_core::fit::{Center, GaussianSpec, Scale};
@@ -34,6 +34,7 @@ fn fit_gaussian(
     tol: f64,
     nan_policy: &str,
     negate: bool,
+    threads: usize,
 ) -> PyResult<FitTuple> {
     let spec = GaussianSpec {
         center: match center {
@@ -51,7 +52,7 @@ fn fit_gaussian(
         nan_policy: parse(nan_policy)?,
         negate,
     };
-    let fit = with_slice!(py, x, |s| core_fit_gaussian(s, &spec)).map_err(to_py)?;
+    let fit = with_slice!(py, threads, x, |s| core_fit_gaussian(s, &spec)).map_err(to_py)?;
     let ms = fit
         .m_estimates
         .iter()
@@ -72,9 +73,10 @@ fn fit_linear(
     x: Floats<'_>,
     nan_policy: &str,
     negate: bool,
+    threads: usize,
 ) -> PyResult<(f64, f64)> {
     let nan = parse(nan_policy)?;
-    with_slice!(py, x, |s| core_fit_linear(s, nan, negate))
+    with_slice!(py, threads, x, |s| core_fit_linear(s, nan, negate))
         .map(|l| (l.min, l.max))
         .map_err(to_py)
 }
@@ -87,6 +89,7 @@ fn transform_into<T: Float + Element, S: Scaling>(
     out: &Bound<'_, PyAny>,
     columns: &[S],
     negate: bool,
+    threads: usize,
 ) -> PyResult<()> {
     let x: PyReadonlyArrayDyn<'_, T> = x.extract()?;
     let mut out: PyReadwriteArrayDyn<'_, T> = out.extract()?;
@@ -96,8 +99,10 @@ fn transform_into<T: Float + Element, S: Scaling>(
     let dst = out
         .as_slice_mut()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    py.detach(|| scaling::transform(src, dst, columns, negate))
-        .map_err(to_py)
+    run(py, threads, src.len(), || {
+        scaling::transform(src, dst, columns, negate)
+    })?
+    .map_err(to_py)
 }
 
 fn transform_any<S: Scaling>(
@@ -106,11 +111,12 @@ fn transform_any<S: Scaling>(
     out: &Bound<'_, PyAny>,
     columns: &[S],
     negate: bool,
+    threads: usize,
 ) -> PyResult<()> {
     if x.extract::<PyReadonlyArrayDyn<'_, f32>>().is_ok() {
-        transform_into::<f32, S>(py, x, out, columns, negate)
+        transform_into::<f32, S>(py, x, out, columns, negate, threads)
     } else {
-        transform_into::<f64, S>(py, x, out, columns, negate)
+        transform_into::<f64, S>(py, x, out, columns, negate, threads)
     }
 }
 
@@ -118,6 +124,7 @@ fn transform_any<S: Scaling>(
 /// "gaussian" (params: centers, scales) or "linear" (params: mins, maxs),
 /// one pair per column.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn transform(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -126,6 +133,7 @@ fn transform(
     first: Vec<f64>,
     second: Vec<f64>,
     negate: bool,
+    threads: usize,
 ) -> PyResult<()> {
     let pairs = first.iter().copied().zip(second.iter().copied());
     match scaling {
@@ -133,11 +141,11 @@ fn transform(
             let columns: Vec<Gaussian> = pairs
                 .map(|(center, scale)| Gaussian { center, scale })
                 .collect();
-            transform_any(py, x, out, &columns, negate)
+            transform_any(py, x, out, &columns, negate, threads)
         }
         "linear" => {
             let columns: Vec<Linear> = pairs.map(|(min, max)| Linear { min, max }).collect();
-            transform_any(py, x, out, &columns, negate)
+            transform_any(py, x, out, &columns, negate, threads)
         }
         other => Err(PyValueError::new_err(format!("unknown scaling {other:?}"))),
     }

@@ -1,0 +1,50 @@
+//! Runtime CPU dispatch: hot kernels are compiled twice, for the baseline
+//! target and for AVX2 + FMA, and the second runs when the CPU has them.
+//! The kernels are plain Rust written so that LLVM vectorises them (fixed
+//! groups of lanes, no reassociation needed), so both builds compute the
+//! same results bit for bit.
+
+/// Whether the AVX2 + FMA build may run on this CPU.
+#[inline]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Defines `fn $name(args) -> ret` that runs `$body` compiled with AVX2 +
+/// FMA enabled when the CPU supports them, and the baseline build otherwise.
+/// `$body` must not depend on which build runs (no FMA contraction is
+/// implied: Rust never fuses `a * b + c` on its own).
+macro_rules! multiversion {
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident $(<$($gen:ident : $bound:path),*>)? ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty
+        $body:block
+    ) => {
+        $(#[$meta])*
+        $vis fn $name $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
+            #[inline(always)]
+            fn kernel $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret $body
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn avx2 $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
+                kernel($($arg),*)
+            }
+
+            #[cfg(target_arch = "x86_64")]
+            if $crate::simd::has_avx2() {
+                // SAFETY: the CPU supports the features `avx2` was compiled for.
+                return unsafe { avx2($($arg),*) };
+            }
+            kernel($($arg),*)
+        }
+    };
+}
+pub(crate) use multiversion;
