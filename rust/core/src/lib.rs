@@ -12,6 +12,7 @@
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
 
 pub mod binning;
+pub mod blocks;
 pub mod error;
 pub mod fit;
 pub mod float;

@@ -6,7 +6,6 @@ use crate::rank::{ranked, Key};
 use crate::reduce::{mean_of, sum_below};
 use crate::sample::Sample;
 use crate::select::{midpoint, Position};
-use crate::sum::exact_product;
 
 /// `(1/N) Σ s_i` with the sum correctly rounded: equal to
 /// `math.fsum(s) / N` whatever the order of `s`.
@@ -75,18 +74,34 @@ pub fn upper_trimmed_mean<T: Float>(s: &Sample<'_, T>, alpha: f64) -> Result<f64
     }
     let keep = n - k;
     let v = ranked(s.x, n, Key::Value { negate: s.negate }, &[keep - 1])[0];
-    let (mut sum, below) = sum_below(s.x, s.negate, v);
-    if keep > below {
-        // The kept ties with v add v·(their number), exactly.
-        sum.merge(&exact_product(v, keep - below));
-    }
-    Ok(sum.mean(keep))
+    // Everything below v is kept, and as many copies of v as fill `keep`.
+    let (sum, _) = sum_below(s.x, s.negate, v, |below| keep - below);
+    Ok(sum / keep as f64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sample::NanPolicy;
+    use crate::sum::exact_sum;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Equal to `math.fsum(sorted(x)[:N−k]) / (N − k)` bit for bit.
+        #[test]
+        fn trimmed_mean_is_exactly_rounded(
+            x in proptest::collection::vec(prop_oneof![-1e3f64..1e4, Just(7.0)], 1..3000),
+            alpha in 0.0f64..0.9,
+            negate in any::<bool>(),
+        ) {
+            let s = Sample::new(&x, NanPolicy::Omit, negate).unwrap();
+            let mut y: Vec<f64> = x.iter().map(|&v| if negate { -v } else { v }).collect();
+            y.sort_by(f64::total_cmp);
+            let keep = y.len() - trimmed_count(alpha, y.len());
+            let want = exact_sum(&y[..keep]).value() / keep as f64;
+            prop_assert_eq!(upper_trimmed_mean(&s, alpha).unwrap().to_bits(), want.to_bits());
+        }
+    }
 
     fn sample(x: &[f64]) -> Sample<'_, f64> {
         Sample::new(x, NanPolicy::Omit, false).unwrap()

@@ -294,10 +294,19 @@ multiversion! {
     }
 }
 
-/// The exactly rounded sum and the number of the values `±x < below`.
-pub fn sum_below<T: Float>(x: &[T], negate: bool, below: f64) -> (ExactSum, usize) {
+/// The correctly rounded value of `Σ_{±x < v} ±x + ties·v` (the sum of
+/// the values kept by an upper trim at v, `ties` copies of v included),
+/// and how many values lie below v. `ties·v` joins the double-double as its
+/// exact product and rounding error, so the certificate covers the whole
+/// sum.
+pub fn sum_below<T: Float>(
+    x: &[T],
+    negate: bool,
+    v: f64,
+    ties: impl FnOnce(usize) -> usize,
+) -> (f64, usize) {
     let sign = if negate { -1.0 } else { 1.0 };
-    let parts = map_chunks(x, |_, c| chunk_below(c, sign, below));
+    let parts = map_chunks(x, |_, c| chunk_below(c, sign, v));
     let mut total = Summary::empty();
     for (hi, lo, abs, count) in parts {
         total.merge(&Summary {
@@ -310,20 +319,30 @@ pub fn sum_below<T: Float>(x: &[T], negate: bool, below: f64) -> (ExactSum, usiz
             ..Summary::empty()
         });
     }
-    if let Some(v) = total.certified_sum() {
-        return (ExactSum::from(v), total.count);
+    let below = total.count;
+    let n_ties = ties(below) as f64;
+    let product = v * n_ties;
+    let error = v.mul_add(n_ties, -product);
+    for term in [product, error] {
+        let (s, e) = two_sum(total.hi, term);
+        total.hi = s;
+        total.lo += e;
+        total.abs += term.abs();
     }
-    let mut exact = ExactSum::zero();
+    total.chunks += 2;
+    if let Some(sum) = total.certified_sum() {
+        return (sum, below);
+    }
+    let mut exact = crate::sum::exact_product(v, n_ties as usize);
     for c in x.chunks(CHUNK) {
         let kept: Vec<f64> = c
             .iter()
-            .map(|v| sign * v.to_f64())
-            .filter(|&v| v < below)
+            .map(|u| sign * u.to_f64())
+            .filter(|&u| u < v)
             .collect();
         exact.merge(&exact_sum(&kept));
     }
-    let sum = exact;
-    (sum, total.count)
+    (exact.value(), below)
 }
 
 /// `math.fsum(x) / N` over the non-NaN values.
