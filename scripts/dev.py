@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Build outprob in its own virtual environment and run a job.
 
-    python3 scripts/dev.py demo    # build, then score the breast-cancer demo
-    python3 scripts/dev.py test    # build, then cargo fmt/clippy/test and pytest
-    python3 scripts/dev.py bench   # build, then pytest-benchmark suite
+    python3 scripts/dev.py demo           # build, then score the breast-cancer demo
+    python3 scripts/dev.py test           # build, then cargo fmt/clippy/test and pytest
+    python3 scripts/dev.py bench          # build, then benches/compare.py (the comparison table)
+    python3 scripts/dev.py bench-pytest   # build, then the pytest-benchmark suite
 
 Needs only Python 3 (with venv and pip) and a Rust toolchain: the
 environment ``.venv`` is created on first use and everything else is
-installed into it. Extra arguments after the job go to pytest / the demo.
+installed into it. Extra arguments after the job go to pytest / the demo /
+compare.py (e.g. ``bench --quick``, ``bench --large --markdown``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ BUILD = ["maturin>=1.7,<2", "numpy>=1.24", "scipy>=1.10"]
 EXTRAS = {
     "demo": ["scikit-learn>=1.3"],
     "test": ["pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "scikit-learn>=1.3", "matplotlib>=3.7"],
-    "bench": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],
+    "bench": ["statsmodels>=0.14", "matplotlib>=3.7"],
+    "bench-pytest": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],
 }
 
 
@@ -73,7 +76,7 @@ def lint_rust() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("demo", "test", "bench"):
+    if not argv or argv[0] not in EXTRAS:
         print(__doc__)
         return 2
     job, rest = argv[0], argv[1:]
@@ -91,6 +94,8 @@ def main(argv: list[str]) -> int:
              "--doctest-modules", "--doctest-glob=README.md", *rest],
             HYPOTHESIS_PROFILE=os.environ.get("HYPOTHESIS_PROFILE", "ci"),
         )
+    elif job == "bench":
+        run([py, "benches/compare.py", *rest])
     else:
         run([py, "-m", "pytest", "benches", "--benchmark-only", *rest])
     return 0

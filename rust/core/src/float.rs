@@ -27,10 +27,19 @@ pub trait Float: Copy + PartialOrd + Debug + Default + Send + Sync + 'static {
     /// Exact negation.
     #[must_use]
     fn neg(self) -> Self;
+    /// The vectorised Gaussian-scaling kernel for this type
+    /// ([`crate::erf::gaussian_probabilities_f64`] / `_f32`).
+    fn gaussian_probabilities(
+        src: &[Self],
+        dst: &mut [Self],
+        center: f64,
+        scale: f64,
+        negate: bool,
+    );
 }
 
 macro_rules! impl_float {
-    ($t:ty) => {
+    ($t:ty, $gaussian:path) => {
         impl Float for $t {
             const NAN: Self = <$t>::NAN;
             const MANTISSA_DIGITS: u32 = <$t>::MANTISSA_DIGITS;
@@ -59,9 +68,19 @@ macro_rules! impl_float {
             fn neg(self) -> Self {
                 -self
             }
+            #[inline]
+            fn gaussian_probabilities(
+                src: &[Self],
+                dst: &mut [Self],
+                center: f64,
+                scale: f64,
+                negate: bool,
+            ) {
+                $gaussian(src, dst, center, scale, negate);
+            }
         }
     };
 }
 
-impl_float!(f32);
-impl_float!(f64);
+impl_float!(f32, crate::erf::gaussian_probabilities_f32);
+impl_float!(f64, crate::erf::gaussian_probabilities_f64);

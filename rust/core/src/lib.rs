@@ -13,6 +13,7 @@
 
 pub mod binning;
 pub mod blocks;
+pub mod erf;
 pub mod error;
 pub mod fit;
 pub mod float;

@@ -183,17 +183,17 @@ pub fn m_estimate<T: Float>(s: &Sample<'_, T>, params: &MParams) -> Result<MEsti
             start,
         });
     }
-    let values = s.to_vec();
-    Ok(if values.len() < SORTED_MIN {
-        iterate(&Direct(&values), params, mu0, sigma0, start)
+    Ok(if s.len() < BUCKETED_MIN {
+        iterate(&Direct(&s.to_vec()), params, mu0, sigma0, start)
     } else {
-        iterate(&Blocks::sorted(values), params, mu0, sigma0, start)
+        iterate(&Blocks::new(s), params, mu0, sigma0, start)
     })
 }
 
-/// From this many scores on, the iteration runs on sorted scores with block
-/// moments: each step then costs O(N/BLOCK) instead of a pass over the data.
-pub const SORTED_MIN: usize = 1 << 14;
+/// From this many scores on, the iteration runs on bucketed scores with
+/// bucket moments: each step then costs O(buckets) instead of a pass over
+/// the data.
+pub const BUCKETED_MIN: usize = 1 << 14;
 
 /// The sums one step of the iteration needs, over the oriented, NaN-free
 /// scores.
@@ -240,15 +240,6 @@ impl<T: Float> Sums for Direct<'_, T> {
     }
 }
 
-/// The window of sorted scores with `|(s − m)/σ| <= t` (the predicate the
-/// direct sums test, so both pick the same scores).
-fn window<T: Float>(b: &Blocks<T>, m: f64, sigma: f64, t: f64) -> (usize, usize) {
-    (
-        b.first(|v| (v - m) / sigma >= -t),
-        b.first(|v| (v - m) / sigma > t),
-    )
-}
-
 impl<T: Float> Sums for Blocks<T> {
     fn len(&self) -> usize {
         Blocks::len(self)
@@ -256,30 +247,29 @@ impl<T: Float> Sums for Blocks<T> {
 
     fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
         let t = p.tuning;
-        let (a, b) = window(self, m, sigma, t);
         match p.norm {
             Norm::Huber => {
                 // Inside: w = 1. Outside: w = t/|r|, so w·(s − m) = ±tσ.
-                let [n_in, s1] = self.power_sums::<2>(m, sigma, a, b);
-                let reciprocal = self.reciprocal_sum_outside(m, sigma, a, b);
-                let (left, right) = (a as f64, (self.len() - b) as f64);
+                let w = self.window_sums::<2>(m, sigma, t, (m, sigma), true);
+                let [n_in, s1] = w.power;
                 (
-                    n_in + t * reciprocal,
-                    sigma * s1 + t * sigma * (right - left),
+                    n_in + t * w.reciprocal,
+                    sigma * s1 + t * sigma * (w.right as f64 - w.left as f64),
                 )
             }
             Norm::Tukey => {
                 // w = (1 − u²)² = 1 − 2u² + u⁴ with u = (s − m)/(tσ), inside.
-                let [s0, s1, s2, s3, s4, s5] = self.power_sums::<6>(m, t * sigma, a, b);
+                let w = self.window_sums::<6>(m, sigma, t, (m, t * sigma), false);
+                let [s0, s1, s2, s3, s4, s5] = w.power;
                 (s0 - 2.0 * s2 + s4, t * sigma * (s1 - 2.0 * s3 + s5))
             }
         }
     }
 
     fn scale(&self, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
-        let (a, b) = window(self, mu, sigma, c);
-        let [_, _, s2] = self.power_sums::<3>(nmu, sigma, a, b);
-        (s2, self.len() - (b - a))
+        // The window is centred at the old μ; the residuals at the new one.
+        let w = self.window_sums::<3>(mu, sigma, c, (nmu, sigma), false);
+        (w.power[2], w.left + w.right)
     }
 }
 
@@ -481,9 +471,9 @@ mod tests {
             .collect()
     }
 
-    /// The block-moment sums reproduce the direct iteration.
+    /// The bucket-moment sums reproduce the direct iteration.
     #[test]
-    fn sorted_sums_follow_the_direct_iteration() {
+    fn bucketed_sums_follow_the_direct_iteration() {
         for kind in 0..5u8 {
             for (n, seed) in [(20_000, 1u64), (70_001, 2)] {
                 let x = synthetic(n, kind, seed);
@@ -494,13 +484,14 @@ mod tests {
                     continue;
                 }
                 let values = sample.to_vec();
+                let blocks = Blocks::new(&sample);
                 for norm in [Norm::Huber, Norm::Tukey] {
                     let p = MParams {
                         maxiter: 200,
                         ..MParams::new(norm)
                     };
                     let d = iterate(&Direct(&values), &p, mu0, sigma0, start);
-                    let b = iterate(&Blocks::sorted(values.clone()), &p, mu0, sigma0, start);
+                    let b = iterate(&blocks, &p, mu0, sigma0, start);
                     let tol = 1e-11 * (d.location.abs() + d.scale);
                     assert!(
                         (d.location - b.location).abs() <= tol,

@@ -151,7 +151,22 @@ fn transform(
     }
 }
 
+/// The core's vectorised erf, element-wise (for testing it against SciPy).
+#[pyfunction]
+fn _erf<'py>(
+    py: Python<'py>,
+    x: numpy::PyReadonlyArray1<'py, f64>,
+) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
+    let src = x
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut out = vec![0.0; src.len()];
+    py.detach(|| outprob_core::erf::erf_slice(src, &mut out));
+    Ok(numpy::PyArray1::from_vec(py, out))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_erf, m)?)?;
     m.add_function(wrap_pyfunction!(fit_gaussian, m)?)?;
     m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(transform, m)?)?;
