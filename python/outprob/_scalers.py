@@ -253,7 +253,9 @@ def _column_label(column: Optional[int]) -> str:
 
 
 def _as_list(v: Any) -> List[float]:
-    return [float(t) for t in np.atleast_1d(v)]
+    if isinstance(v, np.ndarray):
+        return [float(t) for t in v.reshape(-1)]
+    return [float(v)]
 
 
 class GaussianScaler(_Scaler):

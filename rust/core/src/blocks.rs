@@ -16,7 +16,28 @@
 //! scaled by the bucket's radius, so nothing overflows or underflows.
 
 use crate::float::Float;
+use crate::par::{map_chunks, CHUNK};
 use crate::sample::Sample;
+
+/// A pointer that chunks running on different threads write through, each
+/// to its own disjoint positions.
+#[derive(Clone, Copy)]
+struct Shared<T>(*mut T);
+// SAFETY: writers only touch disjoint elements (see the scatter).
+unsafe impl<T: Send> Send for Shared<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    /// Writes `v` at `i`.
+    ///
+    /// # Safety
+    /// `i` is in bounds and no other thread touches element `i`.
+    unsafe fn write(self, i: usize, v: T) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { self.0.add(i).write(v) };
+    }
+}
 
 /// Moments kept per bucket: enough for the far-field series below.
 const K: usize = 12;
@@ -157,27 +178,64 @@ impl<T: Float> Blocks<T> {
                 bucket(oriented(v))
             }
         };
-        let mut counts = vec![0usize; nb + 2];
-        for &v in s.x {
-            counts[target(v) + 1] += 1;
+        // Counting sort by bucket, chunk by chunk: each chunk's histogram,
+        // then each chunk scatters to its own (disjoint) positions, so the
+        // layout is the same whatever the number of threads.
+        let histograms = map_chunks(s.x, |_, chunk| {
+            let mut h = vec![0u32; nb + 1];
+            for &v in chunk {
+                h[target(v)] += 1;
+            }
+            h
+        });
+        let mut bounds = vec![0usize; nb + 2];
+        for h in &histograms {
+            for (b, &c) in h.iter().enumerate() {
+                bounds[b + 1] += c as usize;
+            }
         }
-        for i in 1..counts.len() {
-            counts[i] += counts[i - 1];
+        for i in 1..bounds.len() {
+            bounds[i] += bounds[i - 1];
         }
-        let bounds = counts[..=nb].to_vec();
-        let mut next = counts;
+        // Where each chunk starts writing in each bucket.
+        let mut next = bounds[..=nb].to_vec();
+        let starts: Vec<Vec<usize>> = histograms
+            .iter()
+            .map(|h| {
+                let start = next.clone();
+                for (n, &c) in next.iter_mut().zip(h) {
+                    *n += c as usize;
+                }
+                start
+            })
+            .collect();
         let mut y = vec![T::default(); s.x.len()];
-        for &v in s.x {
-            let b = target(v);
-            y[next[b]] = T::from_f64(oriented(v));
-            next[b] += 1;
-        }
+        let out = Shared(y.as_mut_ptr());
+        let scatter = |i: usize, chunk: &[T]| {
+            let mut pos = starts[i].clone();
+            for &v in chunk {
+                let b = target(v);
+                // SAFETY: `pos[b]` runs over this chunk's own range of bucket
+                // b, disjoint from every other chunk's and inside `y`.
+                unsafe { out.write(pos[b], T::from_f64(oriented(v))) };
+                pos[b] += 1;
+            }
+        };
+        map_chunks(s.x, |offset, chunk| scatter(offset / CHUNK, chunk));
         y.truncate(n);
-        let buckets = bounds
+        let ranges: Vec<(usize, usize)> = bounds[..=nb]
             .windows(2)
             .filter(|w| w[1] > w[0])
-            .map(|w| Self::moments(&y, w[0], w[1]))
+            .map(|w| (w[0], w[1]))
             .collect();
+        let buckets = map_chunks(&ranges, |_, rs| {
+            rs.iter()
+                .map(|&(a, b)| Self::moments(&y, a, b))
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect();
         Blocks { y, buckets }
     }
 
@@ -368,6 +426,52 @@ mod tests {
 
     fn blocks(y: &[f64], negate: bool) -> Blocks<f64> {
         Blocks::new(&Sample::new(y, NanPolicy::Omit, negate).unwrap())
+    }
+
+    /// Large enough for the parallel counting sort: the layout and every sum
+    /// are the same with one thread and with several.
+    #[test]
+    fn parallel_build_is_deterministic_and_exact() {
+        let mut state = 7u64;
+        let y: Vec<f64> = (0..400_003)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+                if i % 97 == 0 {
+                    f64::NAN
+                } else {
+                    (4.0 * u).exp()
+                }
+            })
+            .collect();
+        let sample = Sample::new(&y, NanPolicy::Omit, true).unwrap();
+        let pool = |n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        };
+        let one = pool(1).install(|| Blocks::new(&sample));
+        let two = pool(2).install(|| Blocks::new(&sample));
+        assert_eq!(one.y, two.y);
+        let (m, sigma, t) = (-3.0, 2.0, 1.345);
+        let w1 = one.window_sums::<3>(m, sigma, t, (m, sigma), true);
+        let w2 = two.window_sums::<3>(m, sigma, t, (m, sigma), true);
+        assert_eq!(
+            (w1.power, w1.left, w1.right, w1.reciprocal),
+            (w2.power, w2.left, w2.right, w2.reciprocal)
+        );
+        let vals: Vec<f64> = y.iter().filter(|v| !v.is_nan()).map(|v| -v).collect();
+        let inside: Vec<f64> = vals
+            .iter()
+            .copied()
+            .filter(|&v| ((v - m) / sigma).abs() <= t)
+            .collect();
+        let want: f64 = inside.iter().map(|v| ((v - m) / sigma).powi(2)).sum();
+        assert!((w1.power[2] - want).abs() <= 1e-10 * want);
+        assert_eq!(w1.power[0] as usize, inside.len());
     }
 
     proptest! {

@@ -130,13 +130,51 @@ pub fn ranked<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec
 
 /// Copies the keys (NaN left out) and selects.
 fn direct<T: Float>(x: &[T], key: Key, ranks: &[usize]) -> Vec<f64> {
-    let mut keys: Vec<f64> = x
+    // Selection on order-preserving integer keys: integer comparisons are
+    // cheaper than `total_cmp` and order the same way.
+    let mut keys: Vec<u64> = x
         .iter()
         .map(|v| v.to_f64())
         .filter(|v| !v.is_nan())
-        .map(|v| key.of(v))
+        .map(|v| ordered(key.of(v)))
         .collect();
-    order_statistics_by(&mut keys, ranks, |k| k)
+    let mut out = Vec::with_capacity(ranks.len());
+    let mut end = keys.len();
+    for &r in ranks.iter().rev() {
+        let prefix = &mut keys[..end];
+        let v = if r + 1 == end {
+            let (i, &m) = prefix
+                .iter()
+                .enumerate()
+                .max_by_key(|&(_, k)| k)
+                .unwrap_or((0, &0));
+            prefix.swap(i, r);
+            m
+        } else {
+            *prefix.select_nth_unstable(r).1
+        };
+        out.push(unordered(v));
+        end = r;
+    }
+    out.reverse();
+    out
+}
+
+/// Order-preserving map of a non-NaN double to an unsigned integer.
+#[inline]
+fn ordered(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// The inverse of [`ordered`].
+#[inline]
+fn unordered(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 
 /// A deterministic pseudo-random sample of keys (xorshift; NaN skipped).

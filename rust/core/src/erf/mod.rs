@@ -397,7 +397,12 @@ pub fn gaussian_probability(s: f64, center: f64, scale: f64) -> f64 {
     let den = scale * SQRT_2;
     let k = 1.0 / den;
     let z = if k.is_normal() {
-        Params { sign: 1.0, center, k }.z::<false>(s)
+        Params {
+            sign: 1.0,
+            center,
+            k,
+        }
+        .z::<false>(s)
     } else {
         Params {
             sign: 1.0,
