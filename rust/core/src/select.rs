@@ -1,10 +1,6 @@
-//! Selection: order statistics, the median and type-7 quantiles (SPEC §1)
-//! by quickselect, without sorting the whole buffer.
-//!
-//! Every function here only *reorders* its buffer, never overwrites it, so
-//! one scratch copy serves every estimator of a fit. Order statistics can be
-//! taken of a key (`|x − m|` for the MAD): the buffer is reordered by key and
-//! the key values are returned.
+//! Selection in a buffer by quickselect, and the arithmetic of SPEC §1:
+//! NumPy's median midpoint and type-7 quantile interpolation. The estimators
+//! on raw input ([`crate::rank`]) select inside their brackets with these.
 
 use crate::float::Float;
 
@@ -39,11 +35,6 @@ pub fn order_statistics_by<T: Float>(
     out
 }
 
-/// The given order statistics of the values themselves.
-pub fn order_statistics<T: Float>(buf: &mut [T], ranks: &[usize]) -> Vec<f64> {
-    order_statistics_by(buf, ranks, T::to_f64)
-}
-
 fn argmax_by<T: Float>(xs: &[T], key: impl Fn(T) -> f64) -> (usize, f64) {
     let mut best = (0, key(xs[0]));
     for (i, &x) in xs.iter().enumerate().skip(1) {
@@ -55,23 +46,7 @@ fn argmax_by<T: Float>(xs: &[T], key: impl Fn(T) -> f64) -> (usize, f64) {
     best
 }
 
-/// `numpy.median` of the keys (SPEC §1): the middle order statistic, or the
-/// mean `(a + b) / 2` of the two middle ones, computed as NumPy does.
-pub fn median_by<T: Float>(buf: &mut [T], key: impl Fn(T) -> f64 + Copy) -> f64 {
-    let n = buf.len();
-    if n % 2 == 1 {
-        order_statistics_by(buf, &[n / 2], key)[0]
-    } else {
-        let v = order_statistics_by(buf, &[n / 2 - 1, n / 2], key);
-        midpoint(v[0], v[1])
-    }
-}
-
-/// `numpy.median` of a non-empty, NaN-free buffer (reorders it).
-pub fn median<T: Float>(buf: &mut [T]) -> f64 {
-    median_by(buf, T::to_f64)
-}
-
+/// NumPy's median of two middle values, `(a + b) / 2`.
 pub(crate) fn midpoint(a: f64, b: f64) -> f64 {
     let s = a + b;
     if s.is_finite() {
@@ -136,25 +111,6 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
     }
 }
 
-/// Type-7 quantiles (`numpy.quantile`, method "linear") for each `q` in
-/// [0, 1] of a non-empty, NaN-free buffer (reorders it). The order
-/// statistics all the `q` need are selected once.
-pub fn quantiles<T: Float>(buf: &mut [T], qs: &[f64]) -> Vec<f64> {
-    let n = buf.len();
-    let positions: Vec<Position> = qs.iter().map(|&q| Position::new(n, q)).collect();
-    let mut ranks: Vec<usize> = positions.iter().flat_map(Position::ranks).collect();
-    ranks.sort_unstable();
-    ranks.dedup();
-    let values = order_statistics(buf, &ranks);
-    let value_of = |rank: usize| values[ranks.binary_search(&rank).unwrap_or(0)];
-    positions.iter().map(|p| p.interpolate(value_of)).collect()
-}
-
-/// One type-7 quantile.
-pub fn quantile<T: Float>(buf: &mut [T], q: f64) -> f64 {
-    quantiles(buf, &[q])[0]
-}
-
 /// A type-7 quantile of an already sorted, non-empty slice.
 pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
     Position::new(sorted.len(), q).interpolate(|r| sorted[r])
@@ -171,32 +127,22 @@ mod tests {
         s
     }
 
-    /// SPEC §1 formula on a fully sorted copy, the oracle.
-    fn quantile_by_sorting(xs: &[f64], q: f64) -> f64 {
-        quantile_of_sorted(&sorted(xs), q)
-    }
-
-    #[test]
-    fn median_examples() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
-        assert_eq!(median(&mut [7.0f32]), 7.0);
-        assert_eq!(median(&mut [f64::MAX, f64::MAX]), f64::MAX);
-    }
-
     #[test]
     fn quantile_examples_match_numpy() {
         // numpy.quantile([1, 2, 3, 4], [0, .25, .5, .75, 1])
-        let mut x = [4.0, 2.0, 1.0, 3.0];
-        assert_eq!(
-            quantiles(&mut x, &[0.0, 0.25, 0.5, 0.75, 1.0]),
-            vec![1.0, 1.75, 2.5, 3.25, 4.0]
-        );
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let q: Vec<f64> = [0.0, 0.25, 0.5, 0.75, 1.0]
+            .iter()
+            .map(|&q| quantile_of_sorted(&x, q))
+            .collect();
+        assert_eq!(q, vec![1.0, 1.75, 2.5, 3.25, 4.0]);
         // numpy.quantile([0, 10], [0.3, 0.7]) == [3.0, 7.0]
-        assert_eq!(quantiles(&mut [10.0, 0.0], &[0.3, 0.7]), vec![3.0, 7.0]);
+        assert_eq!(quantile_of_sorted(&[0.0, 10.0], 0.3), 3.0);
+        assert_eq!(quantile_of_sorted(&[0.0, 10.0], 0.7), 7.0);
         // numpy.quantile([0.1, 7.1], 0.6) == 4.299999999999999: from above,
         // where a + (b − a)·t would give 4.3.
-        assert_eq!(quantile(&mut [7.1, 0.1], 0.6), 4.299_999_999_999_999);
+        assert_eq!(quantile_of_sorted(&[0.1, 7.1], 0.6), 4.299_999_999_999_999);
+        assert_eq!(midpoint(f64::MAX, f64::MAX), f64::MAX);
     }
 
     proptest! {
@@ -211,33 +157,12 @@ mod tests {
             ranks.dedup();
             let s = sorted(&xs);
             let mut buf = xs.clone();
-            let got = order_statistics(&mut buf, &ranks);
+            let got = order_statistics_by(&mut buf, &ranks, |v| v);
             let want: Vec<f64> = ranks.iter().map(|&r| s[r]).collect();
             prop_assert_eq!(got, want);
             // Reordered, never overwritten.
             prop_assert_eq!(sorted(&buf), s);
         }
 
-        #[test]
-        fn quantiles_equal_sorting(
-            xs in proptest::collection::vec(prop_oneof![-1e6f64..1e6, Just(0.0), Just(1.0)], 1..300),
-            qs in proptest::collection::vec(0.0f64..=1.0, 1..5),
-        ) {
-            let mut buf = xs.clone();
-            let got = quantiles(&mut buf, &qs);
-            for (g, &q) in got.iter().zip(&qs) {
-                prop_assert_eq!(*g, quantile_by_sorting(&xs, q));
-            }
-        }
-
-        #[test]
-        fn median_by_key_is_median_of_keys(
-            xs in proptest::collection::vec(-1e3f64..1e3, 1..200), c in -1e3f64..1e3,
-        ) {
-            let keys: Vec<f64> = xs.iter().map(|x| (x - c).abs()).collect();
-            let mut kb = keys.clone();
-            let mut buf = xs.clone();
-            prop_assert_eq!(median_by(&mut buf, |x: f64| (x - c).abs()), median(&mut kb));
-        }
     }
 }
