@@ -265,7 +265,7 @@ def print_reference():
 def dump(path, n, seed):
     """Writes n pairs (x, fl(erf(x))) as little-endian f64 to path: x uniform
     on [-7, 7] and log-uniform on [1e-300, 7] (half each), for the ignored
-    test `erf_matches_dumped_reference` (OUTPROB_ERF_REFERENCE=path)."""
+    audit `cargo run --release -p outprob-core --example erf_audit FILE`."""
     import random
 
     mp.mp.dps = 30  # enough for correct rounding away from exact ties

@@ -572,39 +572,6 @@ fn erf_slice_is_bitwise_erf() {
     assert_eq!(out[..3], [0.0, 0.0, 5.0]);
 }
 
-/// Ignored: compares with a large file of correctly rounded values,
-/// `python3 rust/core/tools/erf_coefficients.py --dump FILE N`, named by
-/// `OUTPROB_ERF_REFERENCE`.
-#[test]
-#[ignore = "needs OUTPROB_ERF_REFERENCE (see erf_coefficients.py --dump)"]
-fn erf_matches_dumped_reference() {
-    let path = std::env::var("OUTPROB_ERF_REFERENCE").expect("OUTPROB_ERF_REFERENCE");
-    let bytes = std::fs::read(path).expect("reference file");
-    let vals: Vec<f64> = bytes
-        .chunks_exact(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    let (xs, want): (Vec<f64>, Vec<f64>) = vals.chunks_exact(2).map(|p| (p[0], p[1])).unzip();
-    let mut out = vec![0.0; xs.len()];
-    erf_slice(&xs, &mut out);
-    let mut hist = [0usize; 4];
-    let mut worst = (0u64, 0.0);
-    for ((&x, &w), &o) in xs.iter().zip(&want).zip(&out) {
-        let d = ulps(o, w);
-        hist[(d as usize).min(3)] += 1;
-        if d > worst.0 {
-            worst = (d, x);
-        }
-    }
-    eprintln!(
-        "{} points: {hist:?} at 0/1/2/3+ ulp; max {} ulp at {:e}",
-        xs.len(),
-        worst.0,
-        worst.1
-    );
-    assert!(worst.0 <= 1);
-}
-
 proptest! {
     #[test]
     fn erf_random_vs_libm(x in -7.0f64..7.0) {
