@@ -14,7 +14,7 @@ prints the reference table of the tests (second GENERATED block), and
 
     python3 rust/core/tools/erf_coefficients.py --dump FILE N [SEED]
 
-writes N random (x, erf(x)) pairs for the ignored large accuracy test.
+writes N random (x, erf(x)) pairs for the `erf_audit` example.
 
 Scheme (see the module docs of erf/mod.rs). For 0 <= z < CUT, with
 W = 3/8 and i = trunc(z * (8/3)) (0..=15):
@@ -264,7 +264,7 @@ def print_reference():
 
 def dump(path, n, seed):
     """Writes n pairs (x, fl(erf(x))) as little-endian f64 to path: x uniform
-    on [-7, 7] and log-uniform on [1e-300, 7] (half each), for the ignored
+    on [-7, 7] and log-uniform on [1e-300, 7] (half each), for the
     audit `cargo run --release -p outprob-core --example erf_audit FILE`."""
     import random
 
