@@ -1,0 +1,653 @@
+#!/usr/bin/env python3
+"""outprob against what a user would use instead: one table, one run.
+
+    python benches/compare.py                 # N = 1e3, 1e5, 1e7; float64 and float32
+    python benches/compare.py --large         # adds N = 1e8 (needs ~8 GB of memory)
+    python benches/compare.py --quick         # fewer timed runs
+    python benches/compare.py --only median --sizes 1e6 --dtypes float64
+    python benches/compare.py --markdown      # tables as Markdown, for the README
+    python benches/compare.py --memory-only   # just the peak-memory section
+    python benches/compare.py --plot bench.png
+
+For every operation of ``operations.OPERATIONS`` and every N and dtype it
+prints outprob's time per element on ONE thread, the baseline's (NumPy,
+SciPy, statsmodels or ``outprob.reference``), and their ratio, all measured
+in the same run after checking that both compute the same numbers; then
+outprob on one thread against all threads, and the peak memory of the fits
+and of ``transform(out=)``, each measured in a fresh subprocess.
+
+Timing: ``time.perf_counter_ns``; one warm-up call; then timed runs, each
+looping the call until it lasts at least ``--min-sample-ms`` (with
+``gc.collect()`` before and the garbage collector off during a run); the
+median per-call time of ``--repeat`` runs, fewer when a call is slow (at
+most ``--budget`` seconds per measurement; a call slower than 5 s is timed
+once, by its warm-up call). A baseline estimated (from a smaller N) to take
+longer than ``--max-baseline-seconds`` is skipped; outprob always runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+import baselines
+import operations as ops
+from operations import MEMORY_OPS, OPERATIONS, Case, MemoryOp, Operation, fmt_n
+
+#: A call slower than this is timed by its warm-up call alone when the
+#: budget leaves room for no second call.
+SLOW_CALL_S = 5.0
+#: N at which a slow baseline is probed when no smaller N was measured.
+PROBE_N = 10**5
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Time outprob against NumPy/SciPy/statsmodels baselines (one table).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1].split("\n\nFor every", 1)[0],
+    )
+    p.add_argument("--sizes", default="1e3,1e5,1e7", help="comma-separated N (default: %(default)s)")
+    p.add_argument("--large", action="store_true", help="add N = 1e8")
+    p.add_argument("--dtypes", default="float64,float32", help="default: %(default)s")
+    p.add_argument("--repeat", type=int, default=7, help="timed runs per measurement, median taken (default: %(default)s)")
+    p.add_argument("--quick", action="store_true", help="fewer (3), shorter (10 ms) timed runs, 3 s budget")
+    p.add_argument("--min-sample-ms", type=float, default=30.0, help="shortest timed run; fast calls loop (default: %(default)s)")
+    p.add_argument("--budget", type=float, default=10.0, help="seconds per measurement before runs are cut (default: %(default)s)")
+    p.add_argument("--max-baseline-seconds", type=float, default=120.0,
+                   help="skip a baseline estimated to take longer per call (default: %(default)s)")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                   help="the 'all threads' count of the thread-scaling table (default: all cores, %(default)s)")
+    p.add_argument("--only", default="", help="run only operations whose name contains this (case-insensitive)")
+    p.add_argument("--plot", metavar="PATH", help="write a bar chart (PNG) of the largest N")
+    p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    p.add_argument("--memory-only", action="store_true", help="run only the peak-memory section")
+    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory section")
+    p.add_argument("--memory-child", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    args.sizes = sorted({int(float(s)) for s in args.sizes.split(",") if s.strip()} | ({10**8} if args.large else set()))
+    args.dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
+    for d in args.dtypes:
+        if d not in ("float64", "float32"):
+            p.error(f"--dtypes: {d!r} is not float64 or float32")
+    if args.quick:
+        args.repeat = min(args.repeat, 3)
+        args.min_sample_ms = min(args.min_sample_ms, 10.0)
+        args.budget = min(args.budget, 3.0)
+    if args.repeat < 1 or args.threads < 1:
+        p.error("--repeat and --threads must be positive")
+    return args
+
+
+def selected(name: str, only: str) -> bool:
+    return only.lower() in name.lower()
+
+
+# -- the machine ------------------------------------------------------------------------------
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_info() -> List[str]:
+    import scipy
+    import statsmodels
+
+    import outprob
+
+    cores = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    lines = [
+        f"CPU: {cpu_model()}; {cores} logical cores ({usable} usable); {platform.system()} {platform.release()}",
+        f"Python {platform.python_version()}; outprob {outprob.__version__}; numpy {np.__version__}; "
+        f"scipy {scipy.__version__}; statsmodels {statsmodels.__version__}",
+    ]
+    if hasattr(os, "getloadavg"):
+        lines.append("load average at start: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
+    cap = os.environ.get("OUTPROB_NUM_THREADS")
+    if cap:
+        lines.append(f"OUTPROB_NUM_THREADS={cap} caps outprob's threads")
+    return lines
+
+
+# -- timing ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Timing:
+    """Median seconds per call over ``runs`` timed runs of ``loops`` calls.
+    ``value`` is what the warm-up call returned (for the agreement checks)."""
+
+    seconds: float
+    runs: int
+    loops: int
+    value: Any = None
+    warmup_only: bool = False
+
+    def ns_per_element(self, n: int) -> float:
+        return self.seconds * 1e9 / n
+
+
+def _run(fn: Callable[[], Any], loops: int) -> float:
+    """Seconds for ``loops`` calls, garbage collector off."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter_ns()
+        for _ in range(loops):
+            fn()
+        return (time.perf_counter_ns() - start) * 1e-9
+    finally:
+        gc.enable()
+
+
+def measure(fn: Callable[[], Any], args: argparse.Namespace) -> Timing:
+    """Warm-up call, loop calibration, then the median of up to
+    ``args.repeat`` timed runs within ``args.budget`` seconds."""
+    gc.collect()
+    start = time.perf_counter_ns()
+    value = fn()
+    first = max((time.perf_counter_ns() - start) * 1e-9, 1e-9)
+    runs = max(1, min(args.repeat, int(args.budget / first)))
+    if first >= SLOW_CALL_S and args.budget / first < 2:
+        return Timing(first, 1, 1, value, warmup_only=True)
+    min_sample = args.min_sample_ms / 1e3
+    loops = max(1, math.ceil(min_sample / first))
+    if loops > 1:  # the warm-up call may have been slow: calibrate once more
+        per_call = _run(fn, loops) / loops
+        loops = max(1, math.ceil(min_sample / per_call))
+    samples = [_run(fn, loops) / loops for _ in range(runs)]
+    return Timing(statistics.median(samples), runs, loops, value)
+
+
+# -- the comparison table ------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """One line of the comparison table."""
+
+    op: Operation
+    n: int
+    dtype: str
+    ours: Optional[Timing] = None
+    base: Optional[Timing] = None
+    base_note: str = ""  # why there is no baseline time
+    problem: Optional[str] = None  # ours and baseline disagree
+
+    @property
+    def ratio(self) -> Optional[float]:
+        if self.ours is None or self.base is None:
+            return None
+        return self.base.seconds / self.ours.seconds
+
+    def verdict(self) -> str:
+        if self.problem:
+            return "MISMATCH"
+        target, ratio = self.op.target(self.n, self.dtype), self.ratio
+        if target is None or ratio is None:
+            return "–"
+        return "yes" if ratio >= target.ratio else "NO"
+
+
+class Bench:
+    """Runs the operations over sizes and dtypes, remembering outprob's
+    timings (rows share them) and the baselines' per-element times (to
+    skip those that would be too slow at a larger N)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.ours_memo: Dict[Tuple[str, int, str, int], Timing] = {}
+        self.base_ns: Dict[Tuple[str, str, str], List[Tuple[int, float]]] = {}
+        self.cases: Dict[Tuple[int, str], Case] = {}
+
+    def case(self, n: int, dtype: str) -> Case:
+        key = (n, dtype)
+        if key not in self.cases:
+            progress(f"making {fmt_n(n)} {dtype} scores")
+            self.cases[key] = Case.make(n, dtype)
+        return self.cases[key]
+
+    def drop_cases(self, keep_n: int) -> None:
+        """Frees the inputs of other sizes (N = 1e8 needs the memory)."""
+        for key in [k for k in self.cases if k[0] not in (keep_n, PROBE_N)]:
+            del self.cases[key]
+        for (_, n, _, _), timing in self.ours_memo.items():
+            if n != keep_n:
+                timing.value = None
+        gc.collect()
+
+    def ours(self, op: Operation, case: Case, threads: int) -> Timing:
+        key = (op.name, case.n, case.dtype.name, threads)
+        if key not in self.ours_memo:
+            self.ours_memo[key] = measure(lambda: op.ours(case, threads), self.args)
+        return self.ours_memo[key]
+
+    def estimate_baseline(self, op: Operation, n: int, dtype: str) -> Optional[float]:
+        """Seconds per baseline call at N, from the largest smaller N measured
+        (or, for a slow baseline, a probe at N = 1e5)."""
+        done = [(m, ns) for m, ns in self.base_ns.get((op.name, op.baseline_name, dtype), []) if m < n]
+        if not done and op.slow_baseline and n > 10**6:
+            probe = self.case(PROBE_N, dtype)
+            start = time.perf_counter_ns()
+            op.baseline(probe)
+            done = [(PROBE_N, (time.perf_counter_ns() - start) / PROBE_N)]
+        if not done:
+            return None
+        return max(done)[1] * n * 1e-9
+
+    def row(self, op: Operation, case: Case) -> Row:
+        row = Row(op, case.n, case.dtype.name)
+        try:
+            if op.ours is not None:
+                row.ours = self.ours(op, case, 1)
+        except Exception as e:
+            row.problem = f"outprob failed: {type(e).__name__}: {e}"
+            return row
+        estimate = self.estimate_baseline(op, case.n, row.dtype)
+        if estimate is not None and estimate > self.args.max_baseline_seconds:
+            row.base_note = f"skipped (too slow: ~{estimate:.0f} s/call)"
+            return row
+        try:
+            row.base = measure(lambda: op.baseline(case), self.args)
+        except Exception as e:  # e.g. statsmodels not converging
+            row.base_note = f"failed: {type(e).__name__}: {e}"
+            row.problem = row.base_note
+            return row
+        key = (op.name, op.baseline_name, row.dtype)
+        self.base_ns.setdefault(key, []).append((case.n, row.base.ns_per_element(case.n)))
+        if op.check is not None and row.ours is not None:
+            row.problem = op.check(row.ours.value, row.base.value, case) or dtype_problem(row.ours.value, case)
+        row.base.value = None
+        forget_large(row.ours, case)
+        return row
+
+    def table(self) -> List[Row]:
+        """Every selected operation at every N and dtype (an operation with
+        ``max_n`` at most at that N), in ascending N."""
+        rows: List[Row] = []
+        chosen = [op for op in OPERATIONS if selected(op.name, self.args.only)]
+        for n in self.args.sizes:
+            self.drop_cases(n)
+            for dtype in self.args.dtypes:
+                for op in chosen:
+                    size = op.size(n)
+                    if any(r.op is op and r.n == size and r.dtype == dtype for r in rows):
+                        continue
+                    row = self.row(op, self.case(size, dtype))
+                    report_row(row)
+                    rows.append(row)
+        return rows
+
+    def scaling(self, rows: List[Row]) -> List[Tuple[Operation, int, str, Timing, Timing]]:
+        """outprob on one thread against ``--threads`` threads, at each
+        operation's largest N."""
+        largest: Dict[Tuple[str, str], Row] = {}
+        for row in rows:  # ascending N; of rows sharing a name and N, the first
+            key = (row.op.name, row.dtype)
+            if row.ours is not None and (key not in largest or row.n > largest[key].n):
+                largest[key] = row
+        out = []
+        for row in largest.values():
+            case = self.case(row.n, row.dtype)
+            many = self.ours(row.op, case, self.args.threads)
+            forget_large(many, case)
+            progress(f"  {row.op.name} N={fmt_n(row.n)} {row.dtype}: 1 thread / {self.args.threads} threads = "
+                     f"{row.ours.seconds / many.seconds:.2f}x")
+            out.append((row.op, row.n, row.dtype, row.ours, many))
+        return out
+
+
+def dtype_problem(value: Any, case: Case) -> Optional[str]:
+    """float32 in → float32 out."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and dtype.kind == "f" and dtype != case.dtype:
+        return f"{case.dtype} scores gave a {dtype} result"
+    return None
+
+
+def forget_large(timing: Optional[Timing], case: Case) -> None:
+    """Drops a remembered result array (a fit_transform's output) once it
+    has been checked; scalars and ``case.out`` stay."""
+    if timing is not None and isinstance(timing.value, np.ndarray) and timing.value.size > 1 \
+            and timing.value is not case.__dict__.get("out"):
+        timing.value = None
+
+
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def report_row(row: Row) -> None:
+    ours = f"{row.ours.ns_per_element(row.n):.3g}" if row.ours else "–"
+    base = f"{row.base.ns_per_element(row.n):.3g}" if row.base else row.base_note
+    ratio = f" ratio {ratio_text(row.ratio)}" if row.ratio else ""
+    progress(f"  {row.op.name} N={fmt_n(row.n)} {row.dtype}: ours {ours} ns/elem, "
+             f"{row.op.baseline_name} {base} ns/elem{ratio}")
+    if row.problem:
+        progress(f"!!! MISMATCH {row.op.name} N={fmt_n(row.n)} {row.dtype} vs {row.op.baseline_name}: {row.problem}")
+
+
+# -- peak memory -----------------------------------------------------------------------------------
+
+
+def vm_kib(field_name: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field_name} not in /proc/self/status")
+
+
+def reset_peak() -> bool:
+    """Resets VmHWM to the current RSS (Linux >= 4.0); False if refused."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def memory_child(spec: Dict[str, Any]) -> None:
+    """In a fresh process: load the scores, set the call up, warm it up on a
+    small prefix (libraries, thread pool), then report VmHWM before and
+    after the call."""
+    x = np.load(spec["path"])
+    op = ops.memory_op(spec["op"])
+    threads = spec["threads"]
+    make = (lambda a: op.ours(a, threads)) if spec["side"] == "ours" else op.baseline
+    make(np.ascontiguousarray(x[: 1 << 19]))()
+    call = make(x)
+    gc.collect()
+    was_reset = reset_peak()
+    before = vm_kib("VmHWM")
+    result = call()
+    after = vm_kib("VmHWM")
+    del result
+    print(json.dumps({"before": before * 1024, "after": after * 1024, "nbytes": x.nbytes, "reset": was_reset}))
+
+
+@dataclass
+class MemoryRow:
+    op: MemoryOp
+    n: int
+    dtype: str
+    nbytes: int
+    ours: Optional[int] = None  # peak RSS increase, bytes
+    base: Optional[int] = None
+    note: str = ""
+    reset: bool = True
+
+    def verdict(self) -> str:
+        if self.ours is None:
+            return "–"
+        return "yes" if self.ours <= self.op.max_multiple * self.nbytes else "NO"
+
+
+def run_child(path: str, op: MemoryOp, side: str, threads: int) -> Dict[str, Any]:
+    spec = json.dumps({"path": path, "op": op.name, "side": side, "threads": threads})
+    # A fixed mmap threshold: large blocks go back to the system when freed,
+    # so the warm-up's freed blocks cannot hide the call's allocations.
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"}
+    done = subprocess.run(
+        [sys.executable, __file__, "--memory-child", spec],
+        capture_output=True, text=True, env=env, cwd=Path(__file__).parent,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "child failed")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def memory_table(args: argparse.Namespace) -> List[MemoryRow]:
+    """Peak RSS increase of each memory operation at the largest N, one
+    fresh subprocess per operation and side."""
+    n = max(args.sizes)
+    chosen = [op for op in MEMORY_OPS if selected(op.name, args.only)]
+    rows = []
+    if not chosen:
+        return rows
+    with tempfile.TemporaryDirectory(prefix="outprob-bench-") as tmp:
+        for dtype in args.dtypes:
+            path = os.path.join(tmp, f"x-{dtype}.npy")
+            x, _ = ops.long_tailed_scores(n, dtype)
+            np.save(path, x)
+            nbytes = x.nbytes
+            del x
+            for op in chosen:
+                row = MemoryRow(op, n, dtype, nbytes)
+                try:
+                    got = run_child(path, op, "ours", args.threads)
+                    row.ours, row.reset = got["after"] - got["before"], got["reset"]
+                    if op.slow_baseline:
+                        row.note = "baseline not measured (slow)"
+                    else:
+                        got = run_child(path, op, "baseline", args.threads)
+                        row.base = got["after"] - got["before"]
+                except RuntimeError as e:
+                    row.note = f"failed: {e}"
+                progress(f"  memory {op.name} N={fmt_n(n)} {dtype}: ours +{mb(row.ours)} MB, baseline +{mb(row.base)} MB")
+                rows.append(row)
+            os.remove(path)
+    return rows
+
+
+def mb(nbytes: Optional[int]) -> str:
+    return "–" if nbytes is None else f"{nbytes / 1e6:.1f}"
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def render(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> str:
+    """An aligned text table, or a Markdown one."""
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(headers), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)])
+
+
+def ns(timing: Optional[Timing], n: int) -> str:
+    if timing is None:
+        return "–"
+    v = timing.ns_per_element(n)
+    return f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"
+
+
+def ratio_text(ratio: Optional[float]) -> str:
+    if ratio is None:
+        return "–"
+    return f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2g}x"
+
+
+def comparison_lines(rows: List[Row], args: argparse.Namespace) -> List[str]:
+    headers = ["operation", "N", "dtype", "ours ns/elem (1 thread)", "baseline", "baseline ns/elem",
+               "ratio (baseline/ours)", "target", "met?"]
+    cells, notes = [], []
+    for r in rows:
+        base = r.base_note if r.base is None else ns(r.base, r.n)
+        if r.base is not None and r.base.runs < args.repeat:
+            base += " †"
+            how = "1 run: its warm-up call" if r.base.warmup_only else f"{r.base.runs} runs"
+            notes.append(f"† {r.op.name} N={fmt_n(r.n)} {r.dtype}, {r.op.baseline_name}: "
+                         f"{r.base.ns_per_element(r.n) * r.n / 1e9:.2g} s per call, timed by {how}")
+        target = r.op.target(r.n, r.dtype)
+        cells.append([
+            r.op.name, fmt_n(r.n), r.dtype, ns(r.ours, r.n), r.op.baseline_name, base,
+            ratio_text(None if r.problem else r.ratio),
+            target.text() if target else "–", r.verdict(),
+        ])
+    lines = [render(headers, cells, args.markdown)]
+    mismatches = [r for r in rows if r.problem]
+    if mismatches:
+        lines += ["", "!!! ours and the baseline DISAGREE, no ratio printed:"]
+        lines += [f"!!! {r.op.name} N={fmt_n(r.n)} {r.dtype} vs {r.op.baseline_name}: {r.problem}" for r in mismatches]
+    lines += ["", *notes] if notes else []
+    return lines
+
+
+def scaling_lines(scaling, args: argparse.Namespace) -> List[str]:
+    headers = ["operation", "N", "dtype", "ours 1 thread ns/elem", f"ours {args.threads} threads ns/elem",
+               "speed-up", "target (2 threads)", "met?"]
+    cells = []
+    for op, n, dtype, one, many in scaling:
+        speedup = one.seconds / many.seconds
+        applies = op.scaling_target is not None and n == 10**7 and dtype == "float64" and args.threads >= 2
+        cells.append([
+            op.name, fmt_n(n), dtype, ns(one, n), ns(many, n), f"{speedup:.2f}x",
+            f">={op.scaling_target:g}x" if applies else "–",
+            ("yes" if speedup >= op.scaling_target else "NO") if applies else "–",
+        ])
+    return [render(headers, cells, args.markdown)]
+
+
+def memory_lines(rows: List[MemoryRow], args: argparse.Namespace) -> List[str]:
+    headers = ["operation", "N", "dtype", "input MB", "ours peak +MB", "ours × input", "target",
+               "met?", "baseline peak +MB", "baseline × input"]
+    cells = []
+    for r in rows:
+        cells.append([
+            r.op.name, fmt_n(r.n), r.dtype, mb(r.nbytes), mb(r.ours),
+            f"{r.ours / r.nbytes:.2f}" if r.ours is not None else "–",
+            f"<={r.op.max_multiple:g}x", r.verdict(), mb(r.base) if r.base is not None else r.note or "–",
+            f"{r.base / r.nbytes:.2f}" if r.base is not None else "–",
+        ])
+    lines = [render(headers, cells, args.markdown)]
+    if any(not r.reset for r in rows):
+        lines.append("warning: /proc/self/clear_refs refused; the peak includes loading the input")
+    return lines
+
+
+def summary_lines(rows: List[Row], scaling, memory: List[MemoryRow]) -> List[str]:
+    verdicts = [r.verdict() for r in rows] + [m.verdict() for m in memory]
+    verdicts += [("yes" if one.seconds / many.seconds >= op.scaling_target else "NO")
+                 for op, n, dtype, one, many in scaling
+                 if op.scaling_target is not None and n == 10**7 and dtype == "float64"]
+    met, missed = verdicts.count("yes"), verdicts.count("NO")
+    lines = [f"targets met: {met} of {met + missed}"]
+    mismatches = sum(1 for r in rows if r.problem)
+    if mismatches:
+        lines.append(f"!!! {mismatches} MISMATCH(ES) between outprob and a baseline: see above")
+    return lines
+
+
+def plot(rows: List[Row], path: str) -> None:
+    """Bar chart of ns/element, ours against the baseline, at each
+    operation's largest N, one panel per dtype; floors as lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dtypes = sorted({r.dtype for r in rows}, reverse=True)
+    fig, axes = plt.subplots(len(dtypes), 1, figsize=(14, 5 * len(dtypes)), squeeze=False)
+    for ax, dtype in zip(axes[:, 0], dtypes):
+        mine = [r for r in rows if r.dtype == dtype]
+        largest = {}
+        for r in mine:
+            largest[(r.op.name, r.op.baseline_name)] = r  # rows come in ascending N
+        bars = [r for r in largest.values() if r.ours is not None]
+        xs = np.arange(len(bars))
+        ax.bar(xs - 0.2, [r.ours.ns_per_element(r.n) for r in bars], 0.4, label="outprob (1 thread)")
+        ax.bar(xs + 0.2, [r.base.ns_per_element(r.n) if r.base else np.nan for r in bars], 0.4, label="baseline")
+        for r in largest.values():
+            if r.ours is None and r.base is not None:
+                ax.axhline(r.base.ns_per_element(r.n), ls="--", lw=1, color="grey")
+                ax.annotate(r.op.baseline_name, (len(bars) - 0.5, r.base.ns_per_element(r.n)), fontsize=8, color="grey")
+        ax.set_xticks(xs, [f"{r.op.name}\nvs {r.op.baseline_name}\nN={fmt_n(r.n)}" for r in bars],
+                      rotation=90, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel("ns per element")
+        ax.set_title(f"outprob vs baselines, {dtype}")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    progress(f"wrote {path}")
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    if args.memory_child:
+        memory_child(json.loads(args.memory_child))
+        return 0
+    out: List[str] = ["# outprob benchmark: " + " ".join(["compare.py", *(argv if argv is not None else sys.argv[1:])])]
+    out += machine_info()
+    out.append(
+        f"sizes {', '.join(map(fmt_n, args.sizes))}; dtypes {', '.join(args.dtypes)}; "
+        f"long-tailed scores: lognormal(0, 1) bulk + {ops.OUTLIER_FRACTION:.0%} outliers at 10 + lognormal(2, 1); "
+        f"M-estimates with maxiter={baselines.MAXITER}"
+    )
+    if not args.memory_only:
+        out.append(
+            f"time per call: median of {args.repeat} timed runs (fewer for slow calls, † below), each >= "
+            f"{args.min_sample_ms:g} ms, after a warm-up call; gc.collect() before each run"
+        )
+    started = time.perf_counter()
+    rows: List[Row] = []
+    scaling: list = []
+    if not args.memory_only:
+        bench = Bench(args)
+        rows = bench.table()
+        if args.threads > 1:
+            progress(f"thread scaling: 1 vs {args.threads} threads")
+            scaling = bench.scaling(rows)
+        del bench
+        gc.collect()
+    memory: List[MemoryRow] = []
+    if not args.no_memory:
+        progress(f"peak memory at N = {fmt_n(max(args.sizes))}, one subprocess per call")
+        memory = memory_table(args)
+
+    if rows:
+        out += ["", "## outprob (1 thread) vs baseline", *comparison_lines(rows, args)]
+    if scaling:
+        out += ["", f"## Threads: outprob on 1 vs {args.threads} threads", *scaling_lines(scaling, args)]
+    elif rows:
+        out += ["", "## Threads: --threads 1, no scaling table"]
+    if memory:
+        out += [
+            "",
+            f"## Peak memory: VmHWM increase during one call ({args.threads} threads, fresh process per call)",
+            *memory_lines(memory, args),
+        ]
+    out.append("")
+    if hasattr(os, "getloadavg"):
+        out.append("load average at end: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
+    out.append(f"wall time: {time.perf_counter() - started:.0f} s")
+    out += summary_lines(rows, scaling, memory)
+    print("\n".join(out), flush=True)
+    if args.plot and rows:
+        plot(rows, args.plot)
+    return 1 if any(r.problem for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
