@@ -209,7 +209,7 @@ impl<T: Float> Blocks<T> {
                 start
             })
             .collect();
-        let mut y = vec![T::default(); s.x.len()];
+        let mut y = crate::scratch::zeroed::<T>(s.x.len());
         let out = Shared(y.as_mut_ptr());
         let scatter = |i: usize, chunk: &[T]| {
             let mut pos = starts[i].clone();

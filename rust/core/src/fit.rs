@@ -5,9 +5,9 @@
 use crate::error::Error;
 use crate::float::Float;
 use crate::location::{check_trim, mean, median, upper_trimmed_mean};
-use crate::mest::{m_estimate, MEstimate, MParams, Norm};
+use crate::mest::{m_estimate_from_median, MEstimate, MParams, Norm};
 use crate::sample::{NanPolicy, Sample};
-use crate::scale::{niqr, nmad, std, trimmed_std};
+use crate::scale::{niqr, nmad_about_median, std, trimmed_std};
 use crate::scaling::{Gaussian, Linear};
 
 /// Location estimator of a Gaussian scaling (SPEC §1).
@@ -189,38 +189,47 @@ struct Fitter<'a, T> {
     sample: Sample<'a, T>,
     spec: GaussianSpec,
     m_estimates: Vec<(Norm, MEstimate)>,
+    // The median is the center, the nMAD's center and the M-estimates'
+    // start: one read of the scores serves all of them.
+    median: Option<f64>,
 }
 
 impl<T: Float> Fitter<'_, T> {
+    fn median(&mut self) -> f64 {
+        *self.median.get_or_insert_with(|| median(&self.sample))
+    }
+
     fn m_estimate(&mut self, norm: Norm) -> Result<MEstimate, Error> {
         if let Some((_, est)) = self.m_estimates.iter().find(|(n, _)| *n == norm) {
             return Ok(*est);
         }
-        let est = m_estimate(&self.sample, &self.spec.m_params(norm))?;
+        let med = self.median();
+        let est = m_estimate_from_median(&self.sample, &self.spec.m_params(norm), med)?;
         self.m_estimates.push((norm, est));
         Ok(est)
     }
 
     fn center(&mut self) -> Result<f64, Error> {
-        let s = &self.sample;
         Ok(match self.spec.center {
-            Center::Mean => mean(s),
-            Center::Median => median(s),
-            Center::TrimmedMean => upper_trimmed_mean(s, self.spec.trim)?,
+            Center::Mean => mean(&self.sample),
+            Center::Median => self.median(),
+            Center::TrimmedMean => upper_trimmed_mean(&self.sample, self.spec.trim)?,
             Center::M(norm) => self.m_estimate(norm)?.location,
             Center::Value(c) => c,
         })
     }
 
     fn scale(&mut self, which: Scale, center: f64) -> Result<f64, Error> {
-        let s = &self.sample;
         Ok(match which {
             // N <= ddof: no spread can be measured; treated as zero so the
             // scaling degrades to the constant case instead of failing.
-            Scale::Std => std(s, self.spec.ddof).unwrap_or(0.0),
-            Scale::Nmad => nmad(s),
-            Scale::Niqr => niqr(s),
-            Scale::TrimmedStd => trimmed_std(s, center, self.spec.trim)?,
+            Scale::Std => std(&self.sample, self.spec.ddof).unwrap_or(0.0),
+            Scale::Nmad => {
+                let med = self.median();
+                nmad_about_median(&self.sample, med)
+            }
+            Scale::Niqr => niqr(&self.sample),
+            Scale::TrimmedStd => trimmed_std(&self.sample, center, self.spec.trim)?,
             Scale::M(norm) => self.m_estimate(norm)?.scale,
             Scale::Value(v) => v,
         })
@@ -235,6 +244,7 @@ pub fn fit_gaussian<T: Float>(x: &[T], spec: &GaussianSpec) -> Result<GaussianFi
         sample: Sample::new(x, spec.nan_policy, spec.negate)?,
         spec: *spec,
         m_estimates: Vec::new(),
+        median: None,
     };
     let center = fitter.center()?;
     let mut scale_used = spec.scale;

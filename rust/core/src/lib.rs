@@ -26,6 +26,7 @@ pub mod reduce;
 pub mod sample;
 pub mod scale;
 pub mod scaling;
+pub mod scratch;
 pub mod select;
 mod simd;
 pub mod sum;

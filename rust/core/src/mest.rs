@@ -171,9 +171,19 @@ pub struct MEstimate {
 /// Huber's proposal 2 from μ₀ = median, σ₀ = nMAD (or the §5 fallback when
 /// the nMAD is zero).
 pub fn m_estimate<T: Float>(s: &Sample<'_, T>, params: &MParams) -> Result<MEstimate, Error> {
+    m_estimate_from_median(s, params, median(s))
+}
+
+/// [`m_estimate`] given `median(s)` (of the oriented scores): the caller
+/// that already holds it saves a read of the scores.
+pub fn m_estimate_from_median<T: Float>(
+    s: &Sample<'_, T>,
+    params: &MParams,
+    median: f64,
+) -> Result<MEstimate, Error> {
     params.check()?;
-    let mu0 = median(s);
-    let (sigma0, start) = start_scale(s)?;
+    let mu0 = median;
+    let (sigma0, start) = start_scale(s, mu0)?;
     if start == StartScale::Constant {
         return Ok(MEstimate {
             location: mu0,
@@ -273,8 +283,8 @@ impl<T: Float> Sums for Blocks<T> {
     }
 }
 
-fn start_scale<T: Float>(s: &Sample<'_, T>) -> Result<(f64, StartScale), Error> {
-    let nmad = crate::scale::nmad(s);
+fn start_scale<T: Float>(s: &Sample<'_, T>, median: f64) -> Result<(f64, StartScale), Error> {
+    let nmad = crate::scale::nmad_about_median(s, median);
     if nmad > 0.0 {
         return Ok((nmad, StartScale::Nmad));
     }
@@ -479,7 +489,7 @@ mod tests {
                 let x = synthetic(n, kind, seed);
                 let sample = Sample::new(&x, NanPolicy::Omit, kind == 1).unwrap();
                 let mu0 = median(&sample);
-                let (sigma0, start) = start_scale(&sample).unwrap();
+                let (sigma0, start) = start_scale(&sample, mu0).unwrap();
                 if start == StartScale::Constant {
                     continue;
                 }

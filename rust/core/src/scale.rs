@@ -36,11 +36,16 @@ pub fn std<T: Float>(s: &Sample<'_, T>, ddof: usize) -> Result<f64, Error> {
 
 /// `nmad = median(|s − median(s)|) / Φ⁻¹(3/4)`, always about the median.
 pub fn nmad<T: Float>(s: &Sample<'_, T>) -> f64 {
-    let med = median(s);
+    nmad_about_median(s, median(s))
+}
+
+/// [`nmad`] given `median(s)` (of the oriented scores), for callers that
+/// already hold it: one read of the scores fewer.
+pub fn nmad_about_median<T: Float>(s: &Sample<'_, T>, median: f64) -> f64 {
     median_of_key(
         s,
         Key::Deviation {
-            center: med,
+            center: median,
             negate: s.negate,
         },
     ) / NMAD_DIVISOR
