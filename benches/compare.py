@@ -21,7 +21,9 @@ looping the call until it lasts at least ``--min-sample-ms`` (with
 ``gc.collect()`` before and the garbage collector off during a run); the
 median per-call time of ``--repeat`` runs, fewer when a call is slow (at
 most ``--budget`` seconds per measurement; a call slower than 5 s is timed
-once, by its warm-up call). A baseline estimated (from a smaller N) to take
+once, by its warm-up call). outprob and its baseline (and outprob on one
+and on all threads) are timed in alternating runs, so that a change of the
+machine's load hits both sides of a ratio alike. A baseline estimated (from a smaller N) to take
 longer than ``--max-baseline-seconds`` is skipped; outprob always runs.
 """
 
@@ -165,23 +167,64 @@ def _run(fn: Callable[[], Any], loops: int) -> float:
         gc.enable()
 
 
-def measure(fn: Callable[[], Any], args: argparse.Namespace) -> Timing:
-    """Warm-up call, loop calibration, then the median of up to
-    ``args.repeat`` timed runs within ``args.budget`` seconds."""
+@dataclass
+class _Plan:
+    """A call after its warm-up: what it returned, how many calls make one
+    timed run, how many runs fit the budget."""
+
+    fn: Callable[[], Any]
+    value: Any
+    first: float
+    loops: int
+    runs: int
+
+
+def _plan(fn: Callable[[], Any], args: argparse.Namespace) -> _Plan:
     gc.collect()
     start = time.perf_counter_ns()
     value = fn()
     first = max((time.perf_counter_ns() - start) * 1e-9, 1e-9)
     runs = max(1, min(args.repeat, int(args.budget / first)))
     if first >= SLOW_CALL_S and args.budget / first < 2:
-        return Timing(first, 1, 1, value, warmup_only=True)
+        return _Plan(fn, value, first, 0, 1)
     min_sample = args.min_sample_ms / 1e3
     loops = max(1, math.ceil(min_sample / first))
     if loops > 1:  # the warm-up call may have been slow: calibrate once more
         per_call = _run(fn, loops) / loops
         loops = max(1, math.ceil(min_sample / per_call))
-    samples = [_run(fn, loops) / loops for _ in range(runs)]
-    return Timing(statistics.median(samples), runs, loops, value)
+    return _Plan(fn, value, first, loops, runs)
+
+
+def _timing(plan: _Plan, samples: List[float]) -> Timing:
+    if plan.loops == 0:
+        return Timing(plan.first, 1, 1, plan.value, warmup_only=True)
+    return Timing(statistics.median(samples), len(samples), plan.loops, plan.value)
+
+
+def measure(fn: Callable[[], Any], args: argparse.Namespace) -> Timing:
+    """Warm-up call, loop calibration, then the median of up to
+    ``args.repeat`` timed runs within ``args.budget`` seconds."""
+    return measure_planned(_plan(fn, args))
+
+
+def measure_pair(a: _Plan, b: _Plan, args: argparse.Namespace) -> Tuple[Timing, Timing]:
+    """Two planned calls timed in alternating runs (a, b, a, b, ...), so
+    that a change of the machine's load during the measurement hits both
+    alike and their ratio stays fair. Calls too slow for the full number of
+    runs are timed one after the other instead."""
+    if a.loops == 0 or b.loops == 0 or min(a.runs, b.runs) < args.repeat:
+        return measure_planned(a), measure_planned(b)
+    sa, sb = [], []
+    for _ in range(args.repeat):
+        sa.append(_run(a.fn, a.loops) / a.loops)
+        sb.append(_run(b.fn, b.loops) / b.loops)
+    return _timing(a, sa), _timing(b, sb)
+
+
+def measure_planned(plan: _Plan) -> Timing:
+    if plan.loops == 0:
+        return _timing(plan, [])
+    return _timing(plan, [_run(plan.fn, plan.loops) / plan.loops for _ in range(plan.runs)])
 
 
 # -- the comparison table ------------------------------------------------------------------------
@@ -215,13 +258,12 @@ class Row:
 
 
 class Bench:
-    """Runs the operations over sizes and dtypes, remembering outprob's
-    timings (rows share them) and the baselines' per-element times (to
-    skip those that would be too slow at a larger N)."""
+    """Runs the operations over sizes and dtypes, remembering the
+    baselines' per-element times (to skip those that would be too slow at
+    a larger N)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self.ours_memo: Dict[Tuple[str, int, str, int], Timing] = {}
         self.base_ns: Dict[Tuple[str, str, str], List[Tuple[int, float]]] = {}
         self.cases: Dict[Tuple[int, str], Case] = {}
 
@@ -236,16 +278,7 @@ class Bench:
         """Frees the inputs of other sizes (N = 1e8 needs the memory)."""
         for key in [k for k in self.cases if k[0] not in (keep_n, PROBE_N)]:
             del self.cases[key]
-        for (_, n, _, _), timing in self.ours_memo.items():
-            if n != keep_n:
-                timing.value = None
         gc.collect()
-
-    def ours(self, op: Operation, case: Case, threads: int) -> Timing:
-        key = (op.name, case.n, case.dtype.name, threads)
-        if key not in self.ours_memo:
-            self.ours_memo[key] = measure(lambda: op.ours(case, threads), self.args)
-        return self.ours_memo[key]
 
     def estimate_baseline(self, op: Operation, n: int, dtype: str) -> Optional[float]:
         """Seconds per baseline call at N, from the largest smaller N measured
@@ -261,23 +294,30 @@ class Bench:
         return max(done)[1] * n * 1e-9
 
     def row(self, op: Operation, case: Case) -> Row:
+        """outprob (one thread) and the baseline, timed in alternating runs."""
         row = Row(op, case.n, case.dtype.name)
+        ours = None
         try:
             if op.ours is not None:
-                row.ours = self.ours(op, case, 1)
+                ours = _plan(lambda: op.ours(case, 1), self.args)
         except Exception as e:
             row.problem = f"outprob failed: {type(e).__name__}: {e}"
             return row
         estimate = self.estimate_baseline(op, case.n, row.dtype)
         if estimate is not None and estimate > self.args.max_baseline_seconds:
             row.base_note = f"skipped (too slow: ~{estimate:.0f} s/call)"
+            row.ours = None if ours is None else measure_planned(ours)
             return row
         try:
-            row.base = measure(lambda: op.baseline(case), self.args)
+            base = _plan(lambda: op.baseline(case), self.args)
         except Exception as e:  # e.g. statsmodels not converging
             row.base_note = f"failed: {type(e).__name__}: {e}"
             row.problem = row.base_note
             return row
+        if ours is None:
+            row.base = measure_planned(base)
+        else:
+            row.ours, row.base = measure_pair(ours, base, self.args)
         key = (op.name, op.baseline_name, row.dtype)
         self.base_ns.setdefault(key, []).append((case.n, row.base.ns_per_element(case.n)))
         if op.check is not None and row.ours is not None:
@@ -314,11 +354,16 @@ class Bench:
         out = []
         for row in largest.values():
             case = self.case(row.n, row.dtype)
-            many = self.ours(row.op, case, self.args.threads)
+            one, many = measure_pair(
+                _plan(lambda: row.op.ours(case, 1), self.args),
+                _plan(lambda: row.op.ours(case, self.args.threads), self.args),
+                self.args,
+            )
+            forget_large(one, case)
             forget_large(many, case)
             progress(f"  {row.op.name} N={fmt_n(row.n)} {row.dtype}: 1 thread / {self.args.threads} threads = "
-                     f"{row.ours.seconds / many.seconds:.2f}x")
-            out.append((row.op, row.n, row.dtype, row.ours, many))
+                     f"{one.seconds / many.seconds:.2f}x")
+            out.append((row.op, row.n, row.dtype, one, many))
         return out
 
 
