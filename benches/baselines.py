@@ -22,7 +22,7 @@ from outprob.reference import metrics as reference_metrics
 #: on long-tailed scores it needs 30–40 iterations, statsmodels' default 30
 #: makes it raise.
 MAXITER = 100
-#: Upper-trimming fraction of the trimmed-mean variants (SPEC §1).
+#: Upper-trimming fraction of the trimmed-mean variants (contract §1).
 ALPHA = 0.1
 SQRT2 = math.sqrt(2.0)
 
@@ -84,7 +84,7 @@ def gaussian_scaling(x: np.ndarray, mu: float, sigma: float) -> np.ndarray:
     """Gaussian scaling as PyOD's ``predict_proba(method="unify")`` writes it.
 
     PyOD clips ``erf(…)`` to [0, 1]; ``np.maximum(0, …)`` is the same map
-    (erf never exceeds 1) and is what SPEC §4 writes."""
+    (erf never exceeds 1) and is what contract §4 writes."""
     return np.maximum(0, scipy.special.erf((x - mu) / (sigma * SQRT2)))
 
 

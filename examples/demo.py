@@ -95,7 +95,7 @@ def main() -> None:
             f"{probs['mean_nmad'][out][i]:11.3f}{probs['median_nmad'][out][i]:13.3f}"
         )
 
-    print("\nIs the scaling any good? Every measure of SPEC §6, lower is better:")
+    print("\nIs the scaling any good? Every measure of contract §6, lower is better:")
     for name in ("mean_std", "mean_nmad"):
         print(f"\n{name}:\n{metrics.evaluate(y, probs[name])}")
     ss = metrics.skill_score(y, probs["mean_nmad"], probs["mean_std"], stratify="outlier")

@@ -1,4 +1,4 @@
-"""Comparing transformations (SPEC §6): Holm–Bonferroni against statsmodels,
+"""Comparing transformations (contract §6): Holm–Bonferroni against statsmodels,
 mean ranks against per-row ``scipy.stats.rankdata``, pairwise p-values
 against ``scipy.stats.wilcoxon``, cliques against a brute-force search over
 runs, input validation and serialisation."""
@@ -53,7 +53,7 @@ def tables(draw, max_sets: int = 60, max_methods: int = 6) -> np.ndarray:
 
 
 def expected_wilcoxon(a, b, zero_method="wilcox", **kwargs):
-    if np.all(a == b):  # SPEC: no non-zero difference -> p = 1
+    if np.all(a == b):  # contract: no non-zero difference -> p = 1
         return 1.0
     return wilcoxon(a, b, zero_method=zero_method, **kwargs).pvalue
 

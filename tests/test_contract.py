@@ -1,4 +1,4 @@
-"""SPEC §5, the input contract: one test per bullet, plus fuzzing for
+"""contract §5, the input contract: one test per bullet, plus fuzzing for
 crashes and concurrent use from several threads."""
 
 from __future__ import annotations

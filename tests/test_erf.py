@@ -1,4 +1,4 @@
-"""The core's vectorised erf (`rust/core/src/erf/`, bound as
+"""The core's vectorised erf (`rust/core/src/numeric/erf/`, bound as
 ``outprob._core._erf``) against ``scipy.special.erf``.
 
 The kernel is designed for < 1 ulp from the correctly rounded erf (the Rust

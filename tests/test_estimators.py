@@ -1,4 +1,4 @@
-"""The estimators of SPEC §1–§2 from the Rust core against the NumPy
+"""The estimators of contract §1–§2 from the Rust core against the NumPy
 reference (Hypothesis) and against independent libraries (NumPy, SciPy)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from outprob import stats
 
 from .strategies import score_arrays
 
-# Closed-form estimators: rtol 1e-12 in float64 (SPEC tolerance of the issue).
+# Closed-form estimators: rtol 1e-12 in float64 (contract tolerance of the issue).
 RTOL64 = 1e-12
 # float32 input is computed in float64 and rounded once: one float32 ulp,
 # plus one more for a float64 result that differs in its last bits and so

@@ -1,4 +1,4 @@
-"""Huber's proposal 2 (SPEC §3): the core against the NumPy reference and
+"""Huber's proposal 2 (contract §3): the core against the NumPy reference and
 against statsmodels wherever statsmodels converges."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from outprob import stats
 
 from .strategies import score_arrays
 
-# SPEC tolerance for M-estimates. A location is compared in units of the
+# Contract tolerance for M-estimates. A location is compared in units of the
 # scale (location and scale are equivariant together): |Δμ| <= 1e-9·(|μ| + σ).
 RTOL = 1e-9
 NORMS = ["huber", "tukey"]

@@ -1,4 +1,4 @@
-"""Evaluation measures (SPEC §6): the Rust core against the NumPy reference,
+"""Evaluation measures (contract §6): the Rust core against the NumPy reference,
 independent oracles (scikit-learn, SciPy), properties and input checks."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scalers (SPEC §4, §7): every named variant against the reference, custom
+"""Scalers (contract §4, §7): every named variant against the reference, custom
 center/scale pairs, fit on one array and transform another, 2-D columns,
 the scikit-learn parameter protocol and serialisation."""
 

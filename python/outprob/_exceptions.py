@@ -6,14 +6,14 @@ class OutprobWarning(UserWarning):
 
 
 class ZeroScaleWarning(OutprobWarning):
-    """A scale estimate was zero and the SPEC §5 fallback chain
+    """A scale estimate was zero and the contract §5 fallback chain
     (chosen scale → niqr → std) supplied another one, or every scale was zero
     (constant scores)."""
 
 
 class ConvergenceWarning(OutprobWarning):
     """Huber's proposal 2 stopped at ``maxiter`` iterations without meeting
-    ``tol``; the last iterate is used (SPEC §3)."""
+    ``tol``; the last iterate is used (contract §3)."""
 
 
 class NotFittedError(ValueError, AttributeError):

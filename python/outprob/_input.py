@@ -1,4 +1,4 @@
-"""Input normalisation shared by the public API (SPEC §5).
+"""Input normalisation shared by the public API (contract §5).
 
 Every array that crosses into the compiled core is float32 or float64,
 native byte order and C-contiguous. The caller's array is never modified:

@@ -1,6 +1,6 @@
 """Scalers: fitted maps from outlier scores to outlier probabilities.
 
-SPEC §4 (the maps), §5 (the input contract), §7 (the API). A scaler is a
+contract §4 (the maps), §5 (the input contract), §7 (the API). A scaler is a
 plain Python object holding its parameters and fitted numbers, so it pickles
 and round-trips through :meth:`to_dict` without the compiled core.
 """
@@ -264,7 +264,7 @@ class GaussianScaler(_Scaler):
     .. math:: p = \max\left(0, \operatorname{erf}\left(\frac{s - \mu}{\sigma\sqrt{2}}\right)\right)
 
     with μ from the ``center`` estimator and σ from the ``scale`` estimator,
-    fitted on the scores (SPEC §4). ``center="mean", scale="std"`` is the
+    fitted on the scores (contract §4). ``center="mean", scale="std"`` is the
     classic, non-robust Gaussian scaling (GS, Kriegel et al. 2011); robust
     estimators keep the outliers' long upper tail from inflating μ and σ and
     so give outliers higher probabilities (Röchner et al. 2024).
@@ -272,9 +272,9 @@ class GaussianScaler(_Scaler):
     Parameters
     ----------
     center : {"mean", "median", "trimmed_mean", "huber", "tukey"} or float
-        Location estimator (SPEC §1), or a fixed number (e.g. 1.0 for LOF).
+        Location estimator (contract §1), or a fixed number (e.g. 1.0 for LOF).
     scale : {"std", "nmad", "niqr", "trimmed_std", "huber", "tukey"} or float
-        Scale estimator (SPEC §2), or a fixed positive number. When it is
+        Scale estimator (contract §2), or a fixed positive number. When it is
         zero the fit falls back to ``"niqr"``, then ``"std"``, with a
         :class:`~outprob.ZeroScaleWarning`; if all are zero the scores are
         constant and every fitted score maps to 0.
@@ -434,7 +434,7 @@ class LinearScaler(_Scaler):
 
     .. math:: p = \operatorname{clip}\left(\frac{s - \min}{\max - \min}, 0, 1\right)
 
-    with min and max of the fitted scores (SPEC §4). New scores outside the
+    with min and max of the fitted scores (contract §4). New scores outside the
     fitted range are clipped. If all fitted scores are equal, scores at or
     below them map to 0 and higher ones to 1.
 

@@ -1,4 +1,4 @@
-"""The named scaling variants of the paper (SPEC §4)."""
+"""The named scaling variants of the paper (contract §4)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
         "tukey": _gs("tukey", "tukey", "Huber's proposal 2, Tukey's biweight location"),
     }
 )
-"""Name → :class:`Variant` for the 12 variants of SPEC §4."""
+"""Name → :class:`Variant` for the 12 variants of contract §4."""
 
 
 def scaler(name: str, **params: Any) -> Union[GaussianScaler, LinearScaler]:

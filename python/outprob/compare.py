@@ -1,4 +1,4 @@
-"""Comparing many transformations over many score sets (SPEC §6).
+"""Comparing many transformations over many score sets (contract §6).
 
 As in the paper, after Benavoli, Corani and Mangili ("Should we really use
 post-hoc tests based on mean-ranks?", JMLR 17, 2016). The input is a table

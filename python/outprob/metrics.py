@@ -1,4 +1,4 @@
-"""How good are outlier probabilities? The measures of SPEC §6.
+"""How good are outlier probabilities? The measures of contract §6.
 
 Following Röchner et al., "Evaluating outlier probabilities: assessing
 sharpness, refinement, and calibration using stratified and weighted
@@ -119,7 +119,7 @@ class Strata(NamedTuple):
 
     @property
     def stratified(self) -> float:
-        """Mean of the outlier and inlier values (SPEC §6)."""
+        """Mean of the outlier and inlier values (contract §6)."""
         return (self.outliers + self.inliers) / 2
 
     def select(self, stratify: Optional[str], measure: str) -> float:
@@ -246,7 +246,7 @@ def bin_edges(
     (type-7 quantiles), repeated edges merged — except that ``t₁ = 0`` (more
     than a fraction 1/k of exact zeros) is kept: the first bin ``[0, 0]``
     then holds the zeros. ``"equiareal"``: the greedy
-    edges of SPEC §6 — from a = 0, the next edge is the smallest t whose bin
+    edges of contract §6 — from a = 0, the next edge is the smallest t whose bin
     area ``(t − a)·#{a < p_i <= t}/N`` reaches the target T (the first bin
     also counts p_i = 0), until an edge would reach 1 — for the smallest T
     (bisection to machine precision) that yields at most k bins. Every bin
@@ -396,7 +396,7 @@ def harmonic_improvement_score(
     n_bins: NBins = DEFAULT_N_BINS,
 ) -> float:
     """Harmonic improvement score of ``p`` among the probability
-    distributions ``candidates`` (SPEC §6): the harmonic mean over measures
+    distributions ``candidates`` (contract §6): the harmonic mean over measures
     M_i of ``M_i(p, y) / mean_j M_i(p^j, y)``. Lower is better; 1 is the
     average candidate.
 
@@ -434,7 +434,7 @@ def harmonic_improvement_score(
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Every measure of SPEC §6, overall, per class and stratified.
+    """Every measure of contract §6, overall, per class and stratified.
 
     Attributes ``brier_score``, ``sharpness_error``, ``refinement_error``,
     ``calibration_error`` are :class:`Strata` (``.overall``, ``.outliers``,
@@ -499,7 +499,7 @@ def evaluate(
     n_bins: NBins = DEFAULT_N_BINS,
     threads: Optional[int] = None,
 ) -> Evaluation:
-    """All measures of SPEC §6 at once: one pass for the Brier score and
+    """All measures of contract §6 at once: one pass for the Brier score and
     sharpness, one sort for every binning.
 
     Examples

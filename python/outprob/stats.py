@@ -1,6 +1,6 @@
-"""Location and scale estimators of SPEC §1–§3, computed by the Rust core.
+"""Location and scale estimators of contract §1–§3, computed by the Rust core.
 
-All functions follow the input contract of SPEC §5: float32 and float64 are
+All functions follow the input contract of contract §5: float32 and float64 are
 computed natively (results are ``numpy.float32`` for float32 input, else
 ``numpy.float64``), NaN are omitted (``nan_policy="omit"``, the default) or
 refused (``"raise"``), ±inf and empty input raise ``ValueError``. With
@@ -98,7 +98,7 @@ def std(
     nan_policy: str = "omit",
     threads: Optional[int] = None,
 ) -> Result:
-    """Standard deviation ``sqrt(Σ(s − mean)² / (N − ddof))`` (SPEC §2).
+    """Standard deviation ``sqrt(Σ(s − mean)² / (N − ddof))`` (contract §2).
 
     ``ddof=0`` as ``numpy.std`` and PyOD; ``ddof >= N`` raises ``ValueError``.
 
@@ -144,7 +144,7 @@ def quantile(
     """Type-7 quantiles (``numpy.quantile``'s default ``"linear"``).
 
     ``h = (N − 1)·q``, ``Q(q) = s_(⌊h⌋+1) + (h − ⌊h⌋)·(s_(⌊h⌋+2) − s_(⌊h⌋+1))``
-    with 1-based order statistics (SPEC §1). ``q`` is a number or an array
+    with 1-based order statistics (contract §1). ``q`` is a number or an array
     in [0, 1]; as in NumPy, the dimensions of ``q`` come first in the result.
 
     Examples
@@ -248,7 +248,7 @@ def trimmed_std(
 ) -> Result:
     """Trimmed standard deviation about ``center``: drop the
     ``floor(alpha·N)`` largest ``(s − center)²``, then ``sqrt`` of the mean
-    of the rest. No consistency factor (SPEC §2).
+    of the rest. No consistency factor (contract §2).
 
     Examples
     --------
@@ -286,7 +286,7 @@ def m_estimate(
     nan_policy: str = "omit",
     threads: Optional[int] = None,
 ) -> MEstimate:
-    """Joint location and scale by Huber's proposal 2 (SPEC §3).
+    """Joint location and scale by Huber's proposal 2 (contract §3).
 
     From μ₀ = median and σ₀ = nMAD, alternate a location step — the
     iteratively reweighted mean with Huber's T (``norm="huber"``,

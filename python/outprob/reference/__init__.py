@@ -1,6 +1,6 @@
-"""The NumPy/SciPy reference implementation of SPEC §1–§6.
+"""The NumPy/SciPy reference implementation of contract §1–§6.
 
-Plain, slow and written to be read side by side with ``SPEC.md``; the tests
+Plain, slow and written to be read side by side with the contract, ``docs/contract.md``; the tests
 check the compiled core against it. It never imports ``outprob._core``.
 """
 

@@ -1,5 +1,5 @@
-"""SPEC §1–§3 in plain NumPy: the estimators, written to be read against
-the SPEC. Sums are ``math.fsum`` (correctly rounded), so results do not
+"""contract §1–§3 in plain NumPy: the estimators, written to be read against
+the contract (``docs/contract.md``). Sums are ``math.fsum`` (correctly rounded), so results do not
 depend on summation order. Input: a 1-D array of finite scores."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import NamedTuple, Optional
 import numpy as np
 from scipy.stats import norm as gaussian
 
-#: Φ⁻¹(3/4) (SPEC §2, as scipy.stats.median_abs_deviation(scale="normal")).
+#: Φ⁻¹(3/4) (contract §2, as scipy.stats.median_abs_deviation(scale="normal")).
 NMAD_DIVISOR = 0.6744897501960817
-#: Φ⁻¹(3/4) − Φ⁻¹(1/4) (SPEC §2).
+#: Φ⁻¹(3/4) − Φ⁻¹(1/4) (contract §2).
 NIQR_DIVISOR = 1.3489795003921634
 
 

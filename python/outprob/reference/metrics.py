@@ -1,5 +1,5 @@
-"""SPEC §6 in plain NumPy: the evaluation measures of outlier
-probabilities, written to be read against the SPEC. Labels y are 0/1,
+"""contract §6 in plain NumPy: the evaluation measures of outlier
+probabilities, written to be read against the contract (``docs/contract.md``). Labels y are 0/1,
 probabilities p in [0, 1], both 1-D of equal length."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SPEC §4–§5 in plain NumPy/SciPy: fitting a named or custom scaling and
+"""contract §4–§5 in plain NumPy/SciPy: fitting a named or custom scaling and
 mapping scores to probabilities. 1-D scores; NaN are omitted when fitting."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def fit_linear(scores) -> Tuple[float, float]:
     return float(np.nanmin(s)), float(np.nanmax(s))
 
 
-#: The named variants of SPEC §4: name → (center, scale); linear is None.
+#: The named variants of contract §4: name → (center, scale); linear is None.
 VARIANTS = {
     "linear": None,
     "mean_std": ("mean", "std"),

@@ -9,7 +9,7 @@
 //! mpmath at 60 digits). Prints the ulp histogram; exits non-zero above
 //! 1 ulp. (The unit tests check a committed table of ~350 such points.)
 
-use outprob_core::erf::erf_slice;
+use outprob_core::numeric::erf::erf_slice;
 
 fn ulps(a: f64, b: f64) -> u64 {
     let key = |x: f64| {

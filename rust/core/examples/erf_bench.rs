@@ -1,4 +1,4 @@
-//! Timing of the Gaussian-scaling kernels of `outprob_core::erf`, one thread.
+//! Timing of the Gaussian-scaling kernels of `outprob_core::numeric::erf`, one thread.
 //!
 //!     cargo run -p outprob-core --release --example erf_bench [N] [REPS]
 //!
@@ -11,10 +11,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use outprob_core::erf::{
+use outprob_core::numeric::erf::{
     erf_slice_with, gaussian_probabilities_f32_with, gaussian_probabilities_f64_with, Kernel, CUT,
 };
-use outprob_core::scaling::{transform, Gaussian};
+use outprob_core::transformations::scaling::{transform, Gaussian};
 
 /// A named case: writes its result for `src` into `dst`.
 type Case<'a, T> = (String, Box<dyn Fn(&[T], &mut [T]) + 'a>);

@@ -1,5 +1,5 @@
 //! The one error type of the core. Every message says what was wrong and
-//! what the caller can do about it (SPEC §5); the binding maps each variant
+//! what the caller can do about it (contract §5); the binding maps each variant
 //! to a Python exception in one place.
 
 use core::fmt;
@@ -12,7 +12,7 @@ pub enum Error {
         /// Length of the input before NaN were omitted.
         len: usize,
     },
-    /// ±inf in fitting data (SPEC §5).
+    /// ±inf in fitting data (contract §5).
     Infinite {
         /// How many infinite values.
         count: usize,

@@ -2,34 +2,28 @@
 //! (Röchner et al., SISAP 2024). Pure Rust, no Python: the binding crate
 //! calls into it.
 //!
-//! Modules follow the concepts of `SPEC.md`:
-//! [`sum`] (exact and compensated summation), [`select`] (order statistics,
-//! median, quantiles), [`location`] and [`scale`] (§1, §2), [`mest`] (§3),
-//! [`scaling`] (§4 transforms), [`fit`] (fitting a scaling, the §5 fallback
-//! chain), [`sample`] (the §5 input contract), [`binning`] and [`metrics`]
-//! (§6 evaluation measures).
+//! The folders follow the concepts of the contract (`docs/contract.md`):
+//!
+//! * [`numeric`]: kernels every estimator is built from — exact and
+//!   compensated summation, one-pass reductions, selection and order
+//!   statistics on raw input, the vectorised `erf`, deterministic
+//!   parallelism, scratch memory.
+//! * [`estimators`]: location and scale estimators (§1, §2) and the joint
+//!   M-estimation of §3.
+//! * [`transformations`]: score → probability maps (§4) and fitting them
+//!   with the §5 fallback chain.
+//! * [`evaluation`]: binning and the evaluation measures of §6.
+//! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
+//!   error type.
 //!
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
 
-pub mod binning;
-pub mod blocks;
-pub mod erf;
 pub mod error;
-pub mod fit;
-pub mod float;
-pub mod location;
-pub mod mest;
-pub mod metrics;
-pub mod par;
-pub mod rank;
-pub mod reduce;
+pub mod estimators;
+pub mod evaluation;
+pub mod numeric;
 pub mod sample;
-pub mod scale;
-pub mod scaling;
-pub mod scratch;
-pub mod select;
-mod simd;
-pub mod sum;
+pub mod transformations;
 
 pub use error::Error;
-pub use float::Float;
+pub use numeric::float::Float;

@@ -1,4 +1,4 @@
-//! The input contract for fitting data (SPEC §5): NaN omitted or refused,
+//! The input contract for fitting data (contract §5): NaN omitted or refused,
 //! ±inf refused with a count and the first index, nothing left → error.
 //!
 //! [`Sample`] is checked fitting data read in place: one pass takes the
@@ -6,8 +6,8 @@
 //! caller's buffer again, skipping NaN, without copying it.
 
 use crate::error::Error;
-use crate::float::Float;
-use crate::reduce::{summarize, Summary};
+use crate::numeric::float::Float;
+use crate::numeric::reduce::{summarize, Summary};
 
 /// What to do with NaN in fitting data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

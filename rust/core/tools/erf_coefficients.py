@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the piecewise-polynomial erf tables of `rust/core/src/erf/tables.rs`.
+"""Generates the piecewise-polynomial erf tables of `rust/core/src/numeric/erf/tables.rs`.
 
 Run with any Python that has mpmath (pure Python, no NumPy needed):
 

@@ -1,9 +1,10 @@
-//! Estimators of SPEC §1–§3 (`outprob.stats`).
+//! Estimators of contract §1–§3 (`outprob.stats`).
 
 use crate::{parse, to_py, with_slice, Floats};
-use outprob_core::mest::{MEstimate, MParams, Norm, StartScale};
+use outprob_core::estimators::mest::{MEstimate, MParams, Norm, StartScale};
+use outprob_core::estimators::{location, scale};
 use outprob_core::sample::{NanPolicy, Sample};
-use outprob_core::{location, scale, Error, Float};
+use outprob_core::{Error, Float};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -160,7 +161,7 @@ fn m_estimate(
         ..MParams::new(norm)
     };
     with_slice!(py, threads, x, |s| estimate(s, nan, |d| {
-        outprob_core::mest::m_estimate(d, &params)
+        outprob_core::estimators::mest::m_estimate(d, &params)
     }))
     .map(|e| m_tuple(&e))
     .map_err(to_py)

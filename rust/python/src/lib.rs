@@ -13,7 +13,7 @@ mod metrics;
 mod scaling;
 
 use numpy::PyReadonlyArray1;
-use outprob_core::par::PARALLEL_MIN;
+use outprob_core::numeric::par::PARALLEL_MIN;
 use outprob_core::Error;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -1,10 +1,10 @@
-//! Evaluation measures of SPEC §6 (`outprob.metrics`). Labels arrive as a
+//! Evaluation measures of contract §6 (`outprob.metrics`). Labels arrive as a
 //! checked bool array.
 
 use crate::{parse, to_py, with_slice, Floats};
 use numpy::PyReadonlyArray1;
-use outprob_core::binning::{Scheme, Sorted};
-use outprob_core::metrics::{self, Strata};
+use outprob_core::evaluation::binning::{Scheme, Sorted};
+use outprob_core::evaluation::metrics::{self, Strata};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

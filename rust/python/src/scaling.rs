@@ -1,11 +1,13 @@
-//! Fitting and applying scalings (SPEC §4–§5, the scalers).
+//! Fitting and applying scalings (contract §4–§5, the scalers).
 
 use crate::estimators::{m_tuple, MTuple};
 use crate::{parse, run, to_py, with_slice, Floats};
 use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
-use outprob_core::fit::{fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear};
-use outprob_core::fit::{Center, GaussianSpec, Scale};
-use outprob_core::scaling::{self, Gaussian, Linear, Scaling};
+use outprob_core::transformations::fit::{
+    fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear,
+};
+use outprob_core::transformations::fit::{Center, GaussianSpec, Scale};
+use outprob_core::transformations::scaling::{self, Gaussian, Linear, Scaling};
 use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -161,7 +163,7 @@ fn _erf<'py>(
         .as_slice()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut out = vec![0.0; src.len()];
-    py.detach(|| outprob_core::erf::erf_slice(src, &mut out));
+    py.detach(|| outprob_core::numeric::erf::erf_slice(src, &mut out));
     Ok(numpy::PyArray1::from_vec(py, out))
 }
 

@@ -1,10 +1,12 @@
-//! Scale estimators, SPEC §2, on checked samples read in place.
+//! Scale estimators, contract §2, on checked samples read in place.
 
 use crate::error::Error;
-use crate::float::Float;
-use crate::location::{check_trim, mean, median, median_of_key, quantiles, trimmed_count};
-use crate::rank::{ranked, Key};
-use crate::reduce::{pow2, squares};
+use crate::estimators::location::{
+    check_trim, mean, median, median_of_key, quantiles, trimmed_count,
+};
+use crate::numeric::float::Float;
+use crate::numeric::rank::{ranked, Key};
+use crate::numeric::reduce::{pow2, squares};
 use crate::sample::Sample;
 
 /// Φ⁻¹(3/4), the divisor that makes the MAD consistent for the normal SD

@@ -1,5 +1,5 @@
 //! Fast, accurate, vectorised `erf` and the Gaussian-scaling kernels of
-//! SPEC §4: `p = max(0, erf((s − μ)/(σ√2)))` over whole buffers.
+//! contract §4: `p = max(0, erf((s − μ)/(σ√2)))` over whole buffers.
 //!
 //! # The approximation
 //!
@@ -53,7 +53,7 @@
 
 use core::f64::consts::SQRT_2;
 
-use crate::float::Float;
+use crate::numeric::float::Float;
 
 /// Smallest double whose erf rounds to 1.0 (`erfc(CUT) ≤ 2⁻⁵⁴`, ties to even
 /// go to 1.0; the double below it has `erfc > 2⁻⁵⁴`). `|x| ≥ CUT` → ±1.
@@ -329,7 +329,7 @@ trait Elem: Float {
 /// keeps ±inf scores at 1 and 0). Parameters that `Gaussian::check` rejects
 /// (non-finite `center`, negative, NaN or infinite `scale`) are accepted:
 /// the output is then exactly `Scaling::probability` of
-/// [`crate::scaling::Gaussian`] with this module's erf.
+/// [`crate::transformations::scaling::Gaussian`] with this module's erf.
 ///
 /// The results equal [`erf`] of that `z` bit for bit, whichever kernel runs.
 /// The caller passes slices of equal length; otherwise only the common

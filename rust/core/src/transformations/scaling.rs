@@ -1,9 +1,9 @@
-//! Score → probability maps of SPEC §4, applied to row-major buffers with
+//! Score → probability maps of contract §4, applied to row-major buffers with
 //! one set of fitted parameters per column (1-D input is one column).
 
 use crate::error::Error;
-use crate::float::Float;
-use crate::par::{zip_chunks_of, CHUNK};
+use crate::numeric::float::Float;
+use crate::numeric::par::{zip_chunks_of, CHUNK};
 
 /// A fitted score → probability map.
 pub trait Scaling: Copy + Send + Sync {
@@ -59,7 +59,7 @@ impl Scaling for Gaussian {
     /// vectorised kernel.
     #[inline]
     fn probability(&self, s: f64) -> f64 {
-        crate::erf::gaussian_probability(s, self.center, self.scale)
+        crate::numeric::erf::gaussian_probability(s, self.center, self.scale)
     }
 }
 

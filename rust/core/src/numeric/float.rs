@@ -28,7 +28,7 @@ pub trait Float: Copy + PartialOrd + Debug + Default + Send + Sync + 'static {
     #[must_use]
     fn neg(self) -> Self;
     /// The vectorised Gaussian-scaling kernel for this type
-    /// ([`crate::erf::gaussian_probabilities_f64`] / `_f32`).
+    /// ([`crate::numeric::erf::gaussian_probabilities_f64`] / `_f32`).
     fn gaussian_probabilities(
         src: &[Self],
         dst: &mut [Self],
@@ -82,5 +82,5 @@ macro_rules! impl_float {
     };
 }
 
-impl_float!(f32, crate::erf::gaussian_probabilities_f32);
-impl_float!(f64, crate::erf::gaussian_probabilities_f64);
+impl_float!(f32, crate::numeric::erf::gaussian_probabilities_f32);
+impl_float!(f64, crate::numeric::erf::gaussian_probabilities_f64);

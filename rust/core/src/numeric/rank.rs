@@ -5,9 +5,9 @@
 //! made, NaN are skipped, and the result is exact: the sample only decides
 //! how fast, never what. A bracket the sample misjudged is redrawn wider.
 
-use crate::float::Float;
-use crate::par::map_chunks;
-use crate::select::order_statistics_by;
+use crate::numeric::float::Float;
+use crate::numeric::par::map_chunks;
+use crate::numeric::select::order_statistics_by;
 
 /// What is ranked: the scores (negated for `higher_is_outlier=False`) or
 /// their absolute deviations from a center.

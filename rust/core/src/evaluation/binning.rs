@@ -1,4 +1,4 @@
-//! Binning of outlier probabilities (SPEC §6): bins `[t₀, t₁], (t₁, t₂], …,
+//! Binning of outlier probabilities (contract §6): bins `[t₀, t₁], (t₁, t₂], …,
 //! (t_{k−1}, t_k]` with t₀ = 0, t_k = 1, by equal width, equal frequency or
 //! equal area (the paper's *equiareal* bins).
 //!
@@ -8,8 +8,8 @@
 //! second pass over the data.
 
 use crate::error::Error;
-use crate::float::Float;
-use crate::select::quantile_of_sorted;
+use crate::numeric::float::Float;
+use crate::numeric::select::quantile_of_sorted;
 
 /// How bin edges are placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,7 +217,7 @@ impl Sorted {
         }
     }
 
-    /// SPEC §6: the smallest target area T for which the greedy placement
+    /// contract §6: the smallest target area T for which the greedy placement
     /// yields at most `k` bins, and the edges it places. The bisection runs
     /// over the doubles in [0, 1] (their bit patterns are ordered like their
     /// values), so it reaches machine precision in at most 64 steps even
@@ -465,7 +465,7 @@ mod tests {
                 let vals = s.values();
                 let mut start = 0;
                 for b in s.bins(&e) {
-                    let direct = crate::sum::exact_sum(&vals[start..start + b.count]).value();
+                    let direct = crate::numeric::sum::exact_sum(&vals[start..start + b.count]).value();
                     prop_assert!((b.sum - direct).abs() <= 2.0 * f64::EPSILON * direct);
                     start += b.count;
                 }

@@ -1,16 +1,16 @@
 //! Fitting a scaling to scores: the estimators a named center/scale pair
 //! needs, on one scratch copy at most, with the zero-scale fallback chain of
-//! SPEC §5 (chosen scale → niqr → std).
+//! contract §5 (chosen scale → niqr → std).
 
 use crate::error::Error;
-use crate::float::Float;
-use crate::location::{check_trim, mean, median, upper_trimmed_mean};
-use crate::mest::{m_estimate_from_median, MEstimate, MParams, Norm};
+use crate::estimators::location::{check_trim, mean, median, upper_trimmed_mean};
+use crate::estimators::mest::{m_estimate_from_median, MEstimate, MParams, Norm};
+use crate::estimators::scale::{niqr, nmad_about_median, std, trimmed_std};
+use crate::numeric::float::Float;
 use crate::sample::{NanPolicy, Sample};
-use crate::scale::{niqr, nmad_about_median, std, trimmed_std};
-use crate::scaling::{Gaussian, Linear};
+use crate::transformations::scaling::{Gaussian, Linear};
 
-/// Location estimator of a Gaussian scaling (SPEC §1).
+/// Location estimator of a Gaussian scaling (contract §1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Center {
     /// Sample mean.
@@ -25,7 +25,7 @@ pub enum Center {
     Value(f64),
 }
 
-/// Scale estimator of a Gaussian scaling (SPEC §2).
+/// Scale estimator of a Gaussian scaling (contract §2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scale {
     /// Standard deviation (with `ddof`).
@@ -88,7 +88,7 @@ impl core::str::FromStr for Scale {
 }
 
 impl Scale {
-    /// The estimator's name as in SPEC §2 (`"value"` for a fixed number).
+    /// The estimator's name as in contract §2 (`"value"` for a fixed number).
     pub fn name(self) -> &'static str {
         match self {
             Scale::Std => "std",
@@ -132,7 +132,7 @@ pub struct GaussianSpec {
 }
 
 impl GaussianSpec {
-    /// SPEC §7 defaults for a center/scale pair.
+    /// contract §7 defaults for a center/scale pair.
     pub fn new(center: Center, scale: Scale) -> Self {
         GaussianSpec {
             center,
@@ -236,7 +236,7 @@ impl<T: Float> Fitter<'_, T> {
     }
 }
 
-/// Fits μ and σ of a Gaussian scaling to 1-D scores (SPEC §1–§5), reading
+/// Fits μ and σ of a Gaussian scaling to 1-D scores (contract §1–§5), reading
 /// the scores in place: no estimator but M-estimation copies them.
 pub fn fit_gaussian<T: Float>(x: &[T], spec: &GaussianSpec) -> Result<GaussianFit, Error> {
     spec.check()?;
@@ -280,7 +280,7 @@ pub fn fit_linear<T: Float>(x: &[T], nan_policy: NanPolicy, negate: bool) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scaling::{transform, Scaling};
+    use crate::transformations::scaling::{transform, Scaling};
     use proptest::prelude::*;
 
     fn fit(x: &[f64], center: &str, scale: &str) -> GaussianFit {
@@ -293,7 +293,7 @@ mod tests {
         let x = [1.0, 2.0, 3.0, 4.0, 100.0];
         let f = fit(&x, "median", "nmad");
         assert_eq!(f.params.center, 3.0);
-        assert_eq!(f.params.scale, 1.0 / crate::scale::NMAD_DIVISOR);
+        assert_eq!(f.params.scale, 1.0 / crate::estimators::scale::NMAD_DIVISOR);
         assert_eq!(f.scale_used, Scale::Nmad);
         let f = fit(&x, "mean", "std");
         assert_eq!(f.params.center, 22.0);

@@ -15,8 +15,8 @@
 //! Residuals are standardised before any power is formed and moments are
 //! scaled by the bucket's radius, so nothing overflows or underflows.
 
-use crate::float::Float;
-use crate::par::{map_chunks, CHUNK};
+use crate::numeric::float::Float;
+use crate::numeric::par::{map_chunks, CHUNK};
 use crate::sample::Sample;
 
 /// A pointer that chunks running on different threads write through, each
@@ -94,7 +94,7 @@ fn key(v: f64) -> u64 {
     }
 }
 
-crate::simd::multiversion! {
+crate::numeric::simd::multiversion! {
     /// `P_k = Σ ((y − c)/ρ)^k` for k < K, eight scores at a time so that
     /// the chains of multiplications run side by side.
     fn power_sums<T: Float>(vals: &[T], c: f64, unit: f64) -> [f64; K] {
@@ -209,7 +209,7 @@ impl<T: Float> Blocks<T> {
                 start
             })
             .collect();
-        let mut y = crate::scratch::zeroed::<T>(s.x.len());
+        let mut y = crate::numeric::scratch::zeroed::<T>(s.x.len());
         let out = Shared(y.as_mut_ptr());
         let scatter = |i: usize, chunk: &[T]| {
             let mut pos = starts[i].clone();

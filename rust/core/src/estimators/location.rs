@@ -1,11 +1,11 @@
-//! Location (center) estimators, SPEC §1, on checked samples read in place.
+//! Location (center) estimators, contract §1, on checked samples read in place.
 
 use crate::error::Error;
-use crate::float::Float;
-use crate::rank::{ranked, Key};
-use crate::reduce::{mean_of, sum_below};
+use crate::numeric::float::Float;
+use crate::numeric::rank::{ranked, Key};
+use crate::numeric::reduce::{mean_of, sum_below};
+use crate::numeric::select::{midpoint, Position};
 use crate::sample::Sample;
-use crate::select::{midpoint, Position};
 
 /// `(1/N) Σ s_i` with the sum correctly rounded: equal to
 /// `math.fsum(s) / N` whatever the order of `s`.
@@ -82,8 +82,8 @@ pub fn upper_trimmed_mean<T: Float>(s: &Sample<'_, T>, alpha: f64) -> Result<f64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::sum::exact_sum;
     use crate::sample::NanPolicy;
-    use crate::sum::exact_sum;
     use proptest::prelude::*;
 
     proptest! {

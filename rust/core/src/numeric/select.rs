@@ -1,8 +1,8 @@
-//! Selection in a buffer by quickselect, and the arithmetic of SPEC §1:
+//! Selection in a buffer by quickselect, and the arithmetic of contract §1:
 //! NumPy's median midpoint and type-7 quantile interpolation. The estimators
-//! on raw input ([`crate::rank`]) select inside their brackets with these.
+//! on raw input ([`crate::numeric::rank`]) select inside their brackets with these.
 
-use crate::float::Float;
+use crate::numeric::float::Float;
 
 /// The values `key(x)` of the given 0-based order statistics (by key) of a
 /// NaN-free buffer. `ranks` must be ascending, unique and `< buf.len()`.

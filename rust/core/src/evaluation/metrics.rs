@@ -1,11 +1,11 @@
-//! Evaluation measures of outlier probabilities (SPEC §6): Brier score,
+//! Evaluation measures of outlier probabilities (contract §6): Brier score,
 //! sharpness, refinement and calibration errors, unstratified and stratified
 //! by class. Every measure is a mean of per-observation errors e_i in [0, 1].
 
-use crate::binning::{check_bin_counts, check_probabilities, Bin, Scheme, Sorted};
 use crate::error::Error;
-use crate::float::Float;
-use crate::sum::Neumaier;
+use crate::evaluation::binning::{check_bin_counts, check_probabilities, Bin, Scheme, Sorted};
+use crate::numeric::float::Float;
+use crate::numeric::sum::Neumaier;
 
 /// A measure over all observations and per class; NaN for an absent class.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -133,7 +133,7 @@ fn binned_strata(bins: &[Bin], n_outliers: usize, n: usize) -> (Strata, Strata) 
 }
 
 /// Refinement and calibration errors averaged over the bin counts `ks`
-/// (SPEC §6; the paper uses k = 5..20 equiareal bins).
+/// (contract §6; the paper uses k = 5..20 equiareal bins).
 pub fn refinement_and_calibration(
     sorted: &Sorted,
     scheme: Scheme,
@@ -167,7 +167,7 @@ pub fn refinement_and_calibration(
     ))
 }
 
-/// Every measure of SPEC §6.
+/// Every measure of contract §6.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Evaluation {
     /// Brier score.

@@ -5,14 +5,14 @@
 //! The sum is a double-double (TwoSum per element, in 16 independent
 //! lanes) with an a-priori error bound; when the bound proves that rounding
 //! the double-double gives the correctly rounded sum — almost always — that
-//! is the result, otherwise the exact binned sum of [`crate::sum`] is taken.
+//! is the result, otherwise the exact binned sum of [`crate::numeric::sum`] is taken.
 //! So the result equals `math.fsum`, for any order and any thread count, at
 //! the speed of a compensated sum.
 
-use crate::float::Float;
-use crate::par::{map_chunks, CHUNK};
-use crate::simd::multiversion;
-use crate::sum::{exact_sum, ExactSum};
+use crate::numeric::float::Float;
+use crate::numeric::par::{map_chunks, CHUNK};
+use crate::numeric::simd::multiversion;
+use crate::numeric::sum::{exact_sum, ExactSum};
 
 const LANES: usize = 16;
 const U: f64 = f64::EPSILON / 2.0;
@@ -333,7 +333,7 @@ pub fn sum_below<T: Float>(
     if let Some(sum) = total.certified_sum() {
         return (sum, below);
     }
-    let mut exact = crate::sum::exact_product(v, n_ties as usize);
+    let mut exact = crate::numeric::sum::exact_product(v, n_ties as usize);
     for c in x.chunks(CHUNK) {
         let kept: Vec<f64> = c
             .iter()
@@ -419,8 +419,8 @@ pub fn squares<T: Float>(x: &[T], negate: bool, c: f64, spread: f64, below: f64)
     let sign = if negate { -1.0 } else { 1.0 };
     let parts = map_chunks(x, |_, chunk| chunk_squares(chunk, sign, c, pow2(-k), below));
     let (mut ss, mut lin, mut count) = (
-        crate::sum::Neumaier::default(),
-        crate::sum::Neumaier::default(),
+        crate::numeric::sum::Neumaier::default(),
+        crate::numeric::sum::Neumaier::default(),
         0,
     );
     for (q, l, n) in parts {

@@ -39,7 +39,7 @@ macro_rules! multiversion {
             }
 
             #[cfg(target_arch = "x86_64")]
-            if $crate::simd::has_avx2() {
+            if $crate::numeric::simd::has_avx2() {
                 // SAFETY: the CPU supports the features `avx2` was compiled for.
                 return unsafe { avx2($($arg),*) };
             }

@@ -15,7 +15,7 @@
 //! moving all but 11 low bits up to the bin 11 exponents higher. At the end
 //! the bins are gathered into a big integer and rounded once.
 
-use crate::float::Float;
+use crate::numeric::float::Float;
 
 const FRACTION_MASK: u64 = (1 << 52) - 1;
 const ABS_MASK: u64 = !(1 << 63);

@@ -1,13 +1,13 @@
-//! Joint M-estimation of location and scale: Huber's proposal 2 (SPEC §3),
+//! Joint M-estimation of location and scale: Huber's proposal 2 (contract §3),
 //! with the semantics of `statsmodels.robust.scale.Huber(norm=...)` except
 //! that non-convergence is reported, not raised.
 
-use crate::blocks::Blocks;
 use crate::error::Error;
-use crate::float::Float;
-use crate::location::median;
+use crate::estimators::blocks::Blocks;
+use crate::estimators::location::median;
+use crate::numeric::float::Float;
+use crate::numeric::sum::Neumaier;
 use crate::sample::Sample;
-use crate::sum::Neumaier;
 
 /// The weighting function of the location step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +27,7 @@ impl Norm {
         }
     }
 
-    /// The norm's name as in SPEC §1.
+    /// The norm's name as in contract §1.
     pub fn name(self) -> &'static str {
         match self {
             Norm::Huber => "huber",
@@ -138,7 +138,7 @@ fn normal_pdf(x: f64) -> f64 {
     (-0.5 * x * x).exp() / (2.0 * core::f64::consts::PI).sqrt()
 }
 
-/// Which scale started the iteration (SPEC §3 falls back like §5 when the
+/// Which scale started the iteration (contract §3 falls back like §5 when the
 /// nMAD is zero).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StartScale {
@@ -284,21 +284,21 @@ impl<T: Float> Sums for Blocks<T> {
 }
 
 fn start_scale<T: Float>(s: &Sample<'_, T>, median: f64) -> Result<(f64, StartScale), Error> {
-    let nmad = crate::scale::nmad_about_median(s, median);
+    let nmad = crate::estimators::scale::nmad_about_median(s, median);
     if nmad > 0.0 {
         return Ok((nmad, StartScale::Nmad));
     }
-    let niqr = crate::scale::niqr(s);
+    let niqr = crate::estimators::scale::niqr(s);
     if niqr > 0.0 {
         return Ok((niqr, StartScale::Niqr));
     }
-    match crate::scale::std(s, 0)? {
+    match crate::estimators::scale::std(s, 0)? {
         s if s > 0.0 => Ok((s, StartScale::Std)),
         _ => Ok((0.0, StartScale::Constant)),
     }
 }
 
-/// The outer loop of SPEC §3 from (μ₀, σ₀ > 0).
+/// The outer loop of contract §3 from (μ₀, σ₀ > 0).
 fn iterate(x: &impl Sums, params: &MParams, mu0: f64, sigma0: f64, start: StartScale) -> MEstimate {
     let denom = (x.len() as f64 - 1.0) * params.gamma();
     let (mut mu, mut sigma) = (mu0, sigma0);
@@ -363,7 +363,7 @@ fn location_step(x: &impl Sums, params: &MParams, start: f64, sigma: f64) -> (f6
     (m, false)
 }
 
-/// `σ_{t+1}` of SPEC §3 step 2, in residuals standardised by σ_t so that no
+/// `σ_{t+1}` of contract §3 step 2, in residuals standardised by σ_t so that no
 /// square of a raw score is formed: σ_{t+1} = σ_t·sqrt((Σ_I r² + n_out·c²) /
 /// ((N − 1)γ)) with r = (s − μ_{t+1})/σ_t and I = {|s − μ_t|/σ_t <= c}.
 fn scale_step(x: &impl Sums, c: f64, mu: f64, sigma: f64, nmu: f64, denom: f64) -> f64 {

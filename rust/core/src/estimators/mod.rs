@@ -1,0 +1,7 @@
+//! Location and scale estimators (contract §1, §2) and joint M-estimation
+//! (§3).
+
+pub mod blocks;
+pub mod location;
+pub mod mest;
+pub mod scale;

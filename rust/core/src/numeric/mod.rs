@@ -1,0 +1,11 @@
+//! Numeric kernels: summation, reductions, selection, `erf`, parallelism.
+
+pub mod erf;
+pub mod float;
+pub mod par;
+pub mod rank;
+pub mod reduce;
+pub mod scratch;
+pub mod select;
+pub(crate) mod simd;
+pub mod sum;

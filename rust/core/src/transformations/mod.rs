@@ -1,0 +1,4 @@
+//! Score → probability maps (contract §4) and fitting them (§5).
+
+pub mod fit;
+pub mod scaling;
