@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from numpy.polynomial import polynomial as P
 from numpy.testing import assert_allclose, assert_array_equal
-from scipy.stats import rankdata, wilcoxon
+from scipy.stats import PermutationMethod, rankdata, wilcoxon
 from statsmodels.stats.multitest import multipletests
 
 from outprob.compare import Comparison, compare, holm_bonferroni
@@ -33,14 +34,10 @@ p_value_arrays = hnp.arrays(
 @st.composite
 def tables(draw, max_sets: int = 60, max_methods: int = 6) -> np.ndarray:
     """(n_sets, n_methods) tables: continuous values, or few distinct values
-    (ties within rows, zero differences, identical columns).
-
-    SciPy's default Wilcoxon test for 9 to 13 pairs with ties or zeros is an
-    exact permutation test costing 0.05 to 1 s a call, so n skips 9..13;
-    its three paths (exact, permutation, normal approximation above 50
-    pairs or with ties above 13) all remain covered.
-    """
-    n = draw(st.integers(1, 8) | st.integers(14, max_sets))
+    (ties within rows, zero differences, identical columns). Sizes cover
+    every p-value path: exact up to 50 score sets (with and without ties),
+    asymptotic above."""
+    n = draw(st.integers(1, max_sets))
     k = draw(st.integers(2, max_methods))
     if draw(st.booleans()):
         elements = st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False)
@@ -52,10 +49,56 @@ def tables(draw, max_sets: int = 60, max_methods: int = 6) -> np.ndarray:
     return t
 
 
+def signed_ranks(d, zero_method):
+    """Ranks of |d| over the non-zero differences, zeros handled as
+    ``scipy.stats.wilcoxon`` documents for each ``zero_method``."""
+    nonzero = d != 0
+    ranks = rankdata(np.abs(d[nonzero]) if zero_method == "wilcox" else np.abs(d))
+    return ranks if zero_method == "wilcox" else ranks[nonzero]
+
+
+def enumerated_p_value(d, zero_method):
+    """Two-sided p-value of the signed-rank statistic over all 2ⁿ sign
+    patterns of the differences, by brute force: the definition of the
+    exact permutation test (SciPy's ``PermutationMethod`` computes the same,
+    in seconds from n = 14 on)."""
+    ranks = signed_ranks(d, zero_method)
+    signs = 1 - 2 * ((np.arange(2**ranks.size)[:, None] >> np.arange(ranks.size)) & 1)
+    null = ((signs * np.sign(d[d != 0])) > 0) @ ranks
+    observed = ranks[d[d != 0] > 0].sum()
+    return min(1.0, 2 * min(np.mean(null <= observed), np.mean(null >= observed)))
+
+
+def generating_function_p_value(d, zero_method):
+    """The same p-value from the generating function of R⁺,
+    Π_i (1 + x^(2 r_i)) / 2, multiplied out as polynomials."""
+    ranks = signed_ranks(d, zero_method)
+    doubled = np.rint(2 * ranks).astype(int)
+    pmf = np.array([1.0])
+    for r in doubled:
+        factor = np.zeros(r + 1)
+        factor[0] = factor[r] = 0.5
+        pmf = P.polymul(pmf, factor)
+    observed = int(doubled[d[d != 0] > 0].sum())
+    return min(1.0, 2 * min(pmf[: observed + 1].sum(), pmf[observed:].sum()))
+
+
 def expected_wilcoxon(a, b, zero_method="wilcox", **kwargs):
-    if np.all(a == b):  # contract: no non-zero difference -> p = 1
+    """The p-value ``compare`` promises: exact up to 50 differences, SciPy's
+    normal approximation above. Oracles: SciPy's exact test (no ties or
+    zeros), enumeration of every sign pattern (ties or zeros, up to 16
+    differences), the generating function of the statistic (ties or zeros,
+    17 to 50 differences)."""
+    d = a - b
+    if np.all(d == 0):  # contract: no non-zero difference -> p = 1
         return 1.0
-    return wilcoxon(a, b, zero_method=zero_method, **kwargs).pvalue
+    if kwargs or d.size > 50:
+        return wilcoxon(a, b, zero_method=zero_method, **kwargs).pvalue
+    if np.all(d != 0) and np.unique(np.abs(d)).size == d.size:
+        return wilcoxon(a, b, zero_method=zero_method, method="exact").pvalue
+    if d.size <= 16:
+        return enumerated_p_value(d, zero_method)
+    return generating_function_p_value(d, zero_method)
 
 
 # ---------------------------------------------------------------- Holm
@@ -125,6 +168,8 @@ def test_pairwise_p_values_equal_scipy(zero_method, t):
         for j in range(i + 1, k):
             want = expected_wilcoxon(t[:, i], t[:, j], zero_method)
             assert_allclose(r.p_values[i, j], want, rtol=1e-12)
+            exact = t.shape[0] <= 50 or np.all(t[:, i] == t[:, j])
+            assert r.p_value_methods[i, j] == ("exact" if exact else "asymptotic")
     iu = np.triu_indices(k, 1)
     holm = multipletests(r.p_values[iu], method="holm")[1]
     assert_allclose(r.adjusted_p_values[iu], holm, rtol=1e-12)
@@ -140,6 +185,49 @@ def test_method_is_passed_to_scipy():
         want = expected_wilcoxon(t[:, i], t[:, j], method="asymptotic")
         assert_allclose(r.p_values[i, j], want, rtol=1e-12)
     assert r.method == "asymptotic" and r.to_dict()["method"] == "asymptotic"
+    assert "normal approximation (tie-corrected) for 3 pairs" in str(r)
+
+
+def test_permutation_method_is_passed_to_scipy():
+    rng = np.random.default_rng(4)
+    t = rng.integers(0, 4, size=(10, 2)).astype(float)
+    how = PermutationMethod(n_resamples=500, random_state=np.random.default_rng(1))
+    r = compare(t, method=how)
+    want = wilcoxon(
+        t[:, 0], t[:, 1],
+        method=PermutationMethod(n_resamples=500, random_state=np.random.default_rng(1)),
+    ).pvalue
+    assert r.p_values[0, 1] == want
+    assert r.p_value_methods[0, 1] == "scipy" and "scipy.stats.wilcoxon" in str(r)
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+def test_exact_p_values_with_ties_equal_scipy_exact_permutation_test(zero_method):
+    # SciPy's own exact permutation test (every sign pattern; seconds per
+    # call from 14 differences on), with ties and zeros.
+    rng = np.random.default_rng(5)
+    for n in (9, 12):
+        a, b = rng.integers(0, 5, size=(2, n)).astype(float)
+        want = wilcoxon(a, b, zero_method=zero_method, method=PermutationMethod(n_resamples=np.inf)).pvalue
+        r = compare(np.column_stack([a, b]), zero_method=zero_method)
+        assert_allclose(r.p_values[0, 1], want, rtol=1e-12)
+
+
+def test_many_methods_and_score_sets_say_how_p_values_were_computed():
+    rng = np.random.default_rng(6)
+    t = rng.integers(0, 5, size=(200, 12)).astype(float)  # ties everywhere
+    r = compare(t)
+    iu = np.triu_indices(12, 1)
+    assert set(r.p_value_methods[iu]) == {"asymptotic"}
+    assert "p-values: normal approximation (tie-corrected) for 66 pairs" in str(r)
+    small = compare(t[:40])
+    assert set(small.p_value_methods[iu]) == {"exact"}
+    assert "p-values: exact for 66 pairs" in str(small)
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(ValueError, match="method must be one of"):
+        compare(np.arange(6.0).reshape(3, 2), method="permutation")
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 30])
@@ -397,3 +485,26 @@ def test_plot_draws_every_method_and_clique():
     bars = [line for line in ax.lines if line.get_linewidth() == 3]
     assert len(bars) == len(r.cliques) == 1
     assert_allclose(sorted(bars[0].get_xdata()), [2.5 - 0.03, 2.5 + 0.03])
+
+
+def test_to_frame_ranks_and_pairs():
+    pd = pytest.importorskip("pandas")
+    r = compare(one_best_table())
+    ranks = r.to_frame()
+    assert list(ranks.index) == list(r.order) and ranks.index.name == "method"
+    assert_array_equal(ranks["mean_rank"].to_numpy(), [v for _, v in r.ranking()])
+    pairs = r.to_frame("pairs")
+    assert list(pairs.columns) == ["first", "second", "p_value", "adjusted_p_value", "significant", "p_value_method"]
+    for row, pair in zip(pairs.itertuples(index=False), r.pairwise()):
+        assert (row.first, row.second, row.p_value, row.adjusted_p_value, row.significant) == tuple(pair)
+        assert row.p_value_method == "exact"
+    assert ranks.attrs["n_sets"] == pairs.attrs["n_sets"] == 12
+    with pytest.raises(ValueError, match="kind"):
+        r.to_frame("cliques")
+    assert isinstance(ranks, pd.DataFrame)
+
+
+def test_to_frame_without_pandas_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=r"outprob\[pandas\]"):
+        compare(one_best_table()).to_frame()

@@ -362,3 +362,35 @@ def test_arbitrary_input_gives_results_or_clear_errors(y, p, scheme, n_bins, str
         return
     for m in e.MEASURES:
         assert all(math.isnan(v) or 0.0 <= v <= 1.0 for v in getattr(e, m))
+
+
+def test_evaluation_to_frame_matches_to_dict():
+    pytest.importorskip("pandas")
+    y = [0, 0, 0, 1, 0, 1]
+    p = [0.1, 0.2, 0.05, 0.9, 0.4, 0.7]
+    e = metrics.evaluate(y, p)
+    frame = e.to_frame()
+    d = e.to_dict()
+    assert list(frame.index) == list(e.MEASURES) and list(frame.columns) == list(e.COLUMNS)
+    for m in e.MEASURES:
+        assert frame.loc[m].to_dict() == d[m]
+    assert frame.attrs["n_outliers"] == 2 and frame.attrs["n_bins"] == list(range(5, 21))
+
+
+def test_reliability_curve_to_frame():
+    pytest.importorskip("pandas")
+    c = metrics.reliability_curve([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.8], bins="equal_width", n_bins=2)
+    frame = c.to_frame()
+    assert list(frame.columns) == ["lower", "upper", "mean_probability", "outlier_fraction", "count"]
+    assert_array_equal(frame["lower"], [0.0, 0.5])
+    assert_array_equal(frame["upper"], [0.5, 1.0])
+    assert_allclose(frame["mean_probability"], [0.2, 0.7])
+    assert_array_equal(frame["count"], [2, 2])
+
+
+def test_to_frame_without_pandas_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=r"outprob\[pandas\]"):
+        metrics.evaluate([0, 1], [0.2, 0.9]).to_frame()

@@ -11,8 +11,12 @@ are errors) unless ``lower_is_better=False``. With k methods and n rows:
    ``R_j = (1/n) Σ_r rank(X[r, j])``.
 2. Pairwise tests. For each of the ``m = k(k − 1)/2`` pairs (j, l), a
    two-sided Wilcoxon signed-rank test of the paired differences
-   ``X[:, j] − X[:, l]`` (``scipy.stats.wilcoxon`` with the given
-   ``zero_method`` and ``method``); p = 1 when every difference is zero.
+   ``X[:, j] − X[:, l]`` with the given ``zero_method``; p = 1 when every
+   difference is zero. With ``method="auto"`` the p-value is exact
+   (the permutation distribution of the signed ranks, ties and zeros
+   included) for at most 50 differences and the normal approximation with
+   SciPy's tie and zero corrections above; :attr:`Comparison.p_value_methods`
+   and the printed summary say which (see ``outprob._wilcoxon``).
 3. Holm–Bonferroni. With the raw p-values sorted, ``p_(1) <= ... <= p_(m)``,
    ``p̃_(i) = max_{j <= i} min(1, (m − j + 1)·p_(j))``. Methods j and l
    differ significantly when ``p̃ < alpha``; the family-wise error rate is
@@ -21,11 +25,8 @@ are errors) unless ``lower_is_better=False``. With k methods and n rows:
    over each clique: a maximal run of methods, consecutive in mean-rank
    order, in which no pair differs significantly.
 
-No warning is suppressed. The only warning the installed SciPy gives on
-valid input (0/0 when every difference is zero) is avoided by not calling
-``wilcoxon`` then. Older SciPy may warn that it used the normal
-approximation for few pairs or because of zero differences; that is worth
-knowing and is passed on.
+No warning is suppressed. The only warning SciPy gives on valid input
+(0/0 when every difference is zero) is avoided by not testing then.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ import numpy as np
 from scipy import stats as _st
 
 from ._input import as_float_array
+from ._optional import require
+from ._wilcoxon import METHODS, signed_rank_p_value
 
 __all__ = ["Comparison", "Pair", "compare", "holm_bonferroni"]
 
@@ -96,7 +99,10 @@ class Comparison:
     Wilcoxon tests of k methods over ``n_sets`` score sets.
 
     ``p_values`` and ``adjusted_p_values`` are symmetric k×k matrices in the
-    order of ``methods`` with 1.0 on the diagonal; arrays are read-only.
+    order of ``methods`` with 1.0 on the diagonal; ``p_value_methods`` says
+    for each pair how its p-value was computed (``"exact"``,
+    ``"asymptotic"`` or ``"scipy"``; ``""`` on the diagonal). Arrays are
+    read-only.
     """
 
     methods: tuple
@@ -108,6 +114,7 @@ class Comparison:
     lower_is_better: bool = True
     zero_method: str = "wilcox"
     method: Any = "auto"
+    p_value_methods: Any = None
 
     def __post_init__(self) -> None:
         methods = tuple(str(m) for m in self.methods)
@@ -121,6 +128,15 @@ class Comparison:
         set_(self, "adjusted_p_values", _readonly(self.adjusted_p_values, (k, k), "adjusted_p_values"))
         set_(self, "alpha", _check_alpha(self.alpha))
         set_(self, "n_sets", int(self.n_sets))
+        how = self.p_value_methods
+        if how is None:  # built from p-values alone: say what was asked for
+            how = np.full((k, k), self.method if isinstance(self.method, str) else "scipy")
+        how = np.array(how, dtype=str)
+        if how.shape != (k, k):
+            raise ValueError(f"p_value_methods must have shape {(k, k)}, got {how.shape}")
+        np.fill_diagonal(how, "")
+        how.setflags(write=False)
+        set_(self, "p_value_methods", how)
 
     @property
     def n_methods(self) -> int:
@@ -191,6 +207,7 @@ class Comparison:
             "p_values": self.p_values.tolist(),
             "adjusted_p_values": self.adjusted_p_values.tolist(),
             "significant": self.significant.tolist(),
+            "p_value_methods": self.p_value_methods.tolist(),
             "order": list(self.order),
             "cliques": [list(c) for c in self.cliques],
         }
@@ -204,7 +221,8 @@ class Comparison:
         lines = [
             f"{self.n_methods} methods over {self.n_sets} score set{'s' * (self.n_sets != 1)} "
             f"({better} is better);",
-            f"Wilcoxon signed-rank tests, Holm-corrected, alpha = {self.alpha:g}",
+            f"Wilcoxon signed-rank tests, Holm-corrected, alpha = {self.alpha:g};",
+            f"p-values: {self._p_value_summary()}",
             "",
             f"{'method':<{width}}  mean rank",
         ]
@@ -224,6 +242,46 @@ class Comparison:
             lines += ["", "no pair differs significantly"]
         lines += ["", "cliques: " + ("; ".join(", ".join(c) for c in self.cliques) or "none")]
         return "\n".join(lines)
+
+    def _p_value_summary(self) -> str:
+        iu = np.triu_indices(self.n_methods, 1)
+        names, counts = np.unique(self.p_value_methods[iu], return_counts=True)
+        described = {
+            "exact": "exact",
+            "asymptotic": "normal approximation (tie-corrected)",
+            "scipy": f"scipy.stats.wilcoxon(method={self.method!r})",
+        }
+        parts = [f"{described.get(str(m), str(m))} for {c} pair{'s' * (int(c) != 1)}"
+                 for m, c in zip(names, counts)]
+        return ", ".join(parts) if parts else "none"
+
+    def to_frame(self, kind: str = "ranks") -> Any:
+        """The result as a pandas DataFrame (needs pandas).
+
+        ``kind="ranks"``: one row per method, best first, with its
+        ``mean_rank``. ``kind="pairs"``: one row per pair (input order, as
+        :meth:`pairwise`) with ``p_value``, ``adjusted_p_value``,
+        ``significant`` and ``p_value_method``.
+        """
+        pd = require("pandas", "Comparison.to_frame")
+        if kind == "ranks":
+            ranking = self.ranking()
+            frame = pd.DataFrame(
+                {"mean_rank": [r for _, r in ranking]},
+                index=pd.Index([m for m, _ in ranking], name="method"),
+            )
+        elif kind == "pairs":
+            pos = {m: i for i, m in enumerate(self.methods)}
+            rows = [
+                {**p._asdict(), "p_value_method": str(self.p_value_methods[pos[p.first], pos[p.second]])}
+                for p in self.pairwise()
+            ]
+            columns = [*Pair._fields, "p_value_method"]
+            frame = pd.DataFrame(rows, columns=columns)
+        else:
+            raise ValueError(f"kind must be 'ranks' or 'pairs', got {kind!r}")
+        frame.attrs.update(n_sets=self.n_sets, alpha=self.alpha, lower_is_better=self.lower_is_better)
+        return frame
 
     def plot(self, ax: Any = None) -> Any:
         """Critical-difference-style diagram on a matplotlib ``Axes``.
@@ -359,12 +417,15 @@ def compare(
         Family-wise significance level for ``adjusted_p_values < alpha``.
     zero_method : {"wilcox", "pratt", "zsplit"}, default "wilcox"
         Treatment of zero differences, passed to ``scipy.stats.wilcoxon``.
-    method : str or scipy.stats.PermutationMethod, default "auto"
-        How ``scipy.stats.wilcoxon`` computes p-values; see its
-        documentation for the choices of your SciPy. With "auto", recent
-        SciPy runs an exact permutation test when at most 13 pairs have ties
-        or zero differences, whose cost doubles with each pair (about a
-        second per pair of methods at 13); "asymptotic" is instant.
+    method : {"auto", "exact", "asymptotic"} or scipy.stats.PermutationMethod
+        How p-values are computed. ``"exact"``: the exact permutation
+        distribution of the signed ranks given the observed ranks (ties and
+        zeros included; SciPy's exact test without ties), O(n³) for n score
+        sets. ``"asymptotic"``: the normal approximation with SciPy's tie
+        and zero corrections. ``"auto"`` (default): exact up to 50 score
+        sets, asymptotic above; 12 methods over 200 score sets take a few
+        tens of milliseconds. Anything else is passed to
+        ``scipy.stats.wilcoxon(method=...)``.
 
     Returns
     -------
@@ -387,7 +448,8 @@ def compare(
     (('gs', 'linear'),)
     >>> print(result)
     3 methods over 8 score sets (lower is better);
-    Wilcoxon signed-rank tests, Holm-corrected, alpha = 0.05
+    Wilcoxon signed-rank tests, Holm-corrected, alpha = 0.05;
+    p-values: exact for 3 pairs
     <BLANKLINE>
     method  mean rank
     robust      1.000
@@ -407,17 +469,18 @@ def compare(
     n, k = values.shape
     oriented = values if lower_is_better else -values
     mean_ranks = _st.rankdata(oriented, axis=1).mean(axis=0)
+    if isinstance(method, str) and method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS} or a scipy.stats.PermutationMethod, got {method!r}")
     p = np.ones((k, k))
+    how = np.full((k, k), "", dtype=object)
     for i in range(k):
         for j in range(i + 1, k):
-            a, b = values[:, i], values[:, j]
-            if not np.array_equal(a, b):  # all-zero differences: p = 1
-                res = _st.wilcoxon(a, b, zero_method=zero_method, method=method)
-                p[i, j] = p[j, i] = float(res.pvalue)
+            p[i, j], how[i, j] = signed_rank_p_value(values[:, i] - values[:, j], zero_method, method)
+            p[j, i], how[j, i] = p[i, j], how[i, j]
     adjusted = np.ones((k, k))
     iu = np.triu_indices(k, 1)
     adjusted[iu] = holm_bonferroni(p[iu])
     adjusted.T[iu] = adjusted[iu]
     return Comparison(
-        names, mean_ranks, p, adjusted, alpha, n, bool(lower_is_better), zero_method, method
+        names, mean_ranks, p, adjusted, alpha, n, bool(lower_is_better), zero_method, method, how
     )

@@ -37,6 +37,7 @@ import numpy as np
 
 from . import _core
 from ._input import as_float_array, check_threads
+from ._optional import require
 
 __all__ = [
     "DEFAULT_N_BINS",
@@ -277,6 +278,22 @@ class ReliabilityCurve(NamedTuple):
     count: np.ndarray
     edges: np.ndarray
 
+    def to_frame(self) -> Any:
+        """One row per bin: ``lower``/``upper`` edge, ``mean_probability``,
+        ``outlier_fraction`` and ``count``, as a pandas DataFrame (needs
+        pandas)."""
+        pd = require("pandas", "ReliabilityCurve.to_frame")
+        return pd.DataFrame(
+            {
+                "lower": self.edges[:-1],
+                "upper": self.edges[1:],
+                "mean_probability": self.mean_probability,
+                "outlier_fraction": self.outlier_fraction,
+                "count": self.count,
+            },
+            index=pd.RangeIndex(len(self.count), name="bin"),
+        )
+
 
 def reliability_curve(
     y_true: Any,
@@ -469,6 +486,25 @@ class Evaluation:
             notes=list(self.notes),
         )
         return out
+
+    def to_frame(self) -> Any:
+        """The table as a pandas DataFrame: one row per measure, columns
+        ``overall``, ``outliers``, ``inliers``, ``stratified``; counts,
+        binning and notes in ``DataFrame.attrs``. Needs pandas."""
+        pd = require("pandas", "Evaluation.to_frame")
+        frame = pd.DataFrame(
+            [[float(getattr(getattr(self, m), c)) for c in self.COLUMNS] for m in self.MEASURES],
+            index=pd.Index(self.MEASURES, name="measure"),
+            columns=list(self.COLUMNS),
+        )
+        frame.attrs.update(
+            n_outliers=self.n_outliers,
+            n_inliers=self.n_inliers,
+            bins=self.bins,
+            n_bins=list(self.n_bins),
+            notes=list(self.notes),
+        )
+        return frame
 
     def __str__(self) -> str:
         ks = self.n_bins
