@@ -37,6 +37,7 @@ from .detectors import (
     standardise,
 )
 from .evaluation import CLASSES, HIS, MEASURES, REFERENCE, SKILL, score_set_rows, transformations
+from .reproduce import reproduce
 from .run import RESULT_COLUMNS, STATUS_COLUMNS, StudyInterrupted, StudyResult, Task, run_study
 
 __all__ = [
@@ -44,5 +45,5 @@ __all__ = [
     "PAPER_DATASETS", "PAPER_DETECTORS", "QUICK_DATASETS", "QUICK_DETECTORS", "REFERENCE",
     "RESULT_COLUMNS", "SKILL", "STATUS_COLUMNS", "ScoreSet", "StudyInterrupted", "StudyResult",
     "Task", "as_detector", "load_dataset", "load_datasets", "load_score_sets", "paper_data_dir",
-    "paper_detectors", "run_study", "score_set_rows", "standardise", "transformations",
+    "paper_detectors", "reproduce", "run_study", "score_set_rows", "standardise", "transformations",
 ]

@@ -14,10 +14,11 @@ import math
 import os
 import time
 import traceback
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -89,6 +90,21 @@ class StudyResult:
     seconds: float = 0.0
     jobs: int = 1
     reference: str = REFERENCE
+    tasks: List[Task] = field(default_factory=list)
+    cache: Optional[Path] = None
+    warnings: Dict[str, int] = field(default_factory=dict)
+    """Per "transformation: warning category", the score sets where it warned."""
+
+    def scores(self, dataset: str, detector: str) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """(scores, labels) of a measured score set, from the score cache
+        (or as given for precomputed ones); None if not available."""
+        for task in self.tasks:
+            if task.names == (dataset, detector):
+                if isinstance(task.dataset, ScoreSet):
+                    return task.dataset.scores, task.dataset.y
+                hit = ScoreCache(self.cache).get(task.score_key()) if self.cache else None
+                return None if hit is None else (hit[0], task.dataset.y)
+        return None
 
     def save(self, out: Path) -> Dict[str, Path]:
         """Write ``results.csv.gz`` (exact floats) and ``status.csv``."""
@@ -202,8 +218,9 @@ def run_study(
         Transformations besides every entry of ``outprob.VARIANTS``: any
         object with ``fit_transform(scores)``.
     out : path
-        Folder of the part store (``out/parts``), the default score cache
-        (``out/cache``); rerunning with the same ``out`` resumes.
+        Working folder: the part store (``out/parts``) and the default
+        score cache (``out/cache``); rerunning with the same ``out``
+        resumes.
     cache : path, optional
         Folder of the detector-score cache (default ``out/cache``).
     jobs : int, optional
@@ -275,9 +292,10 @@ def run_study(
         if bar is not None:
             bar.close()
 
-    rows, status = [], []
+    rows, status, warned = [], [], Counter()
     for i in range(len(tasks)):
         part = done[i]
+        warned.update(part.get("warnings", {}).keys())
         status.append({c: part.get(c, False if c == "resumed" else None) for c in STATUS_COLUMNS})
         rows.extend([part["dataset"], part["detector"], *r] for r in part["rows"])
     return StudyResult(
@@ -288,6 +306,9 @@ def run_study(
         seconds=time.perf_counter() - start,
         jobs=jobs,
         reference=reference,
+        tasks=tasks,
+        cache=cache_root,
+        warnings=dict(warned),
     )
 
 
