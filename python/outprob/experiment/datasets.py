@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .._columns import read_columns, read_table
+from .._columns import columns_of, read_columns
 
 __all__ = [
     "PAPER_DATASETS",
@@ -210,7 +210,7 @@ def load_score_sets(
             name = detector or (str(f["detector"]) if "detector" in f.files else "scores")
             return [ScoreSet(path.stem, name, f["scores"], f["y"])]
     if score_column is None:
-        others = [c for c in read_table(path) if c != label_column]
+        others = [c for c in columns_of(path) if c != label_column]
         if len(others) != 1:
             raise ValueError(f"{path}: name the score column (columns: {', '.join(others)})")
         score_column = others[0]
