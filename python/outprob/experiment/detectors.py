@@ -191,10 +191,13 @@ def as_detector(name: str, obj: Any) -> Detector:
         return Detector(name, make=make, params={k: repr(v) for k, v in params.items()},
                         version=_package_version(obj))
     if callable(obj):
-        try:
-            source = inspect.getsource(obj)
-        except (OSError, TypeError):
-            source = repr(obj)
+        source = repr(obj)
+        for code in (obj, type(obj)):  # a function's source, else its class's
+            try:
+                source = inspect.getsource(code)
+                break
+            except (OSError, TypeError):
+                continue
         digest = hashlib.sha256(source.encode()).hexdigest()[:16]
         return Detector(name, call=obj, params={"source": digest}, version=_package_version(obj))
     raise TypeError(f"detector {name!r} must have fit()/decision_scores_ or be callable, got {type(obj).__name__}")
