@@ -120,30 +120,14 @@ def findings(results: Any, reference: str = REFERENCE) -> List[Finding]:
         ))
     med = {m: _medians(skill_scores(results, m)) for m in MEASURES}
     robust = [r for r in ROBUST if r in med["brier_score"]]
-    worst = min(robust, key=lambda r: med["brier_score"][r])
-    out.append(Finding(
-        "2a", "every robust variant improves the outliers' Brier score over GS",
-        f"{sum(med['brier_score'][r] > 0 for r in robust)} of {len(robust)} robust variants have a positive "
-        f"median Brier skill; lowest {worst} {_fmt(med['brier_score'][worst])}",
-        all(med["brier_score"][r] > 0 for r in robust),
-    ))
-    out.append(_best_finding("2b", "trimmed_mean_nmad improves the outliers' Brier score the most",
-                             "trimmed_mean_nmad", med["brier_score"], robust, "Brier"))
-    out.append(_best_finding("2c", "mean_nmad has the best outlier sharpness among the robust variants",
-                             "mean_nmad", med["sharpness_error"], robust, "sharpness"))
+    if robust:  # the paper's robust variants were run
+        out += _robust_findings(med, robust)
     everyone = [t for t in med["refinement_error"] if t != reference]
-    out.append(_best_finding("2d refinement", "linear improves the outliers' refinement the most",
-                             "linear", med["refinement_error"], everyone, "refinement"))
-    out.append(_best_finding("2d calibration", "linear improves the outliers' calibration the most",
-                             "linear", med["calibration_error"], everyone, "calibration"))
-    cal = med["calibration_error"]
-    best_cal = max(robust, key=lambda r: cal[r])
-    out.append(Finding(
-        "2e", "the robust variants' outlier calibration is worse than GS's",
-        f"{sum(cal[r] < 0 for r in robust)} of {len(robust)} robust variants have a negative median "
-        f"calibration skill; highest {best_cal} {_fmt(cal[best_cal])}",
-        all(cal[r] < 0 for r in robust),
-    ))
+    if "linear" in everyone:
+        for m in ("refinement_error", "calibration_error"):
+            what = _SHORT[m]
+            out.append(_best_finding(f"2d {what}", f"linear improves the outliers' {what} the most",
+                                     "linear", med[m], everyone, what))
     cmp = his_comparison(results)
     ranking = cmp.ranking()
     ranks = dict(ranking)
@@ -156,7 +140,27 @@ def findings(results: Any, reference: str = REFERENCE) -> List[Finding]:
          f"{', in the best clique' if 'mean_nmad' in top_clique and ranking[0][0] != 'mean_nmad' else ''})"),
         ranking[0][0] == "mean_nmad",
     ))
-    return out
+    return sorted(out, key=lambda f: f.key[:2])  # stable: the paper's order
+
+
+def _robust_findings(med: Dict[str, Dict[str, float]], robust: Sequence[str]) -> List[Finding]:
+    brier, cal = med["brier_score"], med["calibration_error"]
+    worst = min(robust, key=lambda r: brier[r])
+    best_cal = max(robust, key=lambda r: cal[r])
+    return [
+        Finding("2a", "every robust variant improves the outliers' Brier score over GS",
+                f"{sum(brier[r] > 0 for r in robust)} of {len(robust)} robust variants have a positive "
+                f"median Brier skill; lowest {worst} {_fmt(brier[worst])}",
+                all(brier[r] > 0 for r in robust)),
+        _best_finding("2b", "trimmed_mean_nmad improves the outliers' Brier score the most",
+                      "trimmed_mean_nmad", brier, robust, "Brier"),
+        _best_finding("2c", "mean_nmad has the best outlier sharpness among the robust variants",
+                      "mean_nmad", med["sharpness_error"], robust, "sharpness"),
+        Finding("2e", "the robust variants' outlier calibration is worse than GS's",
+                f"{sum(cal[r] < 0 for r in robust)} of {len(robust)} robust variants have a negative median "
+                f"calibration skill; highest {best_cal} {_fmt(cal[best_cal])}",
+                all(cal[r] < 0 for r in robust)),
+    ]
 
 
 def _best_finding(key: str, claim: str, expected: str, med: Dict[str, float], among: Sequence[str],
