@@ -85,13 +85,14 @@ def _data_section(datasets: Sequence[Any], n_score_sets: int) -> List[str]:
     rows = [(d.name, d.n, d.d, f"{d.n_outliers} ({d.n_outliers / d.n:.1%})", d.digest[:12]) for d in datasets]
     names = {d.name for d in datasets}
     if names <= set(PAPER_DATASETS):
+        absent = sorted(set(PAPER_DATASETS) - names - set(MISSING_DATASETS))
         about = (
             f"{len(datasets)} of the paper's 21 datasets (Campos et al. 2016 without KDDCup99 and ALOI). "
-            f"**Missing: {', '.join(sorted((set(PAPER_DATASETS) - names)))}** "
-            f"({', '.join(MISSING_DATASETS)} are not shipped). These are **ADBench's preprocessed "
-            "versions** (Han et al., NeurIPS 2022) of Campos et al.'s datasets, not Campos' exact files, "
-            "so sizes and outlier counts can differ from the paper's. "
-            f"Score sets: {n_score_sets} (the paper: 231)."
+            f"**Missing: {', '.join(MISSING_DATASETS)}** (not shipped)"
+            + (f"; not selected for this run: {', '.join(absent)}" if absent else "")
+            + ". These are **ADBench's preprocessed versions** (Han et al., NeurIPS 2022) of Campos "
+            "et al.'s datasets, not Campos' exact files, so sizes and outlier counts can differ from "
+            f"the paper's. Score sets: {n_score_sets} (the paper: 231)."
         )
     else:
         about = f"{len(datasets)} datasets; {n_score_sets} score sets."
@@ -116,14 +117,26 @@ def _status_section(status: Any, detectors: Mapping[str, Any]) -> List[str]:
         f"{counts.get('failed', 0)} failed, {counts.get('non-finite', 0)} with non-finite scores.",
         "",
     ]
-    rows = []
+    rows, near_random = [], []
     for name, det in detectors.items():
         mine = status[status["detector"] == name]
-        secs = mine["seconds"].astype(float)
+        secs, auc, span = (mine[c].astype(float) for c in ("seconds", "roc_auc", "score_range"))
         slow = mine.loc[secs.idxmax(), "dataset"] if secs.notna().any() else "–"
+        med_auc = float(np.nanmedian(auc)) if auc.notna().any() else math.nan
+        if abs(med_auc - 0.5) < 0.05:
+            near_random.append(f"{name} ({med_auc:.3f}; score ranges {np.nanmin(span):.2g} to {np.nanmax(span):.2g})")
         rows.append((name, ", ".join(f"{k}={v}" for k, v in det.params.items()) or "defaults",
+                     f"{med_auc:.3f}", f"{np.nanmin(span):.3g} – {np.nanmax(span):.3g}" if span.notna().any() else "–",
                      f"{np.nansum(secs):.1f}", f"{np.nanmax(secs) if secs.notna().any() else math.nan:.1f} ({slow})"))
-    lines += [markdown_table(["detector", "parameters", "fit seconds, all datasets", "slowest"], rows), ""]
+    lines += [markdown_table(["detector", "parameters", "median ROC AUC", "score range (max − min)",
+                              "fit seconds, all datasets", "slowest"], rows), ""]
+    if near_random:
+        lines += [f"Median ROC AUC within 0.05 of 0.5, i.e. scores that barely rank outliers above inliers: "
+                  f"{'; '.join(near_random)}."
+                  + (" With PyOD's default `n_components=None`, KPCA keeps every component, so its "
+                     "reconstruction errors are floating-point noise." if any(n.startswith("KPCA ") for n in near_random)
+                     else "")
+                  + " These score sets stay in the study, as a default-hyperparameter study has them.", ""]
     bad = status[status["status"] != "ok"]
     if len(bad):
         lines += ["Not measured (skip rule of contract §8: a detector whose n × n float64 matrices "

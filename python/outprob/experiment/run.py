@@ -33,7 +33,8 @@ from .evaluation import REFERENCE, Transformation, score_set_rows, transformatio
 __all__ = ["Task", "StudyResult", "StudyInterrupted", "run_study", "RESULT_COLUMNS", "STATUS_COLUMNS"]
 
 RESULT_COLUMNS = ("dataset", "detector", "transformation", "measure", "class", "value")
-STATUS_COLUMNS = ("dataset", "detector", "n", "n_outliers", "status", "message", "seconds", "cached", "resumed")
+STATUS_COLUMNS = ("dataset", "detector", "n", "n_outliers", "status", "message", "seconds", "roc_auc",
+                  "score_range", "cached", "resumed")
 
 
 class StudyInterrupted(KeyboardInterrupt):
@@ -151,6 +152,9 @@ def _measure(task: Task, key: str, transforms: Mapping[str, Transformation], set
     bad = int((~np.isfinite(scores)).sum())
     if bad:
         return {**part, "status": "non-finite", "message": f"{bad} of {scores.size} scores are NaN or ±inf"}
+    from sklearn.metrics import roc_auc_score
+
+    part.update(roc_auc=float(roc_auc_score(task.dataset.y, scores)), score_range=float(np.ptp(scores)))
     try:
         rows, warned = score_set_rows(scores, task.dataset.y, transforms, **settings)
     except Exception as exc:  # noqa: BLE001 - e.g. a user's scaler failing
@@ -165,7 +169,9 @@ def _part(task: Task, status: str = "", message: str = "") -> Dict[str, Any]:
     """A status record without results."""
     dataset, detector = task.names
     return {"dataset": dataset, "detector": detector, "n": task.n, "n_outliers": int(task.dataset.y.sum()),
-            "status": status, "message": message, "seconds": math.nan, "cached": False, "rows": [],
+            "status": status, "message": message, "seconds": math.nan, "roc_auc": math.nan, "score_range": math.nan,
+            "cached": False,
+            "rows": [],
             "warnings": {}}
 
 
