@@ -62,7 +62,7 @@ def _load(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from outprob import metrics
-    from outprob.experiment.evaluation import HIS, score_set_rows, transformations
+    from outprob.experiment.evaluation import score_set_rows, transformations
 
     from . import CLIError
 

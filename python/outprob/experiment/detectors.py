@@ -11,10 +11,11 @@ n × n kernel, its centred copy and the n × n eigenvectors of the dense
 eigendecomposition, 3 matrices) and COF (PyOD's ``method="fast"`` keeps the
 full n × n distance matrix and an argsort of it, 2 matrices) — is skipped on
 a dataset when those float64 matrices would need more than
-``MEMORY_BUDGET`` bytes (4 GiB: two workers and their copies fit in 24 GiB)
-or when its O(n³) / O(n² log n) time would exceed ``TIME_BUDGET_N``-sized
-work: n > 10 000. On the shipped data this skips KPCA and COF on Shuttle
-(n = 49 097, 19 GB per matrix) and nothing else.
+``MEMORY_BUDGET`` bytes (4 GiB, so that two workers and their copies fit in
+24 GiB) or when n > ``MAX_N_QUADRATIC`` (10 000: KPCA's O(n³)
+eigendecomposition takes minutes already at n = 7 200). On the shipped data
+this skips KPCA and COF on Shuttle (n = 49 097, 19 GB per matrix) and
+nothing else.
 """
 
 from __future__ import annotations
