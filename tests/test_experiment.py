@@ -135,6 +135,13 @@ def _nan(X):
     return np.full(X.shape[0], np.nan)
 
 
+def test_unpicklable_detectors_run_in_process(tmp_path, datasets):
+    dets = {"lambda": lambda X: np.abs(X).sum(axis=1)}
+    with pytest.warns(RuntimeWarning, match="running in this process"):
+        result = ex.run_study(datasets, dets, out=tmp_path, jobs=2, progress=False)
+    assert result.jobs == 1 and list(result.status.status) == ["ok", "ok"]
+
+
 def test_failures_non_finite_and_skips_are_recorded(tmp_path, datasets):
     tiny = ex.Detector("quadratic", call=Centre(), quadratic=1)
     dets = {"fails": _failing, "nan": _nan, "quadratic": tiny}

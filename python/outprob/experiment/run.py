@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import time
 import traceback
+import warnings
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -165,6 +167,14 @@ def _measure(task: Task, key: str, transforms: Mapping[str, Transformation], set
     return part
 
 
+def _picklable(*objects: Any) -> bool:
+    try:
+        pickle.dumps(objects)
+    except Exception:  # noqa: BLE001 - pickle raises several types
+        return False
+    return True
+
+
 def _part(task: Task, status: str = "", message: str = "") -> Dict[str, Any]:
     """A status record without results."""
     dataset, detector = task.names
@@ -285,6 +295,10 @@ def run_study(
             bar.set_postfix_str(f"{part['dataset']}/{part['detector']}", refresh=False)
             bar.update(1)
 
+    if jobs > 1 and len(pending) > 1 and not _picklable(dets, transforms):
+        warnings.warn("a detector or scaler cannot be sent to worker processes (e.g. a lambda): "
+                      "running in this process (jobs=1)", RuntimeWarning, stacklevel=2)
+        jobs = 1
     try:
         if jobs == 1 or len(pending) <= 1:
             for i, task, key in pending:
