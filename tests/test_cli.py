@@ -138,3 +138,21 @@ def test_reproduce_quick_writes_the_report(tmp_path):
     assert header == "dataset,detector,transformation,measure,class,value"
     assert n == 5 * 4 * len(outprob.VARIANTS) * 33
     assert (out / "status.csv").read_text().count("\n") == 21 and (out / "environment.json").is_file()
+
+
+def test_reproduce_on_precomputed_score_sets(tmp_path, capsys):
+    from outprob.cli import main
+
+    rng = np.random.default_rng(11)
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    for i in range(4):
+        s = np.r_[rng.gamma(2.0, 1.0, 60), rng.normal(8.0, 1.0, 6)]
+        np.savez(folder / f"set{i}.npz", scores=s, y=np.r_[np.zeros(60, int), np.ones(6, int)], detector="mine")
+    out = tmp_path / "report"
+    assert main(["reproduce", "--scores", str(folder), "--out", str(out), "--jobs", "1", "--no-progress"]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert "4 precomputed score sets" in report and "| mine | precomputed |" in report
+    assert "Arrhythmia" not in report and (out / "figures" / "fig1_case_study.png").is_file()
+    status = (out / "status.csv").read_text().splitlines()
+    assert len(status) == 5 and all(",mine,66,6,ok," in line for line in status[1:])

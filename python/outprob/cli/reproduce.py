@@ -12,6 +12,7 @@ examples:
   outprob reproduce --out report                 # the full study, every core
   outprob reproduce --quick --out quick          # 5 small datasets, 4 fast detectors
   outprob reproduce --data my_npz_folder --detectors KNN IForest --jobs 2
+  outprob reproduce --scores my_scores/ --label-column label   # precomputed score sets
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(default: paper/data of a clone of outprob)")
     p.add_argument("--out", type=Path, default=Path("outprob-report"),
                    help="output folder (default: outprob-report)")
+    p.add_argument("--scores", type=Path, metavar="PATH",
+                   help="precomputed score sets instead of --data: a .npz with scores and y, a CSV/Parquet "
+                        "table, or a folder of them")
+    p.add_argument("--score-column", help="score column of CSV/Parquet score sets (default: the non-label one)")
+    p.add_argument("--label-column", default="y", help="label column of CSV/Parquet score sets (default: y)")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="only these datasets (file stems)")
     p.add_argument("--detectors", nargs="+", metavar="NAME",
                    help="only these of the paper's detectors: PCA KPCA GMM KNN LOF IForest HBOS LODA "
@@ -61,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = reproduce(
         args.data, args.out, datasets=args.datasets, detectors=args.detectors, quick=args.quick,
+        scores=args.scores, score_column=args.score_column, label_column=args.label_column,
         jobs=args.jobs, progress=not args.no_progress, figures=not args.no_figures,
         command="outprob " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "outprob reproduce",
     )

@@ -84,6 +84,8 @@ def _skill_section(results: Any, order: Sequence[str], reference: str) -> List[s
 def _data_section(datasets: Sequence[Any], n_score_sets: int) -> List[str]:
     rows = [(d.name, d.n, d.d, f"{d.n_outliers} ({d.n_outliers / d.n:.1%})", d.digest[:12]) for d in datasets]
     names = {d.name for d in datasets}
+    if not datasets:
+        return ["## Data", "", f"{n_score_sets} precomputed score sets (see the status table below).", ""]
     if names <= set(PAPER_DATASETS):
         absent = sorted(set(PAPER_DATASETS) - names - set(MISSING_DATASETS))
         about = (
@@ -111,21 +113,24 @@ def _status_section(status: Any, detectors: Mapping[str, Any]) -> List[str]:
     lines = [
         "## Detectors and score sets",
         "",
-        "PyOD's default hyperparameters, `random_state = 0` where a detector takes one, features "
-        "standardised (zero mean, unit variance); scores are `decision_scores_` on the whole dataset. "
-        f"Score sets: {counts.get('ok', 0)} measured, {counts.get('skipped', 0)} skipped, "
+        ("PyOD's default hyperparameters, `random_state = 0` where a detector takes one, features "
+         "standardised (zero mean, unit variance); scores are `decision_scores_` on the whole dataset. "
+         if detectors else "Precomputed scores, no detector run. ")
+        + f"Score sets: {counts.get('ok', 0)} measured, {counts.get('skipped', 0)} skipped, "
         f"{counts.get('failed', 0)} failed, {counts.get('non-finite', 0)} with non-finite scores.",
         "",
     ]
     rows, near_random = [], []
-    for name, det in detectors.items():
+    for name in dict.fromkeys(status["detector"]):
+        det = detectors.get(name)
         mine = status[status["detector"] == name]
         secs, auc, span = (mine[c].astype(float) for c in ("seconds", "roc_auc", "score_range"))
         slow = mine.loc[secs.idxmax(), "dataset"] if secs.notna().any() else "–"
         med_auc = float(np.nanmedian(auc)) if auc.notna().any() else math.nan
         if abs(med_auc - 0.5) < 0.05:
             near_random.append(f"{name} ({med_auc:.3f}; score ranges {np.nanmin(span):.2g} to {np.nanmax(span):.2g})")
-        rows.append((name, ", ".join(f"{k}={v}" for k, v in det.params.items()) or "defaults",
+        params = "precomputed" if det is None else ", ".join(f"{k}={v}" for k, v in det.params.items())
+        rows.append((name, params or "defaults",
                      f"{med_auc:.3f}", f"{np.nanmin(span):.3g} – {np.nanmax(span):.3g}" if span.notna().any() else "–",
                      f"{np.nansum(secs):.1f}", f"{np.nanmax(secs) if secs.notna().any() else math.nan:.1f} ({slow})"))
     lines += [markdown_table(["detector", "parameters", "median ROC AUC", "score range (max − min)",

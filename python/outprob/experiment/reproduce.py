@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from .datasets import QUICK_DATASETS, load_datasets, paper_data_dir
+from .datasets import QUICK_DATASETS, load_datasets, load_score_sets, paper_data_dir
 from .detectors import QUICK_DETECTORS, paper_detectors
 from .environment import environment, load_average
 from .findings import findings
@@ -31,6 +31,9 @@ def reproduce(
     extra_detectors: Optional[Mapping[str, Any]] = None,
     scalers: Optional[Mapping[str, Any]] = None,
     quick: bool = False,
+    scores: Union[str, Path, None] = None,
+    score_column: Optional[str] = None,
+    label_column: str = "y",
     jobs: Optional[int] = None,
     progress: bool = True,
     figures: bool = True,
@@ -43,7 +46,9 @@ def reproduce(
     ``data`` is a folder of ``.npz`` datasets (default: the shipped
     ``paper/data``); ``datasets`` and ``detectors`` select among them and the
     paper's eleven PyOD detectors; ``quick`` runs five small datasets with
-    four fast detectors. ``extra_detectors`` and ``scalers`` join the study
+    four fast detectors. ``scores`` (a file or folder of precomputed score
+    sets, see :func:`~outprob.experiment.load_score_sets`) replaces the data
+    unless ``data`` is given too. ``extra_detectors`` and ``scalers`` join the study
     (see :func:`~outprob.experiment.run_study`). Work is kept in
     ``out/.study``: rerunning resumes an interrupted run and recomputes only
     what changed.
@@ -51,13 +56,18 @@ def reproduce(
     start = time.perf_counter()
     load_before = load_average()
     out = Path(out)
-    folder = Path(data) if data is not None else paper_data_dir()
-    if datasets is None and quick:
-        datasets = [n for n in QUICK_DATASETS if (folder / f"{n}.npz").is_file()] or None
-    chosen = load_datasets(folder, datasets)
-    names = tuple(detectors) if detectors else (QUICK_DETECTORS if quick else None)
-    dets: dict = dict(paper_detectors(names))
-    dets.update(extra_detectors or {})
+    chosen: list = []
+    dets: dict = {}
+    if data is not None or scores is None:
+        folder = Path(data) if data is not None else paper_data_dir()
+        if datasets is None and quick:
+            datasets = [n for n in QUICK_DATASETS if (folder / f"{n}.npz").is_file()] or None
+        chosen = load_datasets(folder, datasets)
+        names = tuple(detectors) if detectors else (QUICK_DETECTORS if quick else None)
+        dets = dict(paper_detectors(names))
+        dets.update(extra_detectors or {})
+    if scores is not None:
+        chosen += load_score_sets(scores, score_column=score_column, label_column=label_column)
     result = run_study(chosen, dets, scalers=scalers, out=out / WORK, jobs=jobs, progress=progress)
     study_seconds = time.perf_counter() - start
     result.save(out)
