@@ -356,6 +356,11 @@ def _run_pool(pending: List[tuple], args: tuple, jobs: int, finish: Any) -> None
                     part = _part(task, "failed", f"worker process: {type(exc).__name__}: {exc}")
                 finish(futures[f], part)
     except BaseException:
+        # Ctrl-C: stop now. Finished score sets are already stored; the ones
+        # in flight are lost, so workers are ended rather than waited for.
+        workers = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            process.terminate()
         raise
     pool.shutdown(wait=True)
