@@ -5,11 +5,13 @@
     python3 scripts/dev.py test           # build, then cargo fmt/clippy/test and pytest
     python3 scripts/dev.py bench          # build, then benches/compare.py (the comparison table)
     python3 scripts/dev.py bench-pytest   # build, then the pytest-benchmark suite
+    python3 scripts/dev.py reproduce      # build, then `outprob reproduce --out paper` (the paper's study)
 
 Needs only Python 3 (with venv and pip) and a Rust toolchain: the
 environment ``.venv`` is created on first use and everything else is
 installed into it. Extra arguments after the job go to pytest / the demo /
-compare.py (e.g. ``bench --quick``, ``bench --large --markdown``).
+compare.py / ``outprob reproduce`` (e.g. ``bench --quick``,
+``reproduce --quick --out /tmp/quick``).
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 BUILD = ["maturin>=1.7,<2", "numpy>=1.24", "scipy>=1.10"]
 EXTRAS = {
     "demo": ["scikit-learn>=1.3"],
-    "test": ["pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "scikit-learn>=1.3", "matplotlib>=3.7", "pandas>=1.5"],
+    "test": ["pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "scikit-learn>=1.3", "matplotlib>=3.7",
+             "pyod>=2", "pandas>=1.5", "tqdm>=4.60", "pyarrow>=12"],
     "bench": ["statsmodels>=0.14", "matplotlib>=3.7"],
     "bench-pytest": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],
+    "reproduce": ["pyod>=2", "scikit-learn>=1.3", "pandas>=1.5", "tqdm>=4.60", "matplotlib>=3.7"],
 }
 
 
@@ -94,6 +98,8 @@ def main(argv: list[str]) -> int:
              "--doctest-modules", "--doctest-glob=README.md", *rest],
             HYPOTHESIS_PROFILE=os.environ.get("HYPOTHESIS_PROFILE", "ci"),
         )
+    elif job == "reproduce":
+        run([py, "-m", "outprob", "reproduce", "--out", "paper", *rest])
     elif job == "bench":
         run([py, "benches/compare.py", *rest])
     else:

@@ -1,0 +1,158 @@
+"""The outprob command through a subprocess: help, evaluate, scale,
+reproduce --quick, and one-line errors without a traceback."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import outprob
+from outprob import metrics
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "outprob", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=300, check=False)
+
+
+@pytest.fixture()
+def table(tmp_path):
+    rng = np.random.default_rng(7)
+    s = np.r_[rng.normal(size=80), rng.normal(5, 1, size=8)]
+    y = np.r_[np.zeros(80, int), np.ones(8, int)]
+    path = tmp_path / "scores.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "s", "y"])
+        w.writerows([i, repr(float(a)), b] for i, (a, b) in enumerate(zip(s, y)))
+    return path, s, y
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error:" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("command", ["", "evaluate", "scale", "reproduce"])
+def test_help(command):
+    proc = run(*([command] if command else []), "--help")
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: outprob")
+    if not command:
+        for name in ("evaluate", "scale", "reproduce"):
+            assert name in proc.stdout
+
+
+def test_evaluate_matches_the_metrics(table):
+    path, s, y = table
+    proc = run("evaluate", path, "--label-column", "y", "--score-column", "s", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    rows = {(t, m, c): float(v) for t, m, c, v in list(csv.reader(proc.stdout.splitlines()))[1:]}
+    p = outprob.scaler("mean_nmad").fit_transform(s)
+    assert rows[("mean_nmad", "brier_score", "outliers")] == metrics.brier_score(y, p, stratify="outlier")
+    assert rows[("mean_nmad", "calibration_error", "inliers")] == metrics.calibration_error(y, p, stratify="inlier")
+    assert {t for t, _, _ in rows} == set(outprob.VARIANTS)
+    text = run("evaluate", path, "-y", "y", "-s", "s", "--variant", "mean_std", "--variant", "huber")
+    assert text.returncode == 0 and "88 scores, 8 outliers" in text.stdout
+    assert [ln.split()[0] for ln in text.stdout.splitlines()[2:]] == ["mean_std", "huber"]
+    prob = run("evaluate", path, "-y", "y", "-s", "s", "--probabilities", "--format", "json")
+    assert prob.returncode == 1 and "probabilities" not in prob.stdout  # scores are not in [0, 1]
+
+
+def test_scale_csv_and_parquet(table, tmp_path):
+    path, s, y = table
+    out = tmp_path / "p.csv"
+    proc = run("scale", path, "--score-column", "s", "--variant", "median_nmad", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["id", "s", "y", "s_median_nmad"]
+    got = np.array([float(r["s_median_nmad"]) for r in rows])
+    np.testing.assert_array_equal(got, outprob.scaler("median_nmad").fit_transform(s))
+    pq = tmp_path / "p.parquet"
+    assert run("scale", path, "-s", "s", "--out", pq, "--output-column", "p").returncode == 0
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_parquet(pq)
+    np.testing.assert_array_equal(frame["p"].to_numpy(), outprob.scaler("mean_nmad").fit_transform(s))
+    back = run("evaluate", pq, "-s", "p", "-y", "y", "--probabilities", "--format", "csv")
+    assert back.returncode == 0 and "brier_score,outliers" in back.stdout.replace("p,", "", 1)
+
+
+def test_errors_are_one_line_in_a_subprocess(table, tmp_path):
+    path, _, _ = table
+    assert_one_line_error(run("evaluate", tmp_path / "nope.csv"), "nope.csv: no such file")
+    assert_one_line_error(run("reproduce", "--data", tmp_path / "none"), "no such folder")
+    usage = run("scale", path)  # argparse: missing --out
+    assert usage.returncode == 2 and "--out" in usage.stderr and "Traceback" not in usage.stderr
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["evaluate", "{path}", "-s", "score", "-y", "y"], ["no column 'score'", "id, s, y"]),
+    (["evaluate", "{path}", "-y", "y"], ["--score-column"]),
+    (["scale", "{path}", "-s", "s", "--variant", "mean_nmda", "--out", "{tmp}/o.csv"],
+     ["unknown variant 'mean_nmda'", "mean_nmad"]),
+    (["scale", "{path}", "-s", "s", "--out", "{path}"], ["overwrite"]),
+    (["scale", "{path}", "-s", "s", "--out", "{tmp}/no/o.csv"], ["does not exist"]),
+    (["scale", "{tmp}/bad.csv", "-s", "s", "--out", "-"], ["row 2", "'abc' is not a number"]),
+    (["reproduce", "--data", "{tmp}", "--out", "{tmp}/r"], ["no .npz datasets"]),
+    (["reproduce", "--detectors", "KNNN", "--out", "{tmp}/r"], ["unknown detector"]),
+    (["reproduce", "--jobs", "0"], ["--jobs must be at least 1"]),
+])
+def test_errors_are_one_line(table, tmp_path, capsys, args, fragments):
+    from outprob.cli import main
+
+    path, _, _ = table
+    (tmp_path / "bad.csv").write_text("s,y\n1.0,0\nabc,1\n")
+    code = main([a.format(path=path, tmp=tmp_path) for a in args])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "error:" in err
+    for f in fragments:
+        assert f in err, err
+
+
+def test_reproduce_quick_writes_the_report(tmp_path):
+    out = tmp_path / "quick"
+    proc = run("reproduce", "--quick", "--jobs", "1", "--no-progress", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(out / "REPORT.md")
+    report = (out / "REPORT.md").read_text()
+    for text in ("## The paper's findings and this run", "Arrhythmia, HeartDisease, Parkinson",
+                 "ADBench", "outprob reproduce --quick --jobs 1 --no-progress", "| 3 |", "Run time"):
+        assert text in report, text
+    for fig in ("fig1_case_study", "fig2_gs_outliers_vs_inliers", "fig3_outlier_skill_vs_gs",
+                "fig4_cd_harmonic_improvement", "fig5_reliability"):
+        assert (out / "figures" / f"{fig}.png").stat().st_size > 0 and (out / "figures" / f"{fig}.svg").is_file()
+        assert f"figures/{fig}.png" in report
+    with gzip.open(out / "results.csv.gz", "rt") as fh:
+        header = fh.readline().strip()
+        n = sum(1 for _ in fh)
+    assert header == "dataset,detector,transformation,measure,class,value"
+    assert n == 5 * 4 * len(outprob.VARIANTS) * 33
+    assert (out / "status.csv").read_text().count("\n") == 21 and (out / "environment.json").is_file()
+
+
+def test_reproduce_on_precomputed_score_sets(tmp_path, capsys):
+    from outprob.cli import main
+
+    rng = np.random.default_rng(11)
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    for i in range(4):
+        s = np.r_[rng.gamma(2.0, 1.0, 60), rng.normal(8.0, 1.0, 6)]
+        np.savez(folder / f"set{i}.npz", scores=s, y=np.r_[np.zeros(60, int), np.ones(6, int)], detector="mine")
+    out = tmp_path / "report"
+    assert main(["reproduce", "--scores", str(folder), "--out", str(out), "--jobs", "1", "--no-progress"]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert "4 precomputed score sets" in report and "| mine | precomputed |" in report
+    assert "Arrhythmia" not in report and (out / "figures" / "fig1_case_study.png").is_file()
+    status = (out / "status.csv").read_text().splitlines()
+    assert len(status) == 5 and all(",mine,66,6,ok," in line for line in status[1:])
