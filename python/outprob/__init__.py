@@ -14,12 +14,12 @@ array([0., 0., 0., 0., 1.])
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# The public names that need the compiled core load on first use, so that
-# ``import outprob.reference`` works without it (PEP 562).
+# The public names load on first use (PEP 562): ``import outprob.reference``
+# works without the compiled core, and ``import outprob`` stays cheap.
 _LAZY = {
     "GaussianScaler": "._scalers",
     "LinearScaler": "._scalers",
@@ -27,26 +27,39 @@ _LAZY = {
     "VARIANTS": "._variants",
     "Variant": "._variants",
     "scaler": "._variants",
-    "stats": ".stats",
-    "metrics": ".metrics",
-    "compare": ".compare",
+    "OutprobWarning": "._exceptions",
+    "ZeroScaleWarning": "._exceptions",
+    "ConvergenceWarning": "._exceptions",
+    "NotFittedError": "._exceptions",
+    "InputError": "._exceptions",
 }
-_EXCEPTIONS = ("OutprobWarning", "ZeroScaleWarning", "ConvergenceWarning", "NotFittedError")
+_MODULES = ("stats", "metrics", "compare", "reference")
 
-from ._exceptions import ConvergenceWarning, NotFittedError, OutprobWarning, ZeroScaleWarning  # noqa: E402
+# Type checkers see the names the lazy loading provides.
+if TYPE_CHECKING:
+    from . import compare, metrics, reference, stats
+    from ._exceptions import (
+        ConvergenceWarning,
+        InputError,
+        NotFittedError,
+        OutprobWarning,
+        ZeroScaleWarning,
+    )
+    from ._scalers import GaussianScaler, LinearScaler, from_dict
+    from ._variants import VARIANTS, Variant, scaler
 
-__all__ = sorted([*_LAZY, *_EXCEPTIONS, "reference"])
+__all__ = sorted([*_LAZY, *_MODULES])
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        module = importlib.import_module(_LAZY[name], __name__)
-        value = module if name in ("stats", "metrics", "compare") else getattr(module, name)
-        globals()[name] = value
-        return value
-    if name == "reference":
-        return importlib.import_module(".reference", __name__)
-    raise AttributeError(f"module 'outprob' has no attribute {name!r}")
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    elif name in _MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'outprob' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
