@@ -35,20 +35,42 @@ _LAZY = {
 }
 _MODULES = ("stats", "metrics", "compare", "reference")
 
-# Type checkers see the names the lazy loading provides.
+# Type checkers see the names the lazy loading provides (``X as X``: an
+# explicit re-export).
 if TYPE_CHECKING:
-    from . import compare, metrics, reference, stats
-    from ._exceptions import (
-        ConvergenceWarning,
-        InputError,
-        NotFittedError,
-        OutprobWarning,
-        ZeroScaleWarning,
-    )
-    from ._scalers import GaussianScaler, LinearScaler, from_dict
-    from ._variants import VARIANTS, Variant, scaler
+    from . import compare as compare
+    from . import metrics as metrics
+    from . import reference as reference
+    from . import stats as stats
+    from ._exceptions import ConvergenceWarning as ConvergenceWarning
+    from ._exceptions import InputError as InputError
+    from ._exceptions import NotFittedError as NotFittedError
+    from ._exceptions import OutprobWarning as OutprobWarning
+    from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._scalers import GaussianScaler as GaussianScaler
+    from ._scalers import LinearScaler as LinearScaler
+    from ._scalers import from_dict as from_dict
+    from ._variants import VARIANTS as VARIANTS
+    from ._variants import Variant as Variant
+    from ._variants import scaler as scaler
 
-__all__ = sorted([*_LAZY, *_MODULES])
+__all__ = [
+    "ConvergenceWarning",
+    "GaussianScaler",
+    "InputError",
+    "LinearScaler",
+    "NotFittedError",
+    "OutprobWarning",
+    "VARIANTS",
+    "Variant",
+    "ZeroScaleWarning",
+    "compare",
+    "from_dict",
+    "metrics",
+    "reference",
+    "scaler",
+    "stats",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -15,12 +15,21 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, ClassVar, Dict, List, NamedTuple, Optional, Tuple, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Dict,
+    List,
+    NamedTuple,
+    Optional,
+    Tuple,
+    TypeVar,
+    overload,
+)
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-
 from . import _core
 from ._exceptions import NotFittedError
 from ._input import as_float_array, check_nan_policy, check_out, check_threads, feature_names
@@ -28,6 +37,12 @@ from ._output import OUTPUTS, check_output_available, global_transform_output, w
 
 FORMAT_VERSION = 1
 _S = TypeVar("_S", bound="ScalerBase")
+_E = TypeVar("_E")
+# The types of transform results in the default container (NumPy); after
+# set_output(transform="pandas"/"polars") they are DataFrames or Series.
+_F32 = npt.NDArray[np.float32]
+_F64 = npt.NDArray[np.float64]
+_Out = Optional[np.ndarray]
 Notes = List[Tuple[type, str]]
 
 
@@ -48,7 +63,46 @@ class _State(NamedTuple):
     second: List[float]
 
 
-class ScalerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):  # type: ignore[misc]
+if TYPE_CHECKING:
+
+    class _Estimator:
+        """What the scalers inherit from scikit-learn, typed: scikit-learn
+        publishes no types, and a class derived from an untyped one would
+        be partly ``Any`` to type checkers (and so to users' code)."""
+
+        def __init_subclass__(cls, **kwargs: Any) -> None: ...
+
+        def get_params(self, deep: bool = True) -> Dict[str, Any]:
+            raise NotImplementedError
+
+        def set_params(self: _E, **params: Any) -> _E:
+            raise NotImplementedError
+
+        def get_feature_names_out(
+            self, input_features: Optional[npt.ArrayLike] = None
+        ) -> npt.NDArray[np.object_]:
+            raise NotImplementedError
+
+        def __sklearn_tags__(self) -> Any: ...
+
+        def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+            raise NotImplementedError
+
+        def _repr_html_(self) -> str:
+            raise NotImplementedError
+
+        @classmethod
+        def _get_param_names(cls) -> List[str]:
+            raise NotImplementedError
+
+else:
+    from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+
+    class _Estimator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+        """scikit-learn's estimator, transformer and one-to-one feature names."""
+
+
+class ScalerBase(_Estimator):
     """fit / transform / fit_transform with ``out=``, pandas/polars output,
     feature-name checks, serialisation and pickling."""
 
@@ -70,7 +124,7 @@ class ScalerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):  # type
         super().__init_subclass__(auto_wrap_output_keys=None, **kwargs)
 
     # -- fitting and transforming ------------------------------------------
-    def fit(self: _S, X: Any, y: Any = None) -> _S:
+    def fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
         """Fits the scaling to scores.
 
         Parameters
@@ -92,7 +146,13 @@ class ScalerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):  # type
         self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
         return self
 
-    def transform(self, X: Any, out: Optional[np.ndarray] = None) -> Any:
+    @overload
+    def transform(self, X: _F32, out: _Out = None) -> _F32: ...
+    @overload
+    def transform(self, X: float, out: _Out = None) -> np.float64: ...
+    @overload
+    def transform(self, X: npt.ArrayLike, out: _Out = None) -> _F64: ...
+    def transform(self, X: npt.ArrayLike, out: _Out = None) -> Any:
         """Maps scores to outlier probabilities in [0, 1].
 
         Parameters
@@ -110,7 +170,9 @@ class ScalerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):  # type
         Returns
         -------
         numpy.ndarray, or a DataFrame/Series after ``set_output``
-            The probabilities (``out`` if given); float32 for float32 input.
+            The probabilities (``out`` if given); float32 for float32 input,
+            a NumPy scalar for a scalar. (Type checkers see the NumPy
+            types.)
         """
         state = self.__dict__.get("_state")
         if state is None:
@@ -127,7 +189,11 @@ class ScalerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):  # type
             raise ValueError(_shape_message(type(self).__name__, x, state.n_features))
         return self._output(self._apply(state, x, out), X, state)
 
-    def fit_transform(self, X: Any, y: Any = None, out: Optional[np.ndarray] = None) -> Any:
+    @overload
+    def fit_transform(self, X: _F32, y: Any = None, out: _Out = None) -> _F32: ...
+    @overload
+    def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: _Out = None) -> _F64: ...
+    def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: _Out = None) -> Any:
         """``fit(X).transform(X)`` converting the input once."""
         x = as_float_array(X)
         state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
@@ -219,7 +285,7 @@ class ScalerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):  # type
             mode = global_transform_output()
         if mode == "default" or not isinstance(result, np.ndarray):
             return result
-        fitted = self.get_feature_names_out() if state.ndim == 2 else None
+        fitted = list(self.get_feature_names_out()) if state.ndim == 2 else None
         return wrap_output(mode, result, X, fitted)
 
     # -- fitted attributes --------------------------------------------------------
