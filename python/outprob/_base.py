@@ -102,7 +102,7 @@ else:
         """scikit-learn's estimator, transformer and one-to-one feature names."""
 
 
-class ScalerBase(_Estimator):
+class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     """fit / transform / fit_transform with ``out=``, pandas/polars output,
     feature-name checks, serialisation and pickling."""
 
@@ -118,9 +118,9 @@ class ScalerBase(_Estimator):
     threads: Optional[int]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Output containers are made by this class (see _output): sklearn's
-        # automatic wrapping would cost every call ~1 µs of configuration
-        # look-ups, which is most of a one-score transform.
+        # Output containers are made by this class (see _output), for this
+        # class and its subclasses alike: scikit-learn's automatic wrapping
+        # of transform would double the cost of a one-score transform.
         super().__init_subclass__(auto_wrap_output_keys=None, **kwargs)
 
     # -- fitting and transforming ------------------------------------------
