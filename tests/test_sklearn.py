@@ -206,3 +206,25 @@ def test_params_are_checked_at_fit_not_at_construction():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         outprob.GaussianScaler().set_params(maxiter=-1)
+
+
+def test_plain_arrays_skip_the_dataframe_machinery(monkeypatch):
+    # The fast path that per-call overhead depends on: a float ndarray is
+    # never asked for column names, and scikit-learn's set_output wrapper is
+    # not around transform (the scalers make their own containers).
+    import outprob._base as base
+
+    asked = []
+    real = base.feature_names
+    monkeypatch.setattr(base, "feature_names", lambda X: asked.append(type(X)) or real(X))
+    x = np.random.default_rng(0).lognormal(size=(50, 2))
+    for s in (outprob.scaler("mean_std"), outprob.LinearScaler()):
+        s.fit(x)
+        s.transform(x)
+        s.fit_transform(x[:, 0])
+        s.transform(x[:3, 0])
+        assert not hasattr(type(s).transform, "__wrapped__")
+        assert not hasattr(type(s).fit_transform, "__wrapped__")
+    assert asked == []
+    outprob.LinearScaler().fit(frame())
+    assert len(asked) == 1
