@@ -174,11 +174,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             a NumPy scalar for a scalar. (Type checkers see the NumPy
             types.)
         """
-        state = self.__dict__.get("_state")
-        if state is None:
-            raise NotFittedError(
-                f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
-            )
+        state = self._get_state()
         x = as_float_array(X)
         if type(X) is np.ndarray:
             if state.names is not None:
