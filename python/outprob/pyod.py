@@ -234,7 +234,21 @@ def outlier_proba(
     *, combine: Optional[str] = None,
 ) -> Probabilities:  # fmt: skip
     """The outlier probabilities alone: (n,) for one detector, (n, k) for a
-    list of k (one column each), (n,) for a list with ``combine``."""
+    list of k (one column each), (n,) for a list with ``combine``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyod.models.hbos import HBOS
+    >>> from pyod.models.knn import KNN
+    >>> from outprob.pyod import outlier_proba
+    >>> X = np.r_[np.random.default_rng(2).normal(size=(200, 2)), [[6.0, 6.0]]]
+    >>> detectors = [KNN().fit(X), HBOS().fit(X)]
+    >>> outlier_proba(detectors, method="median_nmad").shape     # training data
+    (201, 2)
+    >>> outlier_proba(detectors, np.array([[6.0, 6.0]]), combine="max").round(2)
+    array([1.])
+    """
     return ScaledDetector(detector, method, combine=combine).outlier_proba(X)
 
 
