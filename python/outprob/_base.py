@@ -1,6 +1,6 @@
 """The scikit-learn estimator machinery shared by the scalers (contract §7).
 
-A scaler's fitted state is one immutable :class:`_State`, built completely
+A scaler's fitted state is one immutable :class:`State`, built completely
 by ``fit`` and then published with a single attribute assignment, so a
 thread that transforms while another one fits sees the old fit or the new
 one, never a mix or none. The public fitted attributes (``center_``,
@@ -13,29 +13,18 @@ of a DataFrame are checked only when one is passed.
 
 from __future__ import annotations
 
-import math
 import warnings
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    ClassVar,
-    Dict,
-    List,
-    NamedTuple,
-    Optional,
-    Tuple,
-    TypeVar,
-    overload,
-)
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
-from . import _core
+
+from . import _core, _persist
 from ._exceptions import NotFittedError
 from ._input import as_float_array, check_nan_policy, check_out, check_threads, feature_names
 from ._output import OUTPUTS, check_output_available, global_transform_output, wrap_output
+from ._persist import State
 
-FORMAT_VERSION = 1
 _S = TypeVar("_S", bound="ScalerBase")
 _E = TypeVar("_E")
 # The types of transform results in the default container (NumPy); after
@@ -44,23 +33,6 @@ _F32 = npt.NDArray[np.float32]
 _F64 = npt.NDArray[np.float64]
 _Out = Optional[np.ndarray]
 Notes = List[Tuple[type, str]]
-
-
-class _State(NamedTuple):
-    """Everything ``fit`` produces; replaced whole, never mutated."""
-
-    #: Public fitted attributes (``center_``, ``scale_``, ...).
-    attributes: Dict[str, Any]
-    #: 1: fitted on one score vector (maps any shape element-wise);
-    #: 2: fitted on (n, k) score columns.
-    ndim: int
-    n_features: int
-    names: Optional[np.ndarray]
-    #: Scores were negated (``higher_is_outlier=False`` at fit time).
-    negate: bool
-    #: Per-column parameters as the core takes them: (center, scale) or (min, max).
-    first: List[float]
-    second: List[float]
 
 
 if TYPE_CHECKING:
@@ -196,7 +168,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         self._state = state
         return self._output(self._apply(state, x, out), X, state)
 
-    def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> _State:
+    def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> State:
         """Fits every column on its own, then builds the state to publish."""
         self._check_params()
         if x.ndim == 1:
@@ -226,7 +198,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             values = [f[name] for f in fits if name in f]
             if values:
                 attributes[name] = values[0] if x.ndim == 1 else np.array(values, dtype=kind)
-        return _State(
+        return State(
             attributes,
             x.ndim,
             len(fits) if x.ndim == 2 else 1,
@@ -236,7 +208,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             [f[b] for f in fits],
         )
 
-    def _apply(self, state: _State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
+    def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
         if out is None:
             out = np.empty_like(x)
         else:
@@ -274,7 +246,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         self._sklearn_output_config = config
         return self
 
-    def _output(self, result: Any, X: Any, state: _State) -> Any:
+    def _output(self, result: Any, X: Any, state: State) -> Any:
         config = self.__dict__.get("_sklearn_output_config")
         mode = config.get("transform") if config else None
         if mode is None:
@@ -312,8 +284,8 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
                 "(this fit did not compute it)"
             ) from None
 
-    def _get_state(self) -> _State:
-        state: Optional[_State] = self.__dict__.get("_state")
+    def _get_state(self) -> State:
+        state: Optional[State] = self.__dict__.get("_state")
         if state is None:
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
@@ -346,7 +318,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         shown = ", ".join(f"{n}={_short(state.attributes[n])}" for n in self._PAIR)
         return f"{text}  # fitted: {shown}"
 
-    # -- serialisation -------------------------------------------------------
+    # -- serialisation (outprob._persist) ---------------------------------------
     def to_dict(self) -> Dict[str, Any]:
         """A JSON-serialisable description of the fitted scaler (builtin
         types only).
@@ -354,133 +326,38 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         :meth:`from_dict` (or :func:`outprob.from_dict`) rebuilds it, so a
         scaler fitted offline can be shipped to a scoring service.
         """
-        state = self._get_state()
-        params = {k: _builtin(v) for k, v in self.get_params().items()}
-        params["higher_is_outlier"] = not state.negate  # as fitted
-        fitted = {
-            name: (v.tolist() if isinstance(v, np.ndarray) else _builtin(v))
-            for name, v in state.attributes.items()
-        }
-        data: Dict[str, Any] = {
-            "format": f"outprob.{type(self).__name__}",
-            "version": FORMAT_VERSION,
-            "params": params,
-            "ndim": state.ndim,
-            "fitted": fitted,
-        }
-        if state.names is not None:
-            data["feature_names_in"] = [str(n) for n in state.names]
-        return data
+        return _persist.to_dict(self, self._get_state())
 
     @classmethod
     def from_dict(cls: type[_S], data: Dict[str, Any]) -> _S:
         """Rebuilds a fitted scaler from :meth:`to_dict` output."""
-        expected = f"outprob.{cls.__name__}"
-        if not isinstance(data, dict) or data.get("format") != expected:
-            raise ValueError(f"not a serialised {cls.__name__}: format must be {expected!r}")
-        if data.get("version") != FORMAT_VERSION:
-            raise ValueError(
-                f"unsupported serialisation version {data.get('version')!r}; "
-                f"this outprob reads version {FORMAT_VERSION}"
-            )
-        missing = [k for k in ("params", "ndim", "fitted") if k not in data]
-        if missing:
-            raise ValueError(f"a serialised {cls.__name__} lacks the keys {missing}")
-        params, fitted, ndim = data["params"], data["fitted"], data["ndim"]
-        if not isinstance(params, dict) or not isinstance(fitted, dict):
-            raise ValueError("'params' and 'fitted' must be dicts")
-        unknown = set(params) - set(cls._get_param_names())
-        if unknown:
-            raise ValueError(f"unknown parameters {sorted(unknown)} for {cls.__name__}")
-        obj = cls(**params)
+        obj = cls(**_persist.params_of(cls.__name__, cls._get_param_names(), data))
         obj._check_params()
-        obj._state = obj._restore(fitted, ndim, data.get("feature_names_in"), not obj.higher_is_outlier)
+        obj._state = obj._restore(
+            data["fitted"], data["ndim"], data.get("feature_names_in"), not obj.higher_is_outlier
+        )
         return obj
 
-    def _restore(
-        self, fitted: Dict[str, Any], ndim: Any, names: Any, negate: bool
-    ) -> _State:
+    def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
         """A checked state from stored fitted attributes (``from_dict`` and
         unpickling)."""
-        if ndim not in (1, 2):
-            raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
-        unknown = set(fitted) - set(self._FITTED)
-        if unknown:
-            raise ValueError(f"unknown fitted attributes: {sorted(unknown)}")
-        lacking = [n for n in self._PAIR if n not in fitted]
-        if lacking:
-            raise ValueError(f"the fitted attributes {lacking} are missing")
-        attributes: Dict[str, Any] = {}
-        for name, kind in self._FITTED.items():
-            if name not in fitted:
-                continue
-            v = fitted[name]
-            try:
-                attributes[name] = kind(v) if ndim == 1 else np.array(v, dtype=kind)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"fitted attribute {name}: {exc}") from None
-            if ndim == 2 and attributes[name].ndim != 1:
-                raise ValueError(f"fitted attribute {name} must be a list, one value per column")
-        a, b = self._PAIR
-        first, second = _as_list(attributes[a]), _as_list(attributes[b])
-        n = len(first)
-        if n == 0:
-            raise ValueError("a fitted scaler needs at least one score column; the lists are empty")
-        if any(np.size(v) != n for v in attributes.values()):
-            raise ValueError("fitted attributes must have one value per column, all of one length")
-        if not all(math.isfinite(v) for v in first + second):
-            raise ValueError("fitted parameters must be finite numbers, one per column")
-        self._check_pair(first, second)
-        if names is not None:
-            names = np.asarray([str(t) for t in names], dtype=object)
-            if ndim != 2 or len(names) != n:
-                raise ValueError("feature_names_in must name each of the fitted score columns")
-        return _State(attributes, ndim, n if ndim == 2 else 1, names, bool(negate), first, second)
+        return _persist.restore(
+            self._FITTED, self._PAIR, self._check_pair, fitted, ndim, names, negate
+        )
 
     def __getstate__(self) -> Dict[str, Any]:
-        # The layout of outprob 0.1.0 (parameters and fitted attributes in
-        # one flat dict), so that pickles of every version load through one
-        # path, __setstate__.
-        from . import __version__
-
-        data = {k: v for k, v in self.__dict__.items() if k != "_state"}
-        state = self.__dict__.get("_state")
-        if state is not None:
-            data.update(state.attributes)
-            data.update(n_features_in_=state.n_features, _ndim=state.ndim, _negate=state.negate)
-            if state.names is not None:
-                data["feature_names_in_"] = state.names
-        data["_outprob_version"] = __version__
-        return data
+        return _persist.pickled(self.__dict__)
 
     def __setstate__(self, data: Dict[str, Any]) -> None:
-        from . import __version__
-
-        data = dict(data)
-        version = data.pop("_outprob_version", "0.1.0")  # 0.1.0 wrote no version
-        data.pop("_sklearn_version", None)
-        fitted = {n: data.pop(n) for n in self._FITTED if n in data}
-        ndim = data.pop("_ndim", None)
-        data.pop("n_features_in_", None)
-        names = data.pop("feature_names_in_", None)
-        negate = data.pop("_negate", None)
-        params = self._get_param_names()
-        missing = [p for p in params if p not in data]
-        unknown = [
-            k for k in data if k not in params and not k.startswith(("_sklearn", "_metadata"))
-        ]
-        if missing or unknown:
-            raise ValueError(
-                f"cannot load this {type(self).__name__}: it was pickled by outprob {version}, "
-                f"whose layout this outprob {__version__} does not know (missing {missing}, "
-                f"unknown {unknown}). Move fitted scalers between versions with "
-                "to_dict() / outprob.from_dict(), or refit."
-            )
-        self.__dict__.update(data)
-        if ndim is not None:
-            if negate is None:
+        attributes, fitted = _persist.unpickled(
+            type(self).__name__, self._get_param_names(), self._FITTED, data
+        )
+        self.__dict__.update(attributes)
+        if fitted is not None:
+            stored, ndim, names, negate = fitted
+            if negate is None:  # outprob 0.1.0 did not store it
                 negate = not self.higher_is_outlier
-            self._state = self._restore(fitted, ndim, names, negate)
+            self._state = self._restore(stored, ndim, names, negate)
 
     # -- subclass hooks --------------------------------------------------------
     def _check_params(self) -> None:
@@ -499,17 +376,6 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
 
 def column_label(column: Optional[int]) -> str:
     return "" if column is None else f" in column {column}"
-
-
-def _as_list(v: Any) -> List[float]:
-    if isinstance(v, np.ndarray):
-        return [float(t) for t in v.reshape(-1)]
-    return [float(v)]
-
-
-def _builtin(v: Any) -> Any:
-    """NumPy scalars as the builtin they hold (for JSON)."""
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _short(v: Any) -> str:
