@@ -29,12 +29,14 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 
 BUILD = ["maturin>=1.7,<2", "numpy>=1.24", "scipy>=1.10"]
 EXTRAS = {
-    "demo": ["scikit-learn>=1.3"],
-    "test": ["pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "scikit-learn>=1.3", "matplotlib>=3.7",
-             "pyod>=2", "pandas>=1.5", "tqdm>=4.60", "pyarrow>=12"],
+    "demo": [],
+    "test": [
+        "pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "matplotlib>=3.7",
+        "pandas>=2", "polars>=1", "pyod>=2", "mypy>=1.10", "tqdm>=4.60", "pyarrow>=12",
+    ],
     "bench": ["statsmodels>=0.14", "matplotlib>=3.7"],
     "bench-pytest": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],
-    "reproduce": ["pyod>=2", "scikit-learn>=1.3", "pandas>=1.5", "tqdm>=4.60", "matplotlib>=3.7"],
+    "reproduce": ["pyod>=2", "pandas>=2", "tqdm>=4.60", "matplotlib>=3.7"],
 }
 
 

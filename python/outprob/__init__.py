@@ -14,12 +14,12 @@ array([0., 0., 0., 0., 1.])
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# The public names that need the compiled core load on first use, so that
-# ``import outprob.reference`` works without it (PEP 562).
+# The public names load on first use (PEP 562): ``import outprob.reference``
+# works without the compiled core, and ``import outprob`` stays cheap.
 _LAZY = {
     "GaussianScaler": "._scalers",
     "LinearScaler": "._scalers",
@@ -27,26 +27,61 @@ _LAZY = {
     "VARIANTS": "._variants",
     "Variant": "._variants",
     "scaler": "._variants",
-    "stats": ".stats",
-    "metrics": ".metrics",
-    "compare": ".compare",
+    "OutprobWarning": "._exceptions",
+    "ZeroScaleWarning": "._exceptions",
+    "ConvergenceWarning": "._exceptions",
+    "NotFittedError": "._exceptions",
+    "InputError": "._exceptions",
 }
-_EXCEPTIONS = ("OutprobWarning", "ZeroScaleWarning", "ConvergenceWarning", "NotFittedError")
+_MODULES = ("stats", "metrics", "compare", "reference")
 
-from ._exceptions import ConvergenceWarning, NotFittedError, OutprobWarning, ZeroScaleWarning  # noqa: E402
+# Type checkers see the names the lazy loading provides (``X as X``: an
+# explicit re-export).
+if TYPE_CHECKING:
+    from . import compare as compare
+    from . import metrics as metrics
+    from . import reference as reference
+    from . import stats as stats
+    from ._exceptions import ConvergenceWarning as ConvergenceWarning
+    from ._exceptions import InputError as InputError
+    from ._exceptions import NotFittedError as NotFittedError
+    from ._exceptions import OutprobWarning as OutprobWarning
+    from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._scalers import GaussianScaler as GaussianScaler
+    from ._scalers import LinearScaler as LinearScaler
+    from ._scalers import from_dict as from_dict
+    from ._variants import VARIANTS as VARIANTS
+    from ._variants import Variant as Variant
+    from ._variants import scaler as scaler
 
-__all__ = sorted([*_LAZY, *_EXCEPTIONS, "reference"])
+__all__ = [
+    "ConvergenceWarning",
+    "GaussianScaler",
+    "InputError",
+    "LinearScaler",
+    "NotFittedError",
+    "OutprobWarning",
+    "VARIANTS",
+    "Variant",
+    "ZeroScaleWarning",
+    "compare",
+    "from_dict",
+    "metrics",
+    "reference",
+    "scaler",
+    "stats",
+]
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        module = importlib.import_module(_LAZY[name], __name__)
-        value = module if name in ("stats", "metrics", "compare") else getattr(module, name)
-        globals()[name] = value
-        return value
-    if name == "reference":
-        return importlib.import_module(".reference", __name__)
-    raise AttributeError(f"module 'outprob' has no attribute {name!r}")
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    elif name in _MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'outprob' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from . import _core
-from ._input import as_float_array, check_threads
+from ._input import as_float_array, as_labels, check_threads
 from ._optional import require
 
 __all__ = [
@@ -68,21 +68,7 @@ NBins = Union[int, Sequence[int]]
 
 
 def _labels(y_true: Any) -> np.ndarray:
-    y = np.asarray(y_true)
-    if y.ndim != 1:
-        raise ValueError(f"y_true must be 1-D, got shape {y.shape}")
-    if y.dtype == np.bool_:
-        return np.ascontiguousarray(y)
-    if y.dtype.kind not in "iuf":
-        raise ValueError(f"y_true must hold 0/1 labels, got dtype {y.dtype}")
-    bad = ~((y == 0) | (y == 1))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(
-            f"y_true[{i}] = {y[i].item()!r} is not a label: use 0 (or False) for inliers "
-            "and 1 (or True) for outliers"
-        )
-    return y == 1
+    return as_labels(y_true, "y_true")
 
 
 def _pair(y_true: Any, p: Any) -> Tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,11 @@ is applied along that axis. ``threads`` caps the threads used on large
 inputs (default: every core, capped by the ``OUTPROB_NUM_THREADS``
 environment variable); results are bitwise the same for any thread count.
 
+Types: with ``axis=None`` (the default) the result is a NumPy scalar,
+``numpy.float64`` — a subclass of ``float``, so ``m: float = median(x)``
+type-checks — or ``numpy.float32`` for float32 arrays; with an integer
+``axis`` it is an array. Overloads tell type checkers which.
+
 The input is read in place, never copied: order statistics come from a
 sample that brackets the wanted ranks and one pass that keeps only what
 falls inside the bracket (Floyd–Rivest), sums are correctly rounded.
@@ -17,12 +22,12 @@ falls inside the bracket (Floyd–Rivest), sums are correctly rounded.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, NamedTuple, Optional, Union
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Union, overload
 
 import numpy as np
+import numpy.typing as npt
 
-from . import _core
-from ._exceptions import ConvergenceWarning
+from . import _core, _exceptions
 from ._input import (
     as_float_array,
     check_fraction,
@@ -52,25 +57,51 @@ NMAD_DIVISOR = 0.6744897501960817
 #: Φ⁻¹(3/4) − Φ⁻¹(1/4): ``niqr = (Q(.75) − Q(.25)) / NIQR_DIVISOR``.
 NIQR_DIVISOR = 1.3489795003921634
 
-Result = Union[np.floating, np.ndarray]
+Result = Union[np.floating[Any], npt.NDArray[np.floating[Any]]]
+# Overload shorthands: float32 arrays give float32, anything else float64.
+F32 = npt.NDArray[np.float32]
+Like = npt.ArrayLike
+Out = npt.NDArray[np.floating[Any]]
+Threads = Optional[int]
 
 
 def _reduce(
-    x: Any, axis: Optional[int], nan_policy: str, fn: Callable[[np.ndarray], Any]
-) -> Any:
+    x: Like, axis: Optional[int], nan_policy: str, fn: Callable[[np.ndarray], float]
+) -> Result:
     """Applies a 1-D estimator to the flattened array or along an axis."""
     check_nan_policy(nan_policy)
     a = as_float_array(x)
     if axis is None:
-        return a.dtype.type(fn(a.reshape(-1)))
-    moved = np.moveaxis(a, axis, -1)
-    rows = np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
-    values = np.array([fn(r) for r in rows], dtype=a.dtype)
+        value: np.floating[Any] = a.dtype.type(fn(a.reshape(-1)))
+        return value
+    moved, rows = _rows(a, axis)
+    values: Out = np.array([fn(r) for r in rows], dtype=a.dtype)
     return values.reshape(moved.shape[:-1])
 
 
+def _rows(a: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` with ``axis`` moved last, and its 1-D lanes along that axis."""
+    moved = np.moveaxis(a, axis, -1)
+    if moved.shape[-1] == 0:
+        raise ValueError(
+            f"x is empty along axis {axis} (shape {a.shape}): there are no scores "
+            "to estimate from"
+        )
+    return moved, np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
+
+
+@overload
 def mean(
-    x: Any,
+    x: F32, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def mean(
+    x: Like, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def mean(x: Like, axis: int, *, nan_policy: str = ..., threads: Threads = ...) -> Out: ...
+def mean(
+    x: Like,
     axis: Optional[int] = None,
     *,
     nan_policy: str = "omit",
@@ -90,8 +121,22 @@ def mean(
     return _reduce(x, axis, nan_policy, lambda r: _core.mean(r, nan_policy, t))
 
 
+@overload
 def std(
-    x: Any,
+    x: F32, ddof: int = ..., axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def std(
+    x: Like, ddof: int = ..., axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def std(x: Like, ddof: int, axis: int, *, nan_policy: str = ..., threads: Threads = ...) -> Out: ...
+@overload
+def std(
+    x: Like, ddof: int = ..., *, axis: int, nan_policy: str = ..., threads: Threads = ...
+) -> Out: ...
+def std(
+    x: Like,
     ddof: int = 0,
     axis: Optional[int] = None,
     *,
@@ -113,8 +158,18 @@ def std(
     return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof, nan_policy, t))
 
 
+@overload
 def median(
-    x: Any,
+    x: F32, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def median(
+    x: Like, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def median(x: Like, axis: int, *, nan_policy: str = ..., threads: Threads = ...) -> Out: ...
+def median(
+    x: Like,
     axis: Optional[int] = None,
     *,
     nan_policy: str = "omit",
@@ -133,8 +188,25 @@ def median(
     return _reduce(x, axis, nan_policy, lambda r: _core.median(r, nan_policy, t))
 
 
+@overload
 def quantile(
-    x: Any,
+    x: F32, q: float, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def quantile(
+    x: Like, q: float, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def quantile(
+    x: Like, q: Union[Sequence[float], npt.NDArray[Any]], axis: None = None,
+    *, nan_policy: str = ..., threads: Threads = ...
+) -> Out: ...
+@overload
+def quantile(
+    x: Like, q: Like, axis: int, *, nan_policy: str = ..., threads: Threads = ...
+) -> Out: ...
+def quantile(
+    x: Like,
     q: Any,
     axis: Optional[int] = None,
     *,
@@ -163,15 +235,30 @@ def quantile(
     if axis is None:
         values = np.array(_core.quantile(a.reshape(-1), flat_q, nan_policy, t), dtype=a.dtype)
         return values.reshape(qs.shape) if qs.ndim else values[0]
-    moved = np.moveaxis(a, axis, -1)
-    rows = np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
+    moved, rows = _rows(a, axis)
     table = np.array([_core.quantile(r, flat_q, nan_policy, t) for r in rows], dtype=a.dtype)
     out = np.moveaxis(table.reshape(moved.shape[:-1] + (len(flat_q),)), -1, 0)
     return out.reshape(qs.shape + moved.shape[:-1])
 
 
+@overload
 def upper_trimmed_mean(
-    x: Any,
+    x: F32, alpha: float = ..., axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def upper_trimmed_mean(
+    x: Like, alpha: float = ..., axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def upper_trimmed_mean(
+    x: Like, alpha: float, axis: int, *, nan_policy: str = ..., threads: Threads = ...
+) -> Out: ...
+@overload
+def upper_trimmed_mean(
+    x: Like, alpha: float = ..., *, axis: int, nan_policy: str = ..., threads: Threads = ...
+) -> Out: ...
+def upper_trimmed_mean(
+    x: Like,
     alpha: float = 0.1,
     axis: Optional[int] = None,
     *,
@@ -196,8 +283,18 @@ def upper_trimmed_mean(
     )
 
 
+@overload
 def nmad(
-    x: Any,
+    x: F32, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def nmad(
+    x: Like, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def nmad(x: Like, axis: int, *, nan_policy: str = ..., threads: Threads = ...) -> Out: ...
+def nmad(
+    x: Like,
     axis: Optional[int] = None,
     *,
     nan_policy: str = "omit",
@@ -217,8 +314,18 @@ def nmad(
     return _reduce(x, axis, nan_policy, lambda r: _core.nmad(r, nan_policy, t))
 
 
+@overload
 def niqr(
-    x: Any,
+    x: F32, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def niqr(
+    x: Like, axis: None = None, *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def niqr(x: Like, axis: int, *, nan_policy: str = ..., threads: Threads = ...) -> Out: ...
+def niqr(
+    x: Like,
     axis: Optional[int] = None,
     *,
     nan_policy: str = "omit",
@@ -237,8 +344,28 @@ def niqr(
     return _reduce(x, axis, nan_policy, lambda r: _core.niqr(r, nan_policy, t))
 
 
+@overload
 def trimmed_std(
-    x: Any,
+    x: F32, center: float, alpha: float = ..., axis: None = None,
+    *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float32: ...
+@overload
+def trimmed_std(
+    x: Like, center: float, alpha: float = ..., axis: None = None,
+    *, nan_policy: str = ..., threads: Threads = ...
+) -> np.float64: ...
+@overload
+def trimmed_std(
+    x: Like, center: float, alpha: float, axis: int,
+    *, nan_policy: str = ..., threads: Threads = ...
+) -> Out: ...
+@overload
+def trimmed_std(
+    x: Like, center: float, alpha: float = ...,
+    *, axis: int, nan_policy: str = ..., threads: Threads = ...
+) -> Out: ...
+def trimmed_std(
+    x: Like,
     center: float,
     alpha: float = 0.1,
     axis: Optional[int] = None,
@@ -276,7 +403,7 @@ class MEstimate(NamedTuple):
 
 
 def m_estimate(
-    x: Any,
+    x: Like,
     norm: str = "huber",
     *,
     c: float = 1.5,
@@ -342,7 +469,7 @@ def m_estimate(
         warnings.warn(
             f"Huber's proposal 2 ({norm}) did not converge within maxiter={maxiter} "
             f"iterations (tol={tol}); returning the last iterate",
-            ConvergenceWarning,
+            _exceptions.ConvergenceWarning,  # made on first use: imports scikit-learn
             stacklevel=2,
         )
     return MEstimate(loc, scale, n_iter, converged)

@@ -1,0 +1,430 @@
+"""The scikit-learn estimator machinery shared by the scalers (contract §7).
+
+A scaler's fitted state is one immutable :class:`State`, built completely
+by ``fit`` and then published with a single attribute assignment, so a
+thread that transforms while another one fits sees the old fit or the new
+one, never a mix or none. The public fitted attributes (``center_``,
+``n_features_in_``, ...) are read from it.
+
+Plain float NumPy arrays take a fast path: no feature-name checks (they
+have no names) and no scikit-learn ``validate_data`` round trip; the names
+of a DataFrame are checked only when one is passed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, TypeVar, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _core, _persist
+from ._exceptions import NotFittedError
+from ._input import as_float_array, check_nan_policy, check_out, check_threads, feature_names
+from ._output import OUTPUTS, check_output_available, global_transform_output, wrap_output
+from ._persist import State
+
+_S = TypeVar("_S", bound="ScalerBase")
+_E = TypeVar("_E")
+# The types of transform results in the default container (NumPy); after
+# set_output(transform="pandas"/"polars") they are DataFrames or Series.
+_F32 = npt.NDArray[np.float32]
+_F64 = npt.NDArray[np.float64]
+_Out = Optional[np.ndarray]
+Notes = List[Tuple[type, str]]
+
+
+if TYPE_CHECKING:
+
+    class _Estimator:
+        """What the scalers inherit from scikit-learn, typed: scikit-learn
+        publishes no types, and a class derived from an untyped one would
+        be partly ``Any`` to type checkers (and so to users' code)."""
+
+        def __init_subclass__(cls, **kwargs: Any) -> None: ...
+
+        def get_params(self, deep: bool = True) -> Dict[str, Any]:
+            raise NotImplementedError
+
+        def set_params(self: _E, **params: Any) -> _E:
+            raise NotImplementedError
+
+        def get_feature_names_out(
+            self, input_features: Optional[npt.ArrayLike] = None
+        ) -> npt.NDArray[np.object_]:
+            raise NotImplementedError
+
+        def __sklearn_tags__(self) -> Any: ...
+
+        def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+            raise NotImplementedError
+
+        def _repr_html_(self) -> str:
+            raise NotImplementedError
+
+        @classmethod
+        def _get_param_names(cls) -> List[str]:
+            raise NotImplementedError
+
+else:
+    from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+
+    class _Estimator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+        """scikit-learn's estimator, transformer and one-to-one feature names."""
+
+
+class ScalerBase(_Estimator, auto_wrap_output_keys=None):
+    """fit / transform / fit_transform with ``out=``, pandas/polars output,
+    feature-name checks, serialisation and pickling."""
+
+    #: Fitted attributes and their element types, for ``to_dict``.
+    _FITTED: ClassVar[Dict[str, type]]
+    #: The two fitted attributes the transform needs, in the core's order.
+    _PAIR: ClassVar[Tuple[str, str]]
+    #: The core's name of the map.
+    _KIND: ClassVar[str]
+
+    nan_policy: str
+    higher_is_outlier: bool
+    threads: Optional[int]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Output containers are made by this class (see _output), for this
+        # class and its subclasses alike: scikit-learn's automatic wrapping
+        # of transform would double the cost of a one-score transform.
+        super().__init_subclass__(auto_wrap_output_keys=None, **kwargs)
+
+    # -- fitting and transforming ------------------------------------------
+    def fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
+        """Fits the scaling to scores.
+
+        Parameters
+        ----------
+        X : array_like, shape (n,) or (n, k)
+            Outlier scores; a 2-D array holds k independent score columns
+            (e.g. k detectors), each fitted on its own. NaN are ignored
+            (``nan_policy="omit"``) or refused (``"raise"``); ±inf are
+            refused. A DataFrame's column names are kept in
+            ``feature_names_in_`` and checked by ``transform``.
+        y : ignored
+            Present for scikit-learn pipelines.
+
+        Returns
+        -------
+        self
+        """
+        x = as_float_array(X)
+        self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
+        return self
+
+    @overload
+    def transform(self, X: _F32, out: _Out = None) -> _F32: ...
+    @overload
+    def transform(self, X: float, out: _Out = None) -> np.float64: ...
+    @overload
+    def transform(self, X: npt.ArrayLike, out: _Out = None) -> _F64: ...
+    def transform(self, X: npt.ArrayLike, out: _Out = None) -> Any:
+        """Maps scores to outlier probabilities in [0, 1].
+
+        Parameters
+        ----------
+        X : array_like
+            Scores of the kind fitted on; a scaler fitted on 1-D scores maps
+            arrays of any shape element-wise, one fitted on (n, k) scores
+            needs shape (m, k) (and, if fitted on a DataFrame, the same
+            column names in the same order). NaN stays NaN, +inf → 1,
+            −inf → 0.
+        out : numpy.ndarray, optional
+            Where to write the result: same shape and dtype as the scores
+            (float32 for float32 scores, else float64), C-contiguous.
+
+        Returns
+        -------
+        numpy.ndarray, or a DataFrame/Series after ``set_output``
+            The probabilities (``out`` if given); float32 for float32 input,
+            a NumPy scalar for a scalar. (Type checkers see the NumPy
+            types.)
+        """
+        state = self._get_state()
+        x = as_float_array(X)
+        if type(X) is np.ndarray:
+            if state.names is not None:
+                _warn_names(self, None, 3)
+        elif state.ndim == 2:  # names matter only for a column-wise fit
+            _check_names(self, feature_names(X), state.names)
+        if state.ndim == 2 and (x.ndim != 2 or x.shape[1] != state.n_features):
+            raise ValueError(_shape_message(type(self).__name__, x, state.n_features))
+        return self._output(self._apply(state, x, out), X, state)
+
+    @overload
+    def fit_transform(self, X: _F32, y: Any = None, out: _Out = None) -> _F32: ...
+    @overload
+    def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: _Out = None) -> _F64: ...
+    def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: _Out = None) -> Any:
+        """``fit(X).transform(X)`` converting the input once."""
+        x = as_float_array(X)
+        state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
+        self._state = state
+        return self._output(self._apply(state, x, out), X, state)
+
+    def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> State:
+        """Fits every column on its own, then builds the state to publish."""
+        self._check_params()
+        if x.ndim == 1:
+            columns = [x]
+        elif x.ndim == 2:
+            if x.shape[1] == 0:
+                raise ValueError(
+                    f"scores of shape {x.shape} hold no score column: 0 feature(s) "
+                    f"(shape={x.shape}) while a minimum of 1 is required."
+                )
+            columns = list(np.ascontiguousarray(x.T))
+        else:
+            raise ValueError(
+                "scores must be 1-D (one score vector) or 2-D (n_samples, n_columns), "
+                f"got shape {x.shape}"
+            )
+        fits = []
+        for j, c in enumerate(columns):
+            fit, notes = self._fit_column(c, j if x.ndim == 2 else None)
+            fits.append(fit)
+            for category, message in notes:
+                # Level 3: the caller of fit()/fit_transform().
+                warnings.warn(message, category, stacklevel=3)
+        a, b = self._PAIR
+        attributes = {}
+        for name, kind in self._FITTED.items():
+            values = [f[name] for f in fits if name in f]
+            if values:
+                attributes[name] = values[0] if x.ndim == 1 else np.array(values, dtype=kind)
+        return State(
+            attributes,
+            x.ndim,
+            len(fits) if x.ndim == 2 else 1,
+            names,
+            not self.higher_is_outlier,
+            [f[a] for f in fits],
+            [f[b] for f in fits],
+        )
+
+    def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
+        if out is None:
+            out = np.empty_like(x)
+        else:
+            check_out(out, x)
+            if np.shares_memory(out, x):
+                x = x.copy()
+        _core.transform(
+            x, out, self._KIND, state.first, state.second, state.negate, check_threads(self.threads)
+        )
+        return out if out.ndim else out[()]
+
+    # -- output containers (scikit-learn's set_output API) ------------------------
+    def set_output(self: _S, *, transform: Optional[str] = None) -> _S:
+        """Sets the container of ``transform``/``fit_transform`` results.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"} or None
+            ``"default"``: NumPy arrays; ``"pandas"``: a DataFrame with the
+            input's index and the fitted column names (a Series for 1-D
+            scores); ``"polars"``: a polars DataFrame (Series for 1-D).
+            None leaves the setting unchanged.
+
+        Returns
+        -------
+        self
+        """
+        if transform is None:
+            return self
+        if transform not in OUTPUTS:
+            raise ValueError(f"transform must be one of {OUTPUTS}, got {transform!r}")
+        check_output_available(transform)
+        config = dict(self.__dict__.get("_sklearn_output_config", {}))
+        config["transform"] = transform
+        self._sklearn_output_config = config
+        return self
+
+    def _output(self, result: Any, X: Any, state: State) -> Any:
+        config = self.__dict__.get("_sklearn_output_config")
+        mode = config.get("transform") if config else None
+        if mode is None:
+            mode = global_transform_output()
+        if mode == "default" or not isinstance(result, np.ndarray):
+            return result
+        fitted = list(self.get_feature_names_out()) if state.ndim == 2 else None
+        return wrap_output(mode, result, X, fitted)
+
+    # -- fitted attributes --------------------------------------------------------
+    def __sklearn_is_fitted__(self) -> bool:
+        return "_state" in self.__dict__
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN: omitted by fit, kept by transform
+        # 1-D scores (one score vector, contract §5) are accepted too; the
+        # one_d_array tag is not set because scikit-learn reads it as "only
+        # 1-D" (its checks then pass 1-D data alone).
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    def _fitted(self, name: str) -> Any:
+        state = self.__dict__.get("_state")
+        if state is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet, so it has no {name}; "
+                "call fit(scores) first"
+            )
+        try:
+            return state.attributes[name]
+        except KeyError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r} "
+                "(this fit did not compute it)"
+            ) from None
+
+    def _get_state(self) -> State:
+        state: Optional[State] = self.__dict__.get("_state")
+        if state is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
+            )
+        return state
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of score columns (1 for 1-D scores)."""
+        return self._get_state().n_features
+
+    @property
+    def feature_names_in_(self) -> npt.NDArray[np.object_]:
+        """Column names of the DataFrame fitted on (absent otherwise)."""
+        names = self._get_state().names
+        if names is None:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'feature_names_in_' "
+                "(it was not fitted on a DataFrame with string column names)"
+            )
+        return names
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        """scikit-learn's repr of the parameters, then the fitted values as a
+        comment: ``GaussianScaler(scale='nmad')  # fitted: center_=2.64, scale_=0.1483``."""
+        text: str = super().__repr__(N_CHAR_MAX)
+        state = self.__dict__.get("_state")
+        if state is None:
+            return text
+        shown = ", ".join(f"{n}={_short(state.attributes[n])}" for n in self._PAIR)
+        return f"{text}  # fitted: {shown}"
+
+    # -- serialisation (outprob._persist) ---------------------------------------
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-serialisable description of the fitted scaler (builtin
+        types only).
+
+        :meth:`from_dict` (or :func:`outprob.from_dict`) rebuilds it, so a
+        scaler fitted offline can be shipped to a scoring service.
+        """
+        return _persist.to_dict(self, self._get_state())
+
+    @classmethod
+    def from_dict(cls: type[_S], data: Dict[str, Any]) -> _S:
+        """Rebuilds a fitted scaler from :meth:`to_dict` output."""
+        obj = cls(**_persist.params_of(cls.__name__, cls._get_param_names(), data))
+        obj._check_params()
+        obj._state = obj._restore(
+            data["fitted"], data["ndim"], data.get("feature_names_in"), not obj.higher_is_outlier
+        )
+        return obj
+
+    def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
+        """A checked state from stored fitted attributes (``from_dict`` and
+        unpickling)."""
+        return _persist.restore(
+            self._FITTED, self._PAIR, self._check_pair, fitted, ndim, names, negate
+        )
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return _persist.pickled(self.__dict__)
+
+    def __setstate__(self, data: Dict[str, Any]) -> None:
+        attributes, fitted = _persist.unpickled(
+            type(self).__name__, self._get_param_names(), self._FITTED, data
+        )
+        self.__dict__.update(attributes)
+        if fitted is not None:
+            stored, ndim, names, negate = fitted
+            if negate is None:  # outprob 0.1.0 did not store it
+                negate = not self.higher_is_outlier
+            self._state = self._restore(stored, ndim, names, negate)
+
+    # -- subclass hooks --------------------------------------------------------
+    def _check_params(self) -> None:
+        check_nan_policy(self.nan_policy)
+        check_threads(self.threads)
+        if not isinstance(self.higher_is_outlier, (bool, np.bool_)):
+            raise TypeError(f"higher_is_outlier must be a bool, got {self.higher_is_outlier!r}")
+
+    def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
+        """Fitted attributes of one column and the warnings to emit."""
+        raise NotImplementedError
+
+    def _check_pair(self, first: List[float], second: List[float]) -> None:
+        """Checks restored per-column parameters beyond finiteness."""
+
+
+def column_label(column: Optional[int]) -> str:
+    return "" if column is None else f" in column {column}"
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return np.array2string(
+            v, separator=", ", threshold=8, edgeitems=3, formatter={"float_kind": "{:.4g}".format}
+        )
+    return f"{v:.4g}"
+
+
+def _shape_message(name: str, x: np.ndarray, k: int) -> str:
+    got = f"X has {x.shape[1]} features, but " if x.ndim == 2 else ""
+    return (
+        f"{got}{name} is expecting {k} features as input: it was fitted on {k} score "
+        f"columns, so transform needs shape (m, {k}), got shape {x.shape}. "
+        f"Reshape your data to (m, {k})."
+    )
+
+
+def _warn_names(est: Any, names: Optional[np.ndarray], stacklevel: int) -> None:
+    cls = type(est).__name__
+    if names is None:
+        message = f"X does not have valid feature names, but {cls} was fitted with feature names"
+    else:
+        message = f"X has feature names, but {cls} was fitted without feature names"
+    warnings.warn(message, UserWarning, stacklevel=stacklevel)
+
+
+def _check_names(est: Any, names: Optional[np.ndarray], fitted: Optional[np.ndarray]) -> None:
+    """scikit-learn's rule: the same names in the same order as at fit time,
+    with a warning when only one side has names."""
+    if names is None and fitted is None:
+        return
+    if names is None or fitted is None:
+        _warn_names(est, names, 4)
+        return
+    if len(names) == len(fitted) and bool(np.all(names == fitted)):
+        return
+    seen, given = set(fitted), set(names)
+    unexpected = [n for n in names if n not in seen]
+    missing = [n for n in fitted if n not in given]
+    message = "The feature names should match those that were passed during fit.\n"
+    for title, items in (
+        ("Feature names unseen at fit time:\n", unexpected),
+        ("Feature names seen at fit time, yet now missing:\n", missing),
+    ):
+        if items:
+            message += title + "".join(f"- {n}\n" for n in items[:5])
+            message += "- ...\n" if len(items) > 5 else ""
+    if not unexpected and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)

@@ -1,0 +1,184 @@
+"""Serialising fitted scalers: the fitted state, ``to_dict``/``from_dict``
+and the pickle layout (contract §7).
+
+Pickles use the flat layout of outprob 0.1.0 (parameters and fitted
+attributes in one dict), so pickles of every version load through one
+path, :func:`unpickled`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+FORMAT_VERSION = 1
+
+
+class State(NamedTuple):
+    """Everything ``fit`` produces; replaced whole, never mutated."""
+
+    #: Public fitted attributes (``center_``, ``scale_``, ...).
+    attributes: Dict[str, Any]
+    #: 1: fitted on one score vector (maps any shape element-wise);
+    #: 2: fitted on (n, k) score columns.
+    ndim: int
+    n_features: int
+    names: Optional[np.ndarray]
+    #: Scores were negated (``higher_is_outlier=False`` at fit time).
+    negate: bool
+    #: Per-column parameters as the core takes them: (center, scale) or (min, max).
+    first: List[float]
+    second: List[float]
+
+
+def to_dict(est: Any, state: State) -> Dict[str, Any]:
+    """``est.to_dict()``: builtins only, the parameters as fitted."""
+    params = {k: _builtin(v) for k, v in est.get_params().items()}
+    params["higher_is_outlier"] = not state.negate  # as fitted
+    fitted = {
+        name: (v.tolist() if isinstance(v, np.ndarray) else _builtin(v))
+        for name, v in state.attributes.items()
+    }
+    data: Dict[str, Any] = {
+        "format": f"outprob.{type(est).__name__}",
+        "version": FORMAT_VERSION,
+        "params": params,
+        "ndim": state.ndim,
+        "fitted": fitted,
+    }
+    if state.names is not None:
+        data["feature_names_in"] = [str(n) for n in state.names]
+    return data
+
+
+def params_of(kind: str, known: Sequence[str], data: Any) -> Dict[str, Any]:
+    """The constructor parameters of a :func:`to_dict` dict, once its
+    format, version and keys are checked."""
+    expected = f"outprob.{kind}"
+    if not isinstance(data, dict) or data.get("format") != expected:
+        raise ValueError(f"not a serialised {kind}: format must be {expected!r}")
+    if data.get("version") != FORMAT_VERSION:
+        raise ValueError(
+            f"unsupported serialisation version {data.get('version')!r}; "
+            f"this outprob reads version {FORMAT_VERSION}"
+        )
+    missing = [k for k in ("params", "ndim", "fitted") if k not in data]
+    if missing:
+        raise ValueError(f"a serialised {kind} lacks the keys {missing}")
+    params = data["params"]
+    if not isinstance(params, dict) or not isinstance(data["fitted"], dict):
+        raise ValueError("'params' and 'fitted' must be dicts")
+    unknown = set(params) - set(known)
+    if unknown:
+        raise ValueError(f"unknown parameters {sorted(unknown)} for {kind}")
+    return params
+
+
+def restore(
+    kinds: Dict[str, type],
+    pair: Tuple[str, str],
+    check_pair: Callable[[List[float], List[float]], None],
+    fitted: Any,
+    ndim: Any,
+    names: Any,
+    negate: bool,
+) -> State:
+    """A checked state from stored fitted attributes: ``kinds`` maps each
+    attribute to its element type, ``pair`` names the two the transform
+    needs, ``check_pair`` checks them beyond finiteness."""
+    if ndim not in (1, 2):
+        raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
+    unknown = set(fitted) - set(kinds)
+    if unknown:
+        raise ValueError(f"unknown fitted attributes: {sorted(unknown)}")
+    lacking = [n for n in pair if n not in fitted]
+    if lacking:
+        raise ValueError(f"the fitted attributes {lacking} are missing")
+    attributes: Dict[str, Any] = {}
+    for name, kind in kinds.items():
+        if name not in fitted:
+            continue
+        v = fitted[name]
+        try:
+            attributes[name] = kind(v) if ndim == 1 else np.array(v, dtype=kind)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"fitted attribute {name}: {exc}") from None
+        if ndim == 2 and attributes[name].ndim != 1:
+            raise ValueError(f"fitted attribute {name} must be a list, one value per column")
+    first, second = _as_list(attributes[pair[0]]), _as_list(attributes[pair[1]])
+    n = len(first)
+    if n == 0:
+        raise ValueError("a fitted scaler needs at least one score column; the lists are empty")
+    if any(np.size(v) != n for v in attributes.values()):
+        raise ValueError("fitted attributes must have one value per column, all of one length")
+    if not all(math.isfinite(v) for v in first + second):
+        raise ValueError("fitted parameters must be finite numbers, one per column")
+    check_pair(first, second)
+    if names is not None:
+        names = np.asarray([str(t) for t in names], dtype=object)
+        if ndim != 2 or len(names) != n:
+            raise ValueError("feature_names_in must name each of the fitted score columns")
+    return State(attributes, ndim, n if ndim == 2 else 1, names, bool(negate), first, second)
+
+
+def pickled(attributes: Dict[str, Any]) -> Dict[str, Any]:
+    """An estimator's ``__dict__`` in the flat pickle layout."""
+    from . import __version__
+
+    data = {k: v for k, v in attributes.items() if k != "_state"}
+    state: Optional[State] = attributes.get("_state")
+    if state is not None:
+        data.update(state.attributes)
+        data.update(n_features_in_=state.n_features, _ndim=state.ndim, _negate=state.negate)
+        if state.names is not None:
+            data["feature_names_in_"] = state.names
+    data["_outprob_version"] = __version__
+    return data
+
+
+Stored = Tuple[Dict[str, Any], Any, Any, Optional[bool]]
+
+
+def unpickled(
+    kind: str, params: Sequence[str], kinds: Dict[str, type], data: Dict[str, Any]
+) -> Tuple[Dict[str, Any], Optional[Stored]]:
+    """The plain attributes of a pickle, and its fitted attributes, ndim,
+    names and negation (None if unfitted) for :func:`restore`."""
+    from . import __version__
+
+    data = dict(data)
+    version = data.pop("_outprob_version", "0.1.0")  # 0.1.0 wrote no version
+    data.pop("_sklearn_version", None)
+    fitted = {n: data.pop(n) for n in kinds if n in data}
+    ndim = data.pop("_ndim", None)
+    data.pop("n_features_in_", None)
+    names = data.pop("feature_names_in_", None)
+    negate = data.pop("_negate", None)
+    missing = [p for p in params if p not in data]
+    unknown = [k for k in data if k not in params and not k.startswith(("_sklearn", "_metadata"))]
+    if missing or unknown:
+        raise ValueError(
+            f"cannot load this {kind}: it was pickled by outprob {version}, whose layout "
+            f"this outprob {__version__} does not know (missing {missing}, unknown "
+            f"{unknown}). Move fitted scalers between versions with to_dict() / "
+            "outprob.from_dict(), or refit."
+        )
+    return data, (None if ndim is None else (fitted, ndim, names, negate))
+
+
+def _as_list(v: Any) -> List[float]:
+    if isinstance(v, np.ndarray):
+        return [float(t) for t in v.reshape(-1)]
+    return [float(v)]
+
+
+def _builtin(v: Any) -> Any:
+    """NumPy scalars as the builtin they hold (for JSON)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _builtin(v: Any) -> Any:
+    """NumPy scalars as the builtin they hold (for JSON)."""
+    return v.item() if isinstance(v, np.generic) else v

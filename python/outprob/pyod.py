@@ -1,0 +1,282 @@
+"""Outlier probabilities for PyOD detectors (contract §7).
+
+A fitted PyOD detector holds the scores of its training data in
+``decision_scores_`` and scores new data with ``decision_function(X)``.
+The scaling is fitted on the training scores; the probabilities of the
+training data come from ``decision_scores_`` (call with ``X=None``), those
+of new data from ``decision_function(X)``.
+
+.. warning:: Do not pass the training data as ``X``. PyOD's own
+   ``detector.predict_proba(X_train)`` re-scores the training points with
+   ``decision_function``, and for neighbourhood detectors (kNN, LOF, ...)
+   each training point is then its own nearest neighbour, at distance 0:
+   the scores shrink and the kNN probabilities move by up to 0.3. The
+   training points' scores are ``decision_scores_``; ask for them with
+   ``X=None``.
+
+``method`` is a variant name of :data:`outprob.VARIANTS` (default
+``"mean_nmad"``, the paper's best overall), PyOD's own names ``"unify"``
+(= ``"mean_std"``, Kriegel et al.'s unified scores) and ``"linear"``
+(min-max), or an unfitted scaler. With ``"unify"`` and ``"linear"`` the
+probabilities of new data equal PyOD's ``predict_proba`` (except that
+constant training scores map to 0 and 1 here, contract §5, where PyOD's
+min-max scaling divides by 1).
+
+Needs the optional extra: ``pip install "outprob[pyod]"``. Any object with
+``decision_scores_`` and ``decision_function`` works as a detector.
+
+Examples
+--------
+>>> import numpy as np
+>>> from pyod.models.knn import KNN
+>>> from outprob.pyod import ScaledDetector
+>>> rng = np.random.default_rng(0)
+>>> X_train = np.r_[rng.normal(size=(200, 2)), [[6.0, 6.0]]]
+>>> knn = KNN(n_neighbors=5).fit(X_train)
+>>> scaled = ScaledDetector(knn, "mean_nmad")
+>>> scaled.predict_proba().shape          # the training data, from decision_scores_
+(201, 2)
+>>> scaled.predict_proba([[0.0, 0.0], [5.0, 5.0]]).round(3)
+array([[1., 0.],
+       [0., 1.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+try:
+    import pyod as _pyod  # noqa: F401  (the extra this module is for)
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess
+    raise ImportError(
+        "outprob.pyod needs PyOD, the optional extra: pip install 'outprob[pyod]'"
+    ) from exc
+
+from ._exceptions import NotFittedError
+from ._input import as_float_array
+from ._scalers import GaussianScaler, LinearScaler
+from ._variants import VARIANTS
+
+__all__ = ["ScaledDetector", "predict_proba", "outlier_proba", "PYOD_METHODS"]
+
+#: PyOD's names of its conversions, as outprob variants.
+PYOD_METHODS = {"unify": "mean_std", "linear": "linear"}
+COMBINE = (None, "mean", "max")
+
+Scaler = Union[GaussianScaler, LinearScaler]
+Probabilities = npt.NDArray[np.float64]
+
+
+class ScaledDetector:
+    """A fitted PyOD detector (or several) with a fitted scaling: outlier
+    probabilities for its training data and for new data.
+
+    Parameters
+    ----------
+    detector : detector or list of detectors
+        Fitted PyOD detectors, or objects with ``decision_scores_`` (the
+        training scores, higher = more outlying) and ``decision_function``.
+    method : str or scaler, default "mean_nmad"
+        A name of :data:`outprob.VARIANTS`, ``"unify"`` or ``"linear"``
+        (PyOD's names), or an unfitted :class:`~outprob.GaussianScaler` /
+        :class:`~outprob.LinearScaler` (cloned for each detector).
+    combine : {None, "mean", "max"}, default None
+        For a list of detectors: one probability per sample, the mean or
+        the maximum of the detectors' probabilities (an ensemble). None
+        keeps one column per detector.
+
+    Notes
+    -----
+    The scalers are fitted on first use and refitted whenever a detector's
+    ``decision_scores_`` is replaced (the detector was refitted).
+    ``fit(X)`` fits the detectors on ``X`` first.
+    """
+
+    def __init__(
+        self,
+        detector: Union[Any, Sequence[Any]],
+        method: Union[str, Scaler] = "mean_nmad",
+        *,
+        combine: Optional[str] = None,
+    ) -> None:
+        self.detector = detector
+        self.method = method
+        self.combine = combine
+
+    @property
+    def detectors(self) -> List[Any]:
+        """The wrapped detectors, as a list."""
+        d = self.detector
+        return list(d) if isinstance(d, (list, tuple)) else [d]
+
+    def fit(self, X: Optional[npt.ArrayLike] = None, y: Any = None) -> ScaledDetector:
+        """Fits each detector on ``X`` (if given), then the scalings on the
+        detectors' ``decision_scores_``; returns ``self``."""
+        if X is not None:
+            for d in self.detectors:
+                d.fit(X)
+        self._fitted = self._fit()
+        return self
+
+    @property
+    def scalers_(self) -> List[Scaler]:
+        """The fitted scaler of each detector."""
+        return self._current()[1]
+
+    def outlier_proba(self, X: Optional[npt.ArrayLike] = None) -> Probabilities:
+        """Outlier probabilities: shape (n,) for one detector or a combined
+        list, (n, k) (one column per detector) for a list without
+        ``combine``.
+
+        ``X=None`` gives those of the training data (from
+        ``decision_scores_``); see the module's warning about passing the
+        training data as ``X``.
+        """
+        detectors, scalers = self._current()
+        columns = []
+        for d, s in zip(detectors, scalers):
+            if X is None:
+                scores = as_float_array(d.decision_scores_, "decision_scores_")
+            else:
+                scores = as_float_array(d.decision_function(X), "decision_function(X)")
+            columns.append(s.transform(scores.reshape(-1)))
+        if not isinstance(self.detector, (list, tuple)):
+            return np.asarray(columns[0], dtype=np.float64)
+        if len({c.shape for c in columns}) != 1:
+            raise ValueError(
+                "the detectors scored different numbers of training points: "
+                f"{[c.size for c in columns]}; fit them on the same data"
+            )
+        P: Probabilities = np.column_stack(columns).astype(np.float64, copy=False)
+        if self.combine is None:
+            return P
+        combined: Probabilities = P.mean(axis=1) if self.combine == "mean" else P.max(axis=1)
+        return combined
+
+    def predict_proba(self, X: Optional[npt.ArrayLike] = None) -> Probabilities:
+        """``[P(inlier), P(outlier)]`` per sample, shape (n, 2), as PyOD's
+        ``predict_proba``; ``X=None`` for the training data.
+
+        A list of detectors needs ``combine`` ("mean" or "max") here; for
+        one column per detector use :meth:`outlier_proba`.
+        """
+        if isinstance(self.detector, (list, tuple)) and self.combine is None:
+            raise ValueError(
+                "predict_proba of a list of detectors needs combine='mean' or 'max'; "
+                "outlier_proba gives one column per detector"
+            )
+        p = self.outlier_proba(X)
+        return np.column_stack([1 - p, p])
+
+    # -- fitting -------------------------------------------------------------
+    def _current(self) -> Tuple[List[Any], List[Scaler]]:
+        """The fitted scalers, refitted if a detector was refitted since."""
+        fitted = self.__dict__.get("_fitted")
+        detectors = self.detectors
+        if (
+            fitted is None
+            or len(fitted[0]) != len(detectors)
+            or any(getattr(d, "decision_scores_", None) is not s for d, s in zip(detectors, fitted[0]))
+        ):
+            fitted = self._fit()
+            self._fitted = fitted  # one assignment: readers see old or new
+        return detectors, fitted[1]
+
+    def _fit(self) -> Tuple[List[Any], List[Scaler]]:
+        if self.combine not in COMBINE:
+            raise ValueError(f"combine must be None, 'mean' or 'max', got {self.combine!r}")
+        detectors = self.detectors
+        if not detectors:
+            raise ValueError("no detector given")
+        sources, scalers = [], []
+        for d in detectors:
+            _check_detector(d)
+            source = d.decision_scores_
+            s = _new_scaler(self.method)
+            s.fit(as_float_array(source, "decision_scores_").reshape(-1))
+            sources.append(source)
+            scalers.append(s)
+        return sources, scalers
+
+
+def predict_proba(
+    detector: Any, X: Optional[npt.ArrayLike] = None, method: Union[str, Scaler] = "mean_nmad",
+    *, combine: Optional[str] = None,
+) -> Probabilities:  # fmt: skip
+    """Drop-in for PyOD's ``detector.predict_proba(X, method=...)`` with
+    outprob's scalings: ``[P(inlier), P(outlier)]``, shape (n, 2).
+
+    ``X=None`` gives the training data's probabilities (from
+    ``decision_scores_``). ``method="unify"`` and ``"linear"`` reproduce
+    PyOD's own conversions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyod.models.knn import KNN
+    >>> from outprob.pyod import predict_proba
+    >>> X = np.r_[np.random.default_rng(1).normal(size=(100, 2)), [[5.0, 5.0]]]
+    >>> knn = KNN().fit(X)
+    >>> new = np.array([[0.0, 0.0], [4.0, 4.0]])
+    >>> bool(np.allclose(predict_proba(knn, new, "unify"), knn.predict_proba(new, method="unify")))
+    True
+    >>> predict_proba(knn, new, "mean_nmad")[:, 1].round(2)
+    array([0., 1.])
+    """
+    return ScaledDetector(detector, method, combine=combine).predict_proba(X)
+
+
+def outlier_proba(
+    detector: Any, X: Optional[npt.ArrayLike] = None, method: Union[str, Scaler] = "mean_nmad",
+    *, combine: Optional[str] = None,
+) -> Probabilities:  # fmt: skip
+    """The outlier probabilities alone: (n,) for one detector, (n, k) for a
+    list of k (one column each), (n,) for a list with ``combine``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyod.models.hbos import HBOS
+    >>> from pyod.models.knn import KNN
+    >>> from outprob.pyod import outlier_proba
+    >>> X = np.r_[np.random.default_rng(2).normal(size=(200, 2)), [[6.0, 6.0]]]
+    >>> detectors = [KNN().fit(X), HBOS().fit(X)]
+    >>> outlier_proba(detectors, method="median_nmad").shape     # training data
+    (201, 2)
+    >>> outlier_proba(detectors, np.array([[6.0, 6.0]]), combine="max").round(2)
+    array([1.])
+    """
+    return ScaledDetector(detector, method, combine=combine).outlier_proba(X)
+
+
+def _new_scaler(method: Union[str, Scaler]) -> Scaler:
+    if isinstance(method, str):
+        name = PYOD_METHODS.get(method, method)
+        if name not in VARIANTS:
+            known = ", ".join([*PYOD_METHODS, *VARIANTS])
+            raise ValueError(f"unknown method {method!r}; known: {known}")
+        return VARIANTS[name].scaler()
+    if isinstance(method, (GaussianScaler, LinearScaler)):
+        from sklearn.base import clone
+
+        fresh: Scaler = clone(method)
+        return fresh
+    raise TypeError(
+        f"method must be a variant name or an outprob scaler, got {type(method).__name__}"
+    )
+
+
+def _check_detector(d: Any) -> None:
+    if not callable(getattr(d, "decision_function", None)):
+        raise TypeError(
+            f"{type(d).__name__} is not a detector: it needs decision_scores_ (training "
+            "scores) and decision_function(X) (scores of new data), as PyOD's detectors have"
+        )
+    if getattr(d, "decision_scores_", None) is None:
+        raise NotFittedError(
+            f"this {type(d).__name__} has no decision_scores_: fit the detector first "
+            "(or pass X to ScaledDetector.fit)"
+        )
