@@ -42,6 +42,24 @@ impl SortedView {
         })
     }
 
+    /// A view of `(value, weight)` pairs already in ascending order.
+    pub fn from_weighted(pairs: &[(f64, u64)]) -> Self {
+        let mut total = 0u64;
+        let cumulative = pairs
+            .iter()
+            .map(|p| {
+                total += p.1;
+                total
+            })
+            .collect();
+        SortedView {
+            values: pairs.iter().map(|p| p.0).collect(),
+            cumulative,
+            min: pairs.first().map_or(f64::NAN, |p| p.0),
+            max: pairs.last().map_or(f64::NAN, |p| p.0),
+        }
+    }
+
     /// Total weight `n`.
     pub fn n(&self) -> u64 {
         *self.cumulative.last().unwrap_or(&0)
