@@ -46,7 +46,7 @@ impl Interval {
         Interval { lo: v, hi: v }
     }
     /// Widened outwards by `ulps` units of roundoff of `scale`.
-    fn widen(self, scale: f64, ulps: f64) -> Self {
+    pub(crate) fn widen(self, scale: f64, ulps: f64) -> Self {
         let d = ulps * f64::EPSILON * scale.abs();
         Interval {
             lo: (self.lo - d).next_down(),
