@@ -28,7 +28,10 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 BUILD = ["maturin>=1.7,<2", "numpy>=1.24", "scipy>=1.10"]
 EXTRAS = {
     "demo": ["scikit-learn>=1.3"],
-    "test": ["pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "scikit-learn>=1.3", "matplotlib>=3.7"],
+    "test": [
+        "pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "scikit-learn>=1.3", "matplotlib>=3.7",
+        "datasketches>=5", "dask[array,dataframe]>=2024.1", "distributed>=2024.1",
+    ],
     "bench": ["statsmodels>=0.14", "matplotlib>=3.7"],
     "bench-pytest": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],
 }

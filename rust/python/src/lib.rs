@@ -11,6 +11,7 @@
 mod estimators;
 mod metrics;
 mod scaling;
+mod streaming;
 
 use numpy::PyReadonlyArray1;
 use outprob_core::numeric::par::PARALLEL_MIN;
@@ -116,5 +117,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     estimators::register(m)?;
     scaling::register(m)?;
     metrics::register(m)?;
+    streaming::register(m)?;
     Ok(())
 }

@@ -25,7 +25,7 @@
 //! median's uncertainty carried into the deviations. Intervals are widened
 //! outwards by a few ulps for the rounding of their own arithmetic.
 
-use crate::estimators::mest::{iterate, MEstimate, MParams, Norm, StartScale, Sums};
+use crate::estimators::mest::{iterate, MEstimate, MParams, StartScale, Sums};
 use crate::estimators::scale::{NIQR_DIVISOR, NMAD_DIVISOR};
 use crate::numeric::select::{midpoint, Position};
 use crate::numeric::sum::{ExactSum, Neumaier};

@@ -1,5 +1,6 @@
 use super::*;
 use crate::estimators::location::{median, upper_trimmed_mean};
+use crate::estimators::mest::Norm;
 use crate::estimators::scale::{niqr, nmad, trimmed_std};
 use crate::sample::{NanPolicy, Sample};
 use crate::streaming::kll::{splitmix64, KllSketch};
