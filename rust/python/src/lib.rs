@@ -10,6 +10,7 @@
 
 mod estimators;
 mod metrics;
+mod partition;
 mod scaling;
 mod streaming;
 
@@ -118,5 +119,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scaling::register(m)?;
     metrics::register(m)?;
     streaming::register(m)?;
+    partition::register(m)?;
     Ok(())
 }

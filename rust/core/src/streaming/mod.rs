@@ -13,4 +13,5 @@ pub mod bounds;
 pub mod fit;
 pub mod kll;
 pub mod moments;
+pub mod partition;
 pub mod window;
