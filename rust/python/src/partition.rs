@@ -185,10 +185,13 @@ fn part_m_sums(
 
 /// Sums of one iteration step reduced over a cluster by `callback(m, σ)`
 /// → `[Σw, Σw·d, n_in, Σ_in d, Σ_in d², n_out]`.
+/// Reduced sums by `(m, σ)` bits.
+type SumsCache = RefCell<Vec<((u64, u64), [f64; 6])>>;
+
 struct Remote<'py> {
     callback: Bound<'py, PyAny>,
     n: usize,
-    cache: RefCell<Vec<((u64, u64), [f64; 6])>>,
+    cache: SumsCache,
     error: RefCell<Option<PyErr>>,
     calls: RefCell<usize>,
 }

@@ -172,6 +172,7 @@ impl PyKll {
         Ok(items.iter().map(|&y| v.rank(y, inclusive)).collect())
     }
 
+    #[allow(clippy::type_complexity)]
     fn weighted_items<'py>(
         &mut self,
         py: Python<'py>,

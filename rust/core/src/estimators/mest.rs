@@ -212,6 +212,10 @@ pub const BUCKETED_MIN: usize = 1 << 14;
 pub trait Sums {
     /// Number of scores N.
     fn len(&self) -> usize;
+    /// No scores.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// `(Σ w_i, Σ w_i (s_i − m))` for the location step's weights at (m, σ).
     fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64);
     /// `(Σ_{i∈I} ((s_i − nmu)/σ)², #not in I)`, `I = {|s − mu|/σ <= c}`.

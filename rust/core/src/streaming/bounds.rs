@@ -31,6 +31,9 @@ use crate::numeric::select::{midpoint, Position};
 use crate::numeric::sum::{ExactSum, Neumaier};
 use crate::streaming::kll::SortedView;
 
+/// Rank blocks of the trimmed SD's interval.
+const GRID: u64 = 512;
+
 /// A closed interval of values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Interval {
@@ -361,7 +364,6 @@ impl<'a> Brackets<'a> {
         }
         let k = keep as f64;
         let value = libm::scalbn((acc.value() / k).sqrt(), e);
-        const GRID: u64 = 512;
         let step = keep.div_ceil(GRID).max(1);
         let (mut lo, mut hi) = (Neumaier::default(), Neumaier::default());
         let mut start = 1u64;

@@ -255,14 +255,8 @@ impl<T: Item> KllSketch<T> {
     }
 
     fn note_extremes(&mut self, lo: T, hi: T) {
-        self.min = Some(match self.min {
-            Some(m) if !(lo < m) => m,
-            _ => lo,
-        });
-        self.max = Some(match self.max {
-            Some(m) if !(m < hi) => m,
-            _ => hi,
-        });
+        self.min = Some(self.min.map_or(lo, |m| smaller(m, lo)));
+        self.max = Some(self.max.map_or(hi, |m| larger(m, hi)));
     }
 
     /// Adds the items of `xs`; NaN are skipped (as DataSketches does).
@@ -300,14 +294,8 @@ impl<T: Item> KllSketch<T> {
             }
             at -= 1;
             self.items[at] = x;
-            lo = Some(match lo {
-                Some(m) if !(x < m) => m,
-                _ => x,
-            });
-            hi = Some(match hi {
-                Some(m) if !(m < x) => m,
-                _ => x,
-            });
+            lo = Some(lo.map_or(x, |m| smaller(m, x)));
+            hi = Some(hi.map_or(x, |m| larger(m, x)));
         }
         let added = self.levels[0] as usize - at;
         if let (Some(lo), Some(hi)) = (lo, hi) {
@@ -329,14 +317,8 @@ impl<T: Item> KllSketch<T> {
         for &x in block {
             if !x.is_nan() {
                 kept.push(x);
-                lo = Some(match lo {
-                    Some(m) if !(x < m) => m,
-                    _ => x,
-                });
-                hi = Some(match hi {
-                    Some(m) if !(m < x) => m,
-                    _ => x,
-                });
+                lo = Some(lo.map_or(x, |m| smaller(m, x)));
+                hi = Some(hi.map_or(x, |m| larger(m, x)));
             }
         }
         if kept.is_empty() {
@@ -474,6 +456,24 @@ impl<T: Item> KllSketch<T> {
     }
     pub(crate) fn level_zero_sorted(&self) -> bool {
         self.level_zero_sorted
+    }
+}
+
+/// The smaller of two non-NaN items (the first on ties).
+fn smaller<T: Item>(a: T, b: T) -> T {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The larger of two non-NaN items (the first on ties).
+fn larger<T: Item>(a: T, b: T) -> T {
+    if a < b {
+        b
+    } else {
+        a
     }
 }
 

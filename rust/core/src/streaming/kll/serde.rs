@@ -77,6 +77,7 @@ pub fn serialize<T: Item>(s: &KllSketch<T>) -> Vec<u8> {
 }
 
 /// Reads DataSketches' bytes of a KLL sketch of `T` items.
+#[allow(clippy::too_many_lines)] // one check after another, in format order
 pub fn deserialize<T: Item>(b: &[u8]) -> Result<KllSketch<T>, Error> {
     if b.len() < 8 {
         return Err(corrupt(format!(
@@ -202,7 +203,7 @@ pub fn deserialize<T: Item>(b: &[u8]) -> Result<KllSketch<T>, Error> {
     // A level 0 flagged sorted that is not would break compaction: trust
     // the flag only when it holds.
     let level0 = &items[levels[0] as usize..levels[1] as usize];
-    let sorted = flags & FLAG_SORTED != 0 && level0.windows(2).all(|w| !(w[1] < w[0]));
+    let sorted = flags & FLAG_SORTED != 0 && level0.windows(2).all(|w| w[0] <= w[1]);
     Ok(KllSketch::from_parts(
         k,
         min_k,
