@@ -107,7 +107,7 @@ def dask_rows(n, chunk=10_000_000):
         s, info = odask.fit(outprob.GaussianScaler("median", "nmad"), x, return_info=True)
         t_exact = time.perf_counter() - t
         t = time.perf_counter()
-        approx = float(da.percentile(x, 50).compute()[0])
+        approx = float(np.asarray(da.percentile(x, 50).compute()).reshape(-1)[0])
         t_pct = time.perf_counter() - t
         rows += [
             (f"Dask exact median+nMAD, n={n:.0e}", f"{t_exact:.1f} s, {info['passes']} passes, "
