@@ -33,6 +33,7 @@ EXTRAS = {
     "test": [
         "pytest>=7", "hypothesis>=6.80", "statsmodels>=0.14", "matplotlib>=3.7",
         "pandas>=2", "polars>=1", "pyod>=2", "mypy>=1.10", "tqdm>=4.60", "pyarrow>=12",
+        "datasketches>=5", "dask[array,dataframe]>=2024.1", "distributed>=2024.1",
     ],
     "bench": ["statsmodels>=0.14", "matplotlib>=3.7"],
     "bench-pytest": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],

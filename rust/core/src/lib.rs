@@ -23,6 +23,7 @@ pub mod estimators;
 pub mod evaluation;
 pub mod numeric;
 pub mod sample;
+pub mod streaming;
 pub mod transformations;
 
 pub use error::Error;

@@ -10,7 +10,9 @@
 
 mod estimators;
 mod metrics;
+mod partition;
 mod scaling;
+mod streaming;
 
 use numpy::PyReadonlyArray1;
 use outprob_core::numeric::par::PARALLEL_MIN;
@@ -116,5 +118,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     estimators::register(m)?;
     scaling::register(m)?;
     metrics::register(m)?;
+    streaming::register(m)?;
+    partition::register(m)?;
     Ok(())
 }

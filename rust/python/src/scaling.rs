@@ -14,9 +14,39 @@ use pyo3::prelude::*;
 
 /// A fixed number or an estimator name.
 #[derive(FromPyObject)]
-enum Spec {
+pub(crate) enum Spec {
     Value(f64),
     Name(String),
+}
+
+/// The core's spec of a Gaussian fit from the Python arguments.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gaussian_spec(
+    center: Spec,
+    scale: Spec,
+    trim: f64,
+    ddof: usize,
+    maxiter: usize,
+    tol: f64,
+    nan_policy: &str,
+    negate: bool,
+) -> PyResult<GaussianSpec> {
+    Ok(GaussianSpec {
+        center: match center {
+            Spec::Value(v) => Center::Value(v),
+            Spec::Name(n) => parse(&n)?,
+        },
+        scale: match scale {
+            Spec::Value(v) => Scale::Value(v),
+            Spec::Name(n) => parse(&n)?,
+        },
+        trim,
+        ddof,
+        maxiter,
+        tol,
+        nan_policy: parse(nan_policy)?,
+        negate,
+    })
 }
 
 /// (center, scale, scale_used, [(norm, M-estimate), ...])
@@ -38,22 +68,7 @@ fn fit_gaussian(
     negate: bool,
     threads: usize,
 ) -> PyResult<FitTuple> {
-    let spec = GaussianSpec {
-        center: match center {
-            Spec::Value(v) => Center::Value(v),
-            Spec::Name(n) => parse(&n)?,
-        },
-        scale: match scale {
-            Spec::Value(v) => Scale::Value(v),
-            Spec::Name(n) => parse(&n)?,
-        },
-        trim,
-        ddof,
-        maxiter,
-        tol,
-        nan_policy: parse(nan_policy)?,
-        negate,
-    };
+    let spec = gaussian_spec(center, scale, trim, ddof, maxiter, tol, nan_policy, negate)?;
     let fit = with_slice!(py, threads, x, |s| core_fit_gaussian(s, &spec)).map_err(to_py)?;
     let ms = fit
         .m_estimates

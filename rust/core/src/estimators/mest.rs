@@ -35,8 +35,9 @@ impl Norm {
         }
     }
 
+    /// The location step's weight of a standardised residual `r`.
     #[inline(always)]
-    fn weight(self, r: f64, tuning: f64) -> f64 {
+    pub fn weight(self, r: f64, tuning: f64) -> f64 {
         match self {
             Norm::Huber => {
                 let a = r.abs();
@@ -206,9 +207,15 @@ pub fn m_estimate_from_median<T: Float>(
 pub const BUCKETED_MIN: usize = 1 << 14;
 
 /// The sums one step of the iteration needs, over the oriented, NaN-free
-/// scores.
-trait Sums {
+/// scores. Public so that other representations of the scores (a sketch's
+/// weighted items, sums reduced over a cluster) run the same iteration.
+pub trait Sums {
+    /// Number of scores N.
     fn len(&self) -> usize;
+    /// No scores.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// `(Σ w_i, Σ w_i (s_i − m))` for the location step's weights at (m, σ).
     fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64);
     /// `(Σ_{i∈I} ((s_i − nmu)/σ)², #not in I)`, `I = {|s − mu|/σ <= c}`.
@@ -299,7 +306,13 @@ fn start_scale<T: Float>(s: &Sample<'_, T>, median: f64) -> Result<(f64, StartSc
 }
 
 /// The outer loop of contract §3 from (μ₀, σ₀ > 0).
-fn iterate(x: &impl Sums, params: &MParams, mu0: f64, sigma0: f64, start: StartScale) -> MEstimate {
+pub fn iterate(
+    x: &impl Sums,
+    params: &MParams,
+    mu0: f64,
+    sigma0: f64,
+    start: StartScale,
+) -> MEstimate {
     let denom = (x.len() as f64 - 1.0) * params.gamma();
     let (mut mu, mut sigma) = (mu0, sigma0);
     let mut inner_ok = true;

@@ -31,8 +31,9 @@ impl Key {
     /// The plain scores.
     pub const VALUE: Key = Key::Value { negate: false };
 
+    /// The key of a raw score.
     #[inline(always)]
-    pub(crate) fn of(self, v: f64) -> f64 {
+    pub fn of(self, v: f64) -> f64 {
         match self {
             Key::Value { negate } => {
                 if negate {

@@ -151,6 +151,28 @@ impl ExactSum {
         }
     }
 
+    /// The exact value as a sign and a magnitude in units of 2^-1074
+    /// (little-endian 64-bit limbs), for storing a running sum as plain
+    /// integers; `None` if a NaN or ±inf was added.
+    pub fn to_limbs(&self) -> Option<(bool, Vec<u64>)> {
+        self.non_finite
+            .is_none()
+            .then(|| (self.negative, self.magnitude.clone()))
+    }
+
+    /// The sum stored by [`ExactSum::to_limbs`].
+    pub fn from_limbs(negative: bool, limbs: &[u64]) -> Self {
+        let mut magnitude = limbs.to_vec();
+        while magnitude.last() == Some(&0) {
+            magnitude.pop();
+        }
+        ExactSum {
+            negative: negative && !magnitude.is_empty(),
+            magnitude,
+            non_finite: None,
+        }
+    }
+
     /// `fl(Σx · 2^k)`.
     fn scaled_value(&self, k: i32) -> f64 {
         if let Some(bits) = self.non_finite {

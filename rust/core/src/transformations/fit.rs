@@ -101,7 +101,7 @@ impl Scale {
     }
 
     /// The §5 fallback chain that starts at this scale.
-    fn chain(self) -> &'static [Scale] {
+    pub fn chain(self) -> &'static [Scale] {
         match self {
             Scale::Std | Scale::Value(_) => &[],
             Scale::Niqr => &[Scale::Std],

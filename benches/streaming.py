@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Streaming and scale-out measurements (contract §9), printed as a table.
+
+    .venv/bin/python benches/streaming.py            # sketch, window, moments
+    .venv/bin/python benches/streaming.py --dask 1e8 # + exact Dask fit vs da.percentile
+
+* KLL update throughput of outprob.streaming.KLLSketch vs the
+  ``datasketches`` package (same k, same float64 arrays, one thread).
+* A windowed exact refit (median/nMAD and mean/std) at W = 10^6.
+* Running mean/std partial updates vs the in-memory fit per score.
+* Exact Dask fit (median/nMAD) on a 2-worker LocalCluster with lazily
+  generated chunks vs ``da.percentile`` on the same array: time, passes,
+  bytes the partitions returned, and da.percentile's error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def best(fn, repeat=5):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def sketch_rows(n=10_000_000, k=800):
+    from outprob.streaming import KLLSketch
+
+    x = np.random.default_rng(0).lognormal(size=n)
+    rows = []
+
+    def ours():
+        s = KLLSketch(k=k)
+        for c in np.array_split(x, 10):
+            s.update(c)
+
+    t = best(ours, 3)
+    rows.append(("KLL update (outprob), k=800", f"{n / t / 1e6:.1f} M scores/s"))
+    try:
+        import datasketches
+
+        def theirs():
+            s = datasketches.kll_doubles_sketch(k)
+            for c in np.array_split(x, 10):
+                s.update(c)
+
+        t2 = best(theirs, 3)
+        rows.append(("KLL update (datasketches), k=800", f"{n / t2 / 1e6:.1f} M scores/s"))
+        rows.append(("  ratio outprob/datasketches", f"{t2 / t:.2f}x"))
+    except ImportError:
+        rows.append(("KLL update (datasketches)", "not installed"))
+    return rows
+
+
+def window_rows(w=1_000_000):
+    from outprob.streaming import StreamingFit
+
+    x = np.random.default_rng(1).lognormal(size=2 * w)
+    rows = []
+    for center, scale in (("median", "nmad"), ("mean", "std"), ("huber", "huber")):
+        fit = StreamingFit(center, scale, window=w)
+        fit.update(x)
+        t = best(fit.refit, 5)
+        rows.append((f"window refit {center}/{scale}, W=10^6", f"{t * 1e3:.2f} ms"))
+    return rows
+
+
+def moments_rows(n=10_000_000):
+    from outprob import stats
+    from outprob.streaming import StreamingFit
+
+    x = np.random.default_rng(2).normal(size=n)
+
+    def streamed():
+        f = StreamingFit("mean", "std")
+        for c in np.array_split(x, 10):
+            f.update(c)
+        f.result()
+
+    def in_memory():
+        stats.mean(x, threads=1)
+        stats.std(x, threads=1)
+
+    t, t0 = best(streamed, 3), best(in_memory, 3)
+    return [("mean/std: streamed in 10 batches vs in-memory", f"{t / t0:.2f}x the time")]
+
+
+def dask_rows(n, chunk=10_000_000):
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    import outprob
+    import outprob.dask as odask
+
+    rows = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            Client(cl):
+        x = da.random.RandomState(0).lognormal(size=int(n), chunks=chunk)
+        t = time.perf_counter()
+        s, info = odask.fit(outprob.GaussianScaler("median", "nmad"), x, return_info=True)
+        t_exact = time.perf_counter() - t
+        t = time.perf_counter()
+        approx = float(np.asarray(da.percentile(x, 50).compute()).reshape(-1)[0])
+        t_pct = time.perf_counter() - t
+        rows += [
+            (f"Dask exact median+nMAD, n={n:.0e}", f"{t_exact:.1f} s, {info['passes']} passes, "
+                                                   f"{info['bytes'] / 1e6:.1f} MB returned"),
+            ("da.percentile(x, 50)", f"{t_pct:.1f} s, error {abs(approx - s.center_):.3g} "
+                                     f"({abs(approx - s.center_) / s.scale_:.2g} σ)"),
+            ("  ratio exact median+nMAD / da.percentile", f"{t_exact / t_pct:.2f}x"),
+        ]
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dask", type=float, default=0.0, help="also the Dask fit on this many scores")
+    args = ap.parse_args()
+    rows = sketch_rows() + window_rows() + moments_rows()
+    if args.dask:
+        rows += dask_rows(args.dask)
+    width = max(len(r[0]) for r in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()

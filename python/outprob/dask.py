@@ -1,0 +1,488 @@
+"""Exact fitting on Dask collections (contract §9).
+
+``fit(scaler, collection)`` fits an outprob scaler to a ``dask.array``
+(1-D, or 2-D with one score column per column) or a ``dask.dataframe``
+(Series or DataFrame; every column a score column) and returns the fitted
+scaler: the same center and scale as the in-memory fit of the same scores —
+order statistics bit for bit, mean bit for bit, SD and trimmed SD within
+1e-15 relative, M-estimates within 1e-12 relative — using only map steps
+over partitions and small reductions on the client (no shuffle):
+
+1. census: count, exact sum, SD state, min/max, NaN and ±inf (1 pass);
+2. order statistics: each wanted rank's bracket of 64-bit order-preserving
+   keys is narrowed 2^12-fold per pass by a histogram of the bracket (all
+   ranks of a column share the passes: both quartiles at once), until the
+   bracket holds at most ``collect_max`` values, which are collected and
+   selected exactly by the core (at most 6 histogram passes, usually 1–2,
+   then 1 collect pass); the same on ``|x − median|`` for the nMAD and on
+   ``|x − c|`` for the trimmed SD's cut-off;
+3. sums below a cut-off (trimmed mean, trimmed SD): 1 pass;
+4. M-estimates: one sum-reduction per location step of the iteration (the
+   scale step's sums come with the first location step of each iteration).
+
+Pass bound per score column: census 1; each selection round at most 7; the
+nMAD or trimmed SD adds a second round; trimmed mean/SD 1 sum pass each;
+M-estimation at most ``maxiter²`` reductions (typically 10–40). Columns are
+fitted one after another. ``method="sketch"`` fits in one pass from merged
+per-partition KLL sketches, with the error bounds of
+:class:`outprob.streaming.StreamingFit` instead of exactness.
+
+``transform(scaler, collection)`` is lazy (``map_blocks`` /
+``map_partitions``).
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        "outprob.dask needs Dask: install the extra with `pip install outprob[dask]`"
+    ) from exc
+
+from . import _core
+from ._exceptions import ZeroScaleWarning
+from ._input import as_float_array
+from .stats import NIQR_DIVISOR, NMAD_DIVISOR
+
+__all__ = ["fit", "transform", "FitInfo"]
+
+BUCKET_BITS = 12
+
+
+class FitInfo(dict):  # type: ignore[type-arg]
+    """Passes over the data, bytes the partitions returned, and (for
+    ``method="sketch"``) the per-column error bounds."""
+
+
+def _is_dataframe(c: Any) -> bool:
+    return hasattr(c, "map_partitions") and not isinstance(c, da.Array)
+
+
+def _partitions(collection: Any) -> Tuple[List[Any], int, int]:
+    """Delayed partitions (whole rows), their dimensionality, columns."""
+    if isinstance(collection, da.Array):
+        if collection.ndim == 1:
+            return list(collection.to_delayed().ravel()), 1, 1
+        if collection.ndim != 2:
+            raise ValueError(f"scores must be 1-D or 2-D, got {collection.ndim}-D")
+        arr = collection.rechunk({1: -1})
+        return list(arr.to_delayed().ravel()), 2, arr.shape[1]
+    if _is_dataframe(collection):
+        ncols = 1 if collection.ndim == 1 else len(collection.columns)
+        return list(collection.to_delayed()), collection.ndim, ncols
+    raise TypeError(f"expected a dask array or dataframe, got {type(collection).__name__}")
+
+
+def _column(part: Any, j: int, ndim: int) -> np.ndarray:
+    a = np.asarray(part)
+    if ndim == 2:
+        a = a[:, j] if a.ndim == 2 else a.reshape(-1, 1)[:, j]
+    # Buffers that arrive over the wire may be unaligned.
+    return np.require(as_float_array(a.reshape(-1)), requirements=["C", "A"])
+
+
+class _Runner:
+    """Maps a kernel over the partitions of one column and counts passes."""
+
+    def __init__(self, parts: List[Any], ndim: int, j: int) -> None:
+        self.parts, self.ndim, self.j = parts, ndim, j
+        self.passes = 0
+        self.bytes = 0
+
+    def map(self, kernel: Any, *args: Any) -> List[Any]:
+        ndim, j = self.ndim, self.j
+
+        def task(part: Any) -> Any:
+            return kernel(_column(part, j, ndim), *args)
+
+        out = list(dask.compute(*[dask.delayed(task)(p) for p in self.parts]))
+        self.passes += 1
+        self.bytes += len(pickle.dumps(out, protocol=5))
+        return out
+
+
+def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
+    negate = not params["higher_is_outlier"]
+    nan_policy = params["nan_policy"]
+
+    def kernel(x: np.ndarray) -> Any:
+        census = _core.part_census(x)
+        state = _core.StreamingState("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate, 8, 0)
+        if census[4] == 0:
+            state.update(x)
+        return census, state.parts()
+
+    out = run.map(kernel)
+    offset, nan_total, inf_total = 0, 0, 0
+    first_nan = first_inf = None
+    state = None
+    for (length, _, nan_c, nan_f, inf_c, inf_f), parts in out:
+        if nan_c and first_nan is None:
+            first_nan = offset + nan_f
+        if inf_c and first_inf is None:
+            first_inf = offset + inf_f
+        nan_total += nan_c
+        inf_total += inf_c
+        offset += length
+        s = _core.StreamingState.from_parts("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate,
+                                            parts["moments"], None, 0)
+        if state is None:
+            state = s
+        else:
+            state.merge(s)
+    if inf_total:
+        raise ValueError(
+            f"scores contain {inf_total} infinite value{'s' if inf_total != 1 else ''} (first at "
+            f"index {first_inf}); fitting needs finite scores: drop or clip them before fitting"
+        )
+    if nan_total and nan_policy == "raise":
+        raise ValueError(
+            f"scores contain {nan_total} NaN value{'s' if nan_total != 1 else ''} (first at index "
+            f"{first_nan}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
+        )
+    assert state is not None
+    if state.n() == 0:
+        raise ValueError("cannot fit on an empty array of scores" if offset == 0 else
+                         f"all {offset} scores are NaN: nothing is left to fit after omitting NaN")
+    return int(state.n()), state
+
+
+def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float, hi_value: float,
+            ranks: Sequence[int], collect_max: int) -> Dict[int, float]:
+    """Exact keyed values at the 0-based ranks (all in the same passes)."""
+    lo0, hi0 = _core.order_key(lo_value), _core.order_key(hi_value)
+    state = {r: [lo0, hi0, 0, None] for r in sorted(set(ranks))}  # lo, hi, below, count
+    done: Dict[int, Tuple[int, int, int]] = {}
+    for _ in range(64 // BUCKET_BITS + 2):
+        active = {r: s for r, s in state.items() if r not in done}
+        if not active:
+            break
+        brackets = sorted({(s[0], s[1]) for s in active.values()})
+        specs = []
+        for lo, hi in brackets:
+            span = hi - lo + 1
+            shift = max(0, (span - 1).bit_length() - BUCKET_BITS)
+            specs.append((lo, hi, shift, ((span - 1) >> shift) + 1))
+
+        def kernel(x: np.ndarray, specs: List[Tuple[int, int, int, int]] = specs) -> Any:
+            return [_core.part_histogram(x, center, negate, lo, shift, nb) for lo, _, shift, nb in specs]
+
+        out = run.map(kernel)
+        for i, (lo, hi, shift, nb) in enumerate(specs):
+            below = sum(int(p[i][0]) for p in out)
+            counts = np.sum([p[i][1] for p in out], axis=0, dtype=np.uint64).astype(np.int64)
+            cum = below + np.cumsum(counts)
+            for r, s in active.items():
+                if (s[0], s[1]) != (lo, hi):
+                    continue
+                b = int(np.searchsorted(cum, r, side="right"))
+                new_lo = lo + (b << shift)
+                new_hi = min(hi, new_lo + (1 << shift) - 1)
+                s[:] = [new_lo, new_hi, int(cum[b - 1]) if b else below, int(counts[b])]
+                if s[3] <= collect_max or new_lo == new_hi:
+                    done[r] = (new_lo, new_hi, s[2])
+    values: Dict[int, float] = {}
+    to_collect = sorted({(lo, hi) for lo, hi, _ in done.values() if lo != hi})
+    for r, (lo, hi, _) in done.items():
+        if lo == hi:
+            values[r] = float(_core.from_order_key(lo))
+    if to_collect:
+        def kernel(x: np.ndarray) -> Any:
+            return [_core.part_collect(x, center, negate, lo, hi) for lo, hi in to_collect]
+
+        out = run.map(kernel)
+        for i, (lo, hi) in enumerate(to_collect):
+            vals = np.concatenate([p[i] for p in out]).tolist()
+            rs = sorted(r for r, d in done.items() if (d[0], d[1]) == (lo, hi))
+            got = _core.select_exact(vals, [r - done[r][2] for r in rs])
+            values.update(zip(rs, got))
+    return values
+
+
+class _Column:
+    """The estimators of one score column, each computed once."""
+
+    def __init__(self, run: _Runner, params: Dict[str, Any], collect_max: int) -> None:
+        self.run, self.p, self.collect_max = run, params, collect_max
+        self.negate = not params["higher_is_outlier"]
+        self.n, self.state = _census(run, params)
+        self.lo, self.hi = self.state.extremes()  # of the oriented scores
+        self.cache: Dict[Any, Any] = {}
+        self.m: Optional[Tuple[Any, ...]] = None
+
+    def values(self, ranks: Sequence[int]) -> List[float]:
+        got = _select(self.run, self.negate, None, self.lo, self.hi, ranks, self.collect_max)
+        return [got[r] for r in ranks]
+
+    def median(self) -> float:
+        if "median" not in self.cache:
+            n = self.n
+            ranks = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+            self.cache["median"] = float(_core.median_value(self.values(ranks)))
+        return float(self.cache["median"])
+
+    def deviation_values(self, c: float, ranks: Sequence[int]) -> List[float]:
+        top = max(abs(self.hi - c), abs(c - self.lo))
+        got = _select(self.run, self.negate, c, 0.0, top, ranks, self.collect_max)
+        return [got[r] for r in ranks]
+
+    def nmad(self) -> float:
+        if "nmad" not in self.cache:
+            n, med = self.n, self.median()
+            ranks = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+            self.cache["nmad"] = float(_core.median_value(self.deviation_values(med, ranks))) / NMAD_DIVISOR
+        return float(self.cache["nmad"])
+
+    def niqr(self) -> float:
+        if "niqr" not in self.cache:
+            qs = (0.25, 0.75)
+            rank_sets = [list(_core.quantile_ranks(self.n, q)) for q in qs]
+            vals = dict(zip(sorted({r for rs in rank_sets for r in rs}),
+                            self.values(sorted({r for rs in rank_sets for r in rs}))))
+            q1, q3 = (float(_core.quantile_value(self.n, q, [vals[r] for r in rs])) for q, rs in zip(qs, rank_sets))
+            self.cache["niqr"] = (q3 - q1) / NIQR_DIVISOR
+        return float(self.cache["niqr"])
+
+    def mean(self) -> float:
+        m = self.state.result()[0]
+        return float(m)
+
+    def std(self) -> float:
+        try:
+            return float(self.state.result()[1])
+        except ValueError:  # N <= ddof: no spread measurable (as in-memory)
+            return 0.0
+
+    def _keep(self) -> Tuple[int, int]:
+        k = min(int(np.floor(self.p["trim"] * self.n)), self.n - 1)
+        return k, self.n - k
+
+    def trimmed_mean(self) -> float:
+        k, keep = self._keep()
+        if k == 0:
+            return self.mean()
+        v = self.values([keep - 1])[0]
+        negate = self.negate
+        out = self.run.map(lambda x: _core.part_sum_below(x, negate, v))
+        below = sum(int(o[2]) for o in out)
+        total = _core.exact_total([(o[0], list(o[1])) for o in out], v, keep - below)
+        return float(total) / keep
+
+    def trimmed_std(self, c: float) -> float:
+        k, keep = self._keep()
+        w = self.deviation_values(c, [keep - 1])[0]
+        if w == 0.0:
+            return 0.0
+        e = int(np.clip(np.frexp(w)[1] - 1, -1022, 1022))
+        negate = self.negate
+        out = self.run.map(lambda x: _core.part_squares_below(x, negate, c, w, e))
+        count = sum(int(o[1]) for o in out)
+        tie = np.ldexp(w, -e)
+        total = float(np.sum([o[0] for o in out])) + (keep - count) * tie * tie
+        return float(np.ldexp(np.sqrt(total / keep), e))
+
+    def m_estimate(self, norm: str) -> Tuple[float, float, int, bool]:
+        if self.m is not None and self.m[0] == norm:
+            return self.m[1]
+        mu0 = self.median()
+        sigma0 = self.nmad()
+        if sigma0 <= 0:
+            sigma0 = self.niqr()
+        if sigma0 <= 0:
+            sigma0 = float(self.state.result()[1]) if self.p["ddof"] == 0 else _std0(self)
+        if sigma0 <= 0:
+            result = (mu0, 0.0, 0, True)
+        else:
+            negate = self.negate
+
+            def reduce(m: float, sigma: float) -> List[float]:
+                out = self.run.map(lambda x: _core.part_m_sums(x, negate, norm, m, sigma))
+                return [float(v) for v in np.sum(np.array(out, dtype=np.float64), axis=0)]
+
+            loc, scale, n_iter, conv, _ = _core.m_iterate(
+                reduce, norm, self.p["maxiter"], self.p["tol"], self.n, mu0, sigma0)
+            result = (loc, scale, n_iter, conv)
+        self.m = (norm, result)
+        return result
+
+
+def _std0(col: _Column) -> float:
+    negate = col.negate
+    parts = col.state.parts()
+    st = _core.StreamingState.from_parts("mean", "std", 0.1, 0, 30, 1e-8, "omit", negate,
+                                         parts["moments"], None, 0)
+    return float(st.result()[1])
+
+
+def _gaussian_column(col: _Column, p: Dict[str, Any]) -> Dict[str, Any]:
+    fitted: Dict[str, Any] = {}
+    center_spec, scale_spec = p["center"], p["scale"]
+
+    def center() -> float:
+        if not isinstance(center_spec, str):
+            return float(center_spec)
+        if center_spec == "mean":
+            return col.mean()
+        if center_spec == "median":
+            return col.median()
+        if center_spec == "trimmed_mean":
+            return col.trimmed_mean()
+        loc, _, n_iter, conv = col.m_estimate(center_spec)
+        fitted["n_iter_"], fitted["converged_"] = n_iter, conv
+        return loc
+
+    c = center()
+
+    def scale(which: Any) -> float:
+        if not isinstance(which, str):
+            return float(which)
+        if which == "std":
+            return col.std()
+        if which == "nmad":
+            return col.nmad()
+        if which == "niqr":
+            return col.niqr()
+        if which == "trimmed_std":
+            return col.trimmed_std(c)
+        _, s, n_iter, conv = col.m_estimate(which)
+        fitted["n_iter_"], fitted["converged_"] = n_iter, conv
+        return s
+
+    chain = [scale_spec] + ([] if scale_spec == "std" or not isinstance(scale_spec, str)
+                            else (["std"] if scale_spec == "niqr" else ["niqr", "std"]))
+    used, s = chain[0], scale(chain[0])
+    for fallback in chain[1:]:
+        if s > 0:
+            break
+        warnings.warn(f"{used} is 0; falling back to {fallback}", ZeroScaleWarning, stacklevel=4)
+        used, s = fallback, scale(fallback)
+    fitted.update(center_=c, scale_=max(s, 0.0), scale_used_=used if isinstance(used, str) else "value")
+    return fitted
+
+
+def _build(scaler: Any, columns: List[Dict[str, Any]], ndim: int) -> Any:
+    from . import _scalers
+
+    cls = type(scaler)
+    names = list(columns[0])
+    fitted = {k: (columns[0][k] if ndim == 1 else [c[k] for c in columns]) for k in names}
+    return cls.from_dict({
+        "format": f"outprob.{cls.__name__}",
+        "version": getattr(_scalers, "FORMAT_VERSION", 1),
+        "params": scaler.get_params(),
+        "ndim": ndim,
+        "fitted": fitted,
+    })
+
+
+def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
+        collect_max: int = 1 << 20, return_info: bool = False) -> Any:
+    """Fits ``scaler`` (a :class:`outprob.GaussianScaler` or
+    :class:`outprob.LinearScaler`, unfitted or not; it is not modified) to
+    a Dask collection and returns the fitted scaler (and a :class:`FitInfo`
+    with ``return_info=True``). See the module docstring for exactness and
+    the pass bound.
+
+    >>> import dask.array as da, numpy as np, outprob, outprob.dask
+    >>> x = da.from_array(np.arange(10.0), chunks=3)
+    >>> s = outprob.dask.fit(outprob.GaussianScaler("median", "nmad"), x)
+    >>> float(s.center_), float(s.scale_) == float(outprob.stats.nmad(np.arange(10.0)))
+    (4.5, True)
+    """
+    if method not in ("exact", "sketch"):
+        raise ValueError(f"method must be 'exact' or 'sketch', got {method!r}")
+    if collect_max < 1:
+        raise ValueError("collect_max must be positive")
+    p = scaler.get_params()
+    p.setdefault("trim", 0.1)
+    p.setdefault("ddof", 0)
+    p.setdefault("maxiter", 30)
+    p.setdefault("tol", 1e-8)
+    linear = "center" not in p
+    parts, ndim, ncols = _partitions(collection)
+    info = FitInfo(passes=0, bytes=0, bounds=[])
+    columns = []
+    if method == "sketch":
+        return _fit_sketch(scaler, p, parts, ndim, ncols, k, linear, info, return_info)
+    for j in range(ncols):
+        run = _Runner(parts, ndim, j)
+        col = _Column(run, p, collect_max)
+        if linear:
+            columns.append({"min_": col.lo, "max_": col.hi})
+        else:
+            columns.append(_gaussian_column(col, p))
+        info["passes"] += run.passes
+        info["bytes"] += run.bytes
+    out = _build(scaler, columns, ndim)
+    return (out, info) if return_info else out
+
+
+def _fit_sketch(scaler: Any, p: Dict[str, Any], parts: List[Any], ndim: int, ncols: int, k: int,
+                linear: bool, info: FitInfo, return_info: bool) -> Any:
+    from .streaming import StreamingFit
+
+    kw = dict(scaling="linear" if linear else "gaussian", nan_policy=p["nan_policy"],
+              higher_is_outlier=p["higher_is_outlier"], k=k)
+    if not linear:
+        kw.update(center=p["center"], scale=p["scale"], trim=p["trim"], ddof=p["ddof"],
+                  maxiter=p["maxiter"], tol=p["tol"])
+
+    def task(part: Any) -> Any:
+        a = np.require(np.asarray(part), requirements=["C", "A"])
+        f = StreamingFit(**kw)
+        if a.size:
+            f.update(a.reshape(-1) if ndim == 1 else a.reshape(a.shape[0], -1))
+        return f.to_dict()
+
+    out = list(dask.compute(*[dask.delayed(task)(q) for q in parts]))
+    info["passes"], info["bytes"] = 1, len(pickle.dumps(out, protocol=5))
+    total = StreamingFit(**kw)
+    for d in out:
+        total.merge(StreamingFit.from_dict(d))
+    results = total.results()
+    info["bounds"] = [r._asdict() for r in results]
+    if linear:
+        columns = [{"min_": r.center, "max_": r.scale} for r in results]
+    else:
+        columns = []
+        for r in results:
+            c: Dict[str, Any] = {"center_": r.center, "scale_": r.scale, "scale_used_": r.scale_used}
+            if r.n_iter is not None:
+                c.update(n_iter_=r.n_iter, converged_=r.converged)
+            columns.append(c)
+    fitted = _build(scaler, columns, ndim)
+    return (fitted, info) if return_info else fitted
+
+
+def transform(scaler: Any, collection: Any) -> Any:
+    """Lazily applies a fitted scaler to every block/partition.
+
+    >>> import dask.array as da, numpy as np, outprob, outprob.dask
+    >>> s = outprob.GaussianScaler().fit(np.arange(10.0))
+    >>> p = outprob.dask.transform(s, da.from_array(np.arange(10.0), chunks=4))
+    >>> bool(np.array_equal(p.compute(), s.transform(np.arange(10.0))))
+    True
+    """
+    if isinstance(collection, da.Array):
+        arr = collection if collection.ndim == 1 else collection.rechunk({1: -1})
+        dtype = np.float32 if arr.dtype == np.float32 else np.float64
+
+        def apply_block(block: np.ndarray) -> Any:
+            # Blocks that arrive over the wire may be unaligned.
+            return scaler.transform(np.require(block, requirements=["C", "A"]))
+
+        return arr.map_blocks(apply_block, dtype=dtype)
+    if _is_dataframe(collection):
+        def apply(df: Any) -> Any:
+            out = scaler.transform(np.require(np.asarray(df), requirements=["C", "A"]))
+            return type(df)(out, index=df.index, **({"columns": df.columns} if df.ndim == 2 else {"name": df.name}))
+        return collection.map_partitions(apply)
+    raise TypeError(f"expected a dask array or dataframe, got {type(collection).__name__}")

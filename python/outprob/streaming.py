@@ -1,0 +1,491 @@
+"""Streaming fitting with stated error bounds (contract §9).
+
+* :class:`KLLSketch` — a mergeable quantile sketch whose serialized bytes
+  are Apache DataSketches' ``kll_doubles_sketch`` / ``kll_floats_sketch``
+  bytes: a sketch built by DataSketches (its Python package ``datasketches``,
+  Java ``KllDoublesSketch``, Spark's ``kll_sketch_agg_double``) can be read,
+  updated and merged here, and vice versa.
+* :class:`StreamingFit` — the running state of a Gaussian or linear fit:
+  exact for the mean, SD and extremes, from a KLL sketch (with guaranteed
+  value intervals) for order statistics, or exact over a window of the most
+  recent scores. It is what the scalers' ``partial_fit`` builds on.
+
+>>> import numpy as np
+>>> from outprob.streaming import StreamingFit
+>>> fit = StreamingFit(center="mean", scale="std")
+>>> for batch in np.array_split(np.arange(10.0), 3):
+...     _ = fit.update(batch)
+>>> r = fit.result()
+>>> float(r.center), round(float(r.scale), 6)
+(4.5, 2.872281)
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from ._input import as_float_array, check_fraction, check_int, check_nan_policy, check_positive
+
+__all__ = [
+    "KLLSketch",
+    "StreamingFit",
+    "StreamingResult",
+    "normalized_rank_error",
+    "DEFAULT_K",
+]
+
+#: Default k: the single-sided normalized rank error ε(800) = 0.345% ≤ 0.35%.
+DEFAULT_K = 800
+
+Spec = Union[str, float]
+
+
+def normalized_rank_error(k: int, pmf: bool = False) -> float:
+    """DataSketches' normalized rank error ε(k) of a KLL sketch.
+
+    ``2.296 / k**0.9723`` single-sided (quantile and rank queries) or
+    ``2.446 / k**0.9433`` double-sided (PMF): the 99th percentile of the
+    largest rank error over all queries of one sketch, fitted to
+    DataSketches' simulations.
+
+    >>> round(normalized_rank_error(800), 5)
+    0.00345
+    """
+    return float(_core.kll_normalized_rank_error(check_int(k, "k", 1), bool(pmf)))
+
+
+class KLLSketch:
+    """KLL quantile sketch with DataSketches-compatible bytes.
+
+    Parameters
+    ----------
+    k : int, default 800
+        Size/accuracy parameter in [8, 65535]; the sketch keeps about
+        ``3k`` items and its rank error is :func:`normalized_rank_error`.
+    dtype : "float64" or "float32"
+        Item type: ``kll_doubles_sketch`` or ``kll_floats_sketch`` bytes.
+    seed : int, default 0
+        Selects the compaction coins. Each coin is a SplitMix64 hash of the
+        seed, ``n``, the level and the level's middle item: the same calls
+        give the same sketch, and a sketch read back from bytes continues
+        exactly as the original.
+
+    Notes
+    -----
+    Queries follow DataSketches: ``quantile(rank, inclusive=True)`` is the
+    first retained item whose cumulative weight reaches ``ceil(rank·n)``
+    (``inclusive=False``: exceeds ``floor(rank·n)``); ``rank(item,
+    inclusive=True)`` is the weight of the items ``<= item`` over n. NaN
+    are skipped; ±inf are kept (as DataSketches does).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = KLLSketch(k=200)
+    >>> s.update(np.arange(1000.0))
+    >>> s.n, s.is_estimation_mode
+    (1000, True)
+    >>> abs(s.quantile(0.5) - 500) < 0.02 * 1000
+    True
+    >>> KLLSketch.deserialize(s.serialize()).n
+    1000
+    """
+
+    __slots__ = ("_s",)
+
+    def __init__(self, k: int = DEFAULT_K, dtype: str = "float64", seed: int = 0) -> None:
+        if dtype not in ("float64", "float32"):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        self._s = _core.KllSketch(check_int(k, "k", 1), dtype == "float64", check_int(seed, "seed", 0))
+
+    @classmethod
+    def _wrap(cls, s: Any) -> "KLLSketch":
+        obj = cls.__new__(cls)
+        obj._s = s
+        return obj
+
+    def update(self, values: Any) -> None:
+        """Adds scores (any array-like; flattened; NaN skipped)."""
+        a = as_float_array(values).reshape(-1)
+        self._s.update(a)
+
+    def merge(self, other: "KLLSketch") -> None:
+        """Adds everything ``other`` has seen (keeps this sketch's k; the
+        error is that of the smaller k)."""
+        if not isinstance(other, KLLSketch):
+            raise TypeError(f"can only merge a KLLSketch, got {type(other).__name__}")
+        self._s.merge(other._s)
+
+    def serialize(self) -> bytes:
+        """DataSketches' compact serialized bytes."""
+        return bytes(self._s.serialize())
+
+    @classmethod
+    def deserialize(cls, data: bytes, dtype: str = "float64", seed: int = 0) -> "KLLSketch":
+        """Reads DataSketches' bytes (checked: garbage raises ``ValueError``)."""
+        if dtype not in ("float64", "float32"):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        return cls._wrap(_core.KllSketch.deserialize(bytes(data), dtype == "float64", seed))
+
+    def quantile(self, rank: float, inclusive: bool = True) -> float:
+        """The item of normalized rank ``rank`` (DataSketches' ``get_quantile``)."""
+        return float(self._s.quantiles([float(rank)], bool(inclusive))[0])
+
+    def quantiles(self, ranks: Sequence[float], inclusive: bool = True) -> np.ndarray:
+        """:meth:`quantile` of several ranks."""
+        return np.array(self._s.quantiles([float(r) for r in ranks], bool(inclusive)))
+
+    def rank(self, item: float, inclusive: bool = True) -> float:
+        """Normalized rank of ``item`` (DataSketches' ``get_rank``)."""
+        return float(self._s.ranks([float(item)], bool(inclusive))[0])
+
+    def get_normalized_rank_error(self, pmf: bool = False) -> float:
+        """ε of this sketch (of the smallest k merged in)."""
+        return float(self._s.normalized_rank_error(bool(pmf)))
+
+    def weighted_items(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Retained items (ascending) and their weights."""
+        v, w = self._s.weighted_items()
+        return np.asarray(v), np.asarray(w)
+
+    @property
+    def k(self) -> int:
+        return int(self._s.info()[0])
+
+    @property
+    def n(self) -> int:
+        return int(self._s.info()[2])
+
+    @property
+    def num_retained(self) -> int:
+        return int(self._s.info()[3])
+
+    @property
+    def is_estimation_mode(self) -> bool:
+        return bool(self._s.info()[4])
+
+    @property
+    def is_empty(self) -> bool:
+        return self.n == 0
+
+    @property
+    def dtype(self) -> str:
+        return "float64" if self._s.info()[5] else "float32"
+
+    @property
+    def min(self) -> Optional[float]:
+        e = self._s.extremes()
+        return None if e is None else float(e[0])
+
+    @property
+    def max(self) -> Optional[float]:
+        e = self._s.extremes()
+        return None if e is None else float(e[1])
+
+    def __reduce__(self) -> Any:
+        return (_kll_from_bytes, (self.serialize(), self.dtype, int(self._s.info()[6])))
+
+    def __copy__(self) -> "KLLSketch":
+        return KLLSketch._wrap(self._s.copy())
+
+    def __repr__(self) -> str:
+        return f"KLLSketch(k={self.k}, dtype={self.dtype!r}, n={self.n}, retained={self.num_retained})"
+
+
+def _kll_from_bytes(data: bytes, dtype: str, seed: int) -> KLLSketch:
+    return KLLSketch.deserialize(data, dtype, seed)
+
+
+class StreamingResult(NamedTuple):
+    """Fitted parameters of a :class:`StreamingFit` (one score column).
+
+    ``center``/``scale`` are μ and σ (Gaussian) or ``min``/``max`` in
+    ``center``/``scale`` for linear scaling. ``center_interval`` and
+    ``scale_interval`` hold the exact values with the sketch's confidence
+    (``None`` for M-estimates, which carry no guarantee);
+    ``probability_error`` bounds ``|p̂ − p|`` over all scores;
+    ``rank_error`` is the sketch's ε (0 while it is exact or unused).
+    """
+
+    center: float
+    scale: float
+    scale_used: str
+    center_interval: Optional[Tuple[float, float]]
+    scale_interval: Optional[Tuple[float, float]]
+    probability_error: Optional[float]
+    rank_error: float
+    n_iter: Optional[int]
+    converged: Optional[bool]
+    n: int
+
+
+def _spec(value: Spec, name: str) -> Spec:
+    if isinstance(value, str):
+        return value
+    return check_positive(value, name) if name == "scale" else float(value)
+
+
+class StreamingFit:
+    """Running state of a Gaussian or linear fit over batches of scores.
+
+    Parameters
+    ----------
+    center, scale : str or float
+        Estimators of contract §1–§2 (``"mean"``, ``"median"``,
+        ``"trimmed_mean"``, ``"huber"``, ``"tukey"``; ``"std"``, ``"nmad"``,
+        ``"niqr"``, ``"trimmed_std"``, ...) or fixed numbers. Ignored for
+        ``scaling="linear"``.
+    scaling : "gaussian" or "linear"
+    trim, ddof, maxiter, tol, nan_policy, higher_is_outlier :
+        As for :class:`outprob.GaussianScaler`.
+    k : int, default 800
+        KLL sketch size for order-statistic estimators.
+    window : int, optional
+        Fit exactly over the most recent ``window`` scores instead (ring
+        buffer); ``refit_every`` new scores make :meth:`result` refit,
+        otherwise the last fit is returned until :meth:`refit`.
+    seed : int
+        The sketch's coin seed.
+
+    Mean, SD and min/max are exact whatever the batches (the mean bit for
+    bit, the SD within 1e-15 relative of the in-memory fit); order
+    statistics come from the sketch with intervals; 2-D batches (N, k) keep
+    one state per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> fit = StreamingFit(center="median", scale="nmad")
+    >>> for _ in range(5):
+    ...     _ = fit.update(rng.normal(size=20_000))
+    >>> r = fit.result()
+    >>> r.center_interval[0] <= r.center <= r.center_interval[1]
+    True
+    >>> r.probability_error < 0.05
+    True
+    """
+
+    def __init__(
+        self,
+        center: Spec = "mean",
+        scale: Spec = "std",
+        *,
+        scaling: str = "gaussian",
+        trim: float = 0.1,
+        ddof: int = 0,
+        maxiter: int = 30,
+        tol: float = 1e-8,
+        nan_policy: str = "omit",
+        higher_is_outlier: bool = True,
+        k: int = DEFAULT_K,
+        window: Optional[int] = None,
+        refit_every: Optional[int] = None,
+        seed: int = 0,
+    ) -> None:
+        if scaling not in ("gaussian", "linear"):
+            raise ValueError(f"scaling must be 'gaussian' or 'linear', got {scaling!r}")
+        self.params: Dict[str, Any] = dict(
+            center=_spec(center, "center"),
+            scale=_spec(scale, "scale"),
+            scaling=scaling,
+            trim=check_fraction(trim, "trim"),
+            ddof=check_int(ddof, "ddof", 0),
+            maxiter=check_int(maxiter, "maxiter", 1),
+            tol=check_positive(tol, "tol"),
+            nan_policy=check_nan_policy(nan_policy),
+            higher_is_outlier=bool(higher_is_outlier),
+            k=check_int(k, "k", 1),
+            window=None if window is None else check_int(window, "window", 1),
+            refit_every=None if refit_every is None else check_int(refit_every, "refit_every", 1),
+            seed=check_int(seed, "seed", 0),
+        )
+        self._states: Optional[List[Any]] = None
+        self._ndim: Optional[int] = None
+        self._fitted: Optional[List[StreamingResult]] = None
+
+    def _new_state(self) -> Any:
+        p = self.params
+        if p["window"] is not None:
+            return _core.WindowState(p["window"], p["refit_every"] or 0)
+        center, scale = (p["center"], p["scale"]) if p["scaling"] == "gaussian" else ("mean", "std")
+        return _core.StreamingState(
+            center, scale, p["trim"], p["ddof"], p["maxiter"], p["tol"], p["nan_policy"],
+            not p["higher_is_outlier"], p["k"], p["seed"],
+        )
+
+    @property
+    def n(self) -> int:
+        """Scores seen (per column; NaN excluded)."""
+        if not self._states:
+            return 0
+        s = self._states[0]
+        return int(s.seen() if self.params["window"] is not None else s.n())
+
+    def update(self, scores: Any) -> "StreamingFit":
+        """Adds a batch: 1-D (one column) or 2-D (N, k) scores.
+
+        contract §5 applies per batch: a batch holding ±inf (or NaN with
+        ``nan_policy="raise"``) raises ``ValueError`` and changes nothing.
+        """
+        a = as_float_array(scores)
+        if a.ndim not in (1, 2):
+            raise ValueError(f"scores must be 1-D or 2-D, got {a.ndim}-D")
+        cols = [a] if a.ndim == 1 else [np.ascontiguousarray(a[:, j]) for j in range(a.shape[1])]
+        if self._states is None:
+            self._states = [self._new_state() for _ in cols]
+            self._ndim = a.ndim
+        if a.ndim != self._ndim or len(cols) != len(self._states):
+            raise ValueError(
+                f"batch of shape {a.shape} does not match the {len(self._states)} "
+                f"column(s) fitted so far"
+            )
+        if self.params["window"] is None:
+            # Validate every column before changing any (all or nothing).
+            if a.size and not np.isfinite(a[~np.isnan(a)]).all():
+                bad = np.flatnonzero(np.isinf(a.reshape(-1)))
+                raise ValueError(
+                    f"scores contain {bad.size} infinite value{'s' if bad.size != 1 else ''} "
+                    f"(first at index {int(bad[0])}); fitting needs finite scores: drop or "
+                    f"clip them before fitting"
+                )
+            for s, c in zip(self._states, cols):
+                s.update(c)
+        else:
+            for s, c in zip(self._states, cols):
+                s.update(c, self.params["nan_policy"])
+        self._fitted = None
+        return self
+
+    def merge(self, other: "StreamingFit") -> "StreamingFit":
+        """Adds the scores ``other`` has seen (same parameters required)."""
+        if not isinstance(other, StreamingFit) or other.params != self.params:
+            raise ValueError("only a StreamingFit with the same parameters can be merged")
+        if self.params["window"] is not None:
+            raise ValueError("windowed fits do not merge: a window is the newest scores of one stream")
+        if other._states is None:
+            return self
+        if self._states is None:
+            self._states = [_core.StreamingState.from_parts(*self._args(), **_parts_kw(s)) for s in other._states]
+            self._ndim = other._ndim
+        else:
+            if len(other._states) != len(self._states):
+                raise ValueError("the fits have different numbers of columns")
+            for a, b in zip(self._states, other._states):
+                a.merge(b)
+        self._fitted = None
+        return self
+
+    def _args(self) -> Tuple[Any, ...]:
+        p = self.params
+        center, scale = (p["center"], p["scale"]) if p["scaling"] == "gaussian" else ("mean", "std")
+        return (center, scale, p["trim"], p["ddof"], p["maxiter"], p["tol"], p["nan_policy"],
+                not p["higher_is_outlier"])
+
+    def refit(self) -> List[StreamingResult]:
+        """Refits now (windowed fits); returns :meth:`results`."""
+        self._fitted = None
+        return self.results(force=True)
+
+    def results(self, force: bool = False) -> List[StreamingResult]:
+        """One :class:`StreamingResult` per column."""
+        if not self._states:
+            raise ValueError("nothing to fit yet: update the fit with scores first")
+        p = self.params
+        if p["window"] is None:
+            return [self._result(s) for s in self._states]
+        if self._fitted is None or force or any(s.due() for s in self._states):
+            self._fitted = [self._window_result(s) for s in self._states]
+        return list(self._fitted)
+
+    def result(self) -> StreamingResult:
+        """The fitted parameters of a 1-D fit (of column 0 for 2-D)."""
+        return self.results()[0]
+
+    def _result(self, s: Any) -> StreamingResult:
+        p = self.params
+        if p["scaling"] == "linear":
+            lo, hi = s.extremes()
+            return StreamingResult(lo, hi, "value", (lo, lo), (hi, hi), 0.0, 0.0, None, None, s.n())
+        c, sc, used, ci, si, perr, eps, ms, n = s.result()
+        n_iter, conv = (ms[-1][1][2], all(m[1][3] for m in ms)) if ms else (None, None)
+        return StreamingResult(c, sc, used, ci, si, perr, eps, n_iter, conv, n)
+
+    def _window_result(self, s: Any) -> StreamingResult:
+        p = self.params
+        negate = not p["higher_is_outlier"]
+        n = min(int(s.seen()), p["window"])
+        if p["scaling"] == "linear":
+            lo, hi = s.fit_linear(negate)
+            return StreamingResult(lo, hi, "value", (lo, lo), (hi, hi), 0.0, 0.0, None, None, n)
+        c, sc, used, ms = s.fit_gaussian(p["center"], p["scale"], p["trim"], p["ddof"],
+                                         p["maxiter"], p["tol"], negate)
+        n_iter, conv = (ms[-1][1][2], all(m[1][3] for m in ms)) if ms else (None, None)
+        return StreamingResult(c, sc, used, (c, c), (sc, sc), 0.0, 0.0, n_iter, conv, n)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The parameters and state as JSON-compatible data (bytes as base64)."""
+        out: Dict[str, Any] = {"params": dict(self.params), "ndim": self._ndim, "states": None}
+        if self._states is not None:
+            if self.params["window"] is None:
+                out["states"] = [_encode_parts(s.parts()) for s in self._states]
+            else:
+                states = []
+                for s in self._states:
+                    size, every, since, seen, values = s.parts()
+                    states.append({"since_refit": since, "seen": seen,
+                                   "values": base64.b64encode(np.asarray(values, "<f8").tobytes()).decode()})
+                out["states"] = states
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any]) -> "StreamingFit":
+        """Inverse of :meth:`to_dict` (checked: a corrupt state raises)."""
+        fit = cls(**{k: v for k, v in d["params"].items()})
+        if d.get("states") is not None:
+            p = fit.params
+            if p["window"] is None:
+                fit._states = [_core.StreamingState.from_parts(*fit._args(), **_decode_parts(s))
+                               for s in d["states"]]
+            else:
+                fit._states = [
+                    _core.WindowState.from_parts(
+                        p["window"], p["refit_every"] or 0, int(s["since_refit"]), int(s["seen"]),
+                        np.frombuffer(base64.b64decode(s["values"]), "<f8").astype(np.float64).tolist(),
+                    )
+                    for s in d["states"]
+                ]
+            fit._ndim = int(d["ndim"])
+        return fit
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return self.to_dict()
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(StreamingFit.from_dict(state).__dict__)
+
+    def __repr__(self) -> str:
+        p = self.params
+        what = "linear" if p["scaling"] == "linear" else f"{p['center']}/{p['scale']}"
+        return f"StreamingFit({what}, n={self.n})"
+
+
+def _encode_parts(parts: Dict[str, Any]) -> Dict[str, Any]:
+    sk = parts["sketch"]
+    return {"moments": dict(parts["moments"]), "seed": parts["seed"],
+            "sketch": None if sk is None else base64.b64encode(bytes(sk)).decode()}
+
+
+def _decode_parts(d: Dict[str, Any]) -> Dict[str, Any]:
+    sk = d.get("sketch")
+    return {"moments": dict(d["moments"]), "seed": int(d.get("seed", 0)),
+            "sketch": None if sk is None else base64.b64decode(sk)}
+
+
+def _parts_kw(state: Any) -> Dict[str, Any]:
+    p = state.parts()
+    return {"moments": p["moments"], "sketch": p["sketch"], "seed": p["seed"]}

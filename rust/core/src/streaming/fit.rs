@@ -1,0 +1,391 @@
+//! The streaming counterpart of [`crate::transformations::fit`]: exact
+//! moments for the mean, SD and extremes, a KLL sketch of the oriented
+//! scores for everything that needs order statistics (median, quantiles,
+//! trimmed mean, nMAD, nIQR, trimmed SD, M-estimates), and the §5 fallback
+//! chain of the in-memory fit on the resulting estimates.
+
+use crate::error::Error;
+use crate::estimators::mest::{MEstimate, MParams, Norm};
+use crate::numeric::float::Float;
+use crate::numeric::sum::ExactSum;
+use crate::streaming::bounds::{probability_band, Brackets, Estimate, Interval};
+use crate::streaming::kll::{KllSketch, SortedView, BLOCK};
+use crate::streaming::moments::Moments;
+use crate::transformations::fit::{Center, GaussianSpec, Scale};
+
+/// A fitted streaming Gaussian scaling with its error bounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamingResult {
+    /// μ and, when a guarantee exists, its interval.
+    pub center: f64,
+    /// σ (0 when every scale in the chain is 0).
+    pub scale: f64,
+    /// The estimator that produced σ.
+    pub scale_used: Scale,
+    /// Intervals for μ and σ (`None` for M-estimates: no guarantee).
+    pub center_interval: Option<Interval>,
+    pub scale_interval: Option<Interval>,
+    /// The largest |Δp| over all scores the intervals allow.
+    pub probability_error: Option<f64>,
+    /// The sketch's normalized rank error (0 while it is exact).
+    pub rank_error: f64,
+    /// Every M-estimate the fit ran.
+    pub m_estimates: Vec<(Norm, MEstimate)>,
+    /// Scores seen.
+    pub n: u64,
+}
+
+/// Whether a spec needs the sketch (anything beyond mean, SD, constants).
+pub fn needs_sketch(spec: &GaussianSpec) -> bool {
+    let center = !matches!(spec.center, Center::Mean | Center::Value(_));
+    // The fallback chain reaches nIQR unless it starts at the SD or a value.
+    let scale = !matches!(spec.scale, Scale::Std | Scale::Value(_));
+    center || scale
+}
+
+/// Running state of a streaming Gaussian (or linear) fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamingGaussian {
+    spec: GaussianSpec,
+    moments: Moments,
+    sketch: Option<KllSketch<f64>>,
+}
+
+impl StreamingGaussian {
+    /// An empty state; the sketch (parameter `k`, coin `seed`) is kept only
+    /// when the spec needs it.
+    pub fn new(spec: GaussianSpec, k: u16, seed: u64) -> Result<Self, Error> {
+        spec.check()?;
+        let sketch = if needs_sketch(&spec) {
+            Some(KllSketch::new(k, seed)?)
+        } else {
+            None
+        };
+        Ok(StreamingGaussian {
+            spec,
+            moments: Moments::new(),
+            sketch,
+        })
+    }
+
+    /// Rebuilds a state from its parts.
+    pub fn from_parts(
+        spec: GaussianSpec,
+        moments: Moments,
+        sketch: Option<KllSketch<f64>>,
+    ) -> Result<Self, Error> {
+        spec.check()?;
+        if needs_sketch(&spec) != sketch.is_some() {
+            return Err(Error::InvalidParameter {
+                name: "state",
+                reason: "the sketch does not match the center/scale".into(),
+            });
+        }
+        if let Some(s) = &sketch {
+            if s.n() != moments.n() {
+                return Err(Error::InvalidParameter {
+                    name: "state",
+                    reason: format!("sketch of {} scores with moments of {}", s.n(), moments.n()),
+                });
+            }
+        }
+        Ok(StreamingGaussian {
+            spec,
+            moments,
+            sketch,
+        })
+    }
+
+    /// The spec.
+    pub fn spec(&self) -> &GaussianSpec {
+        &self.spec
+    }
+    /// The exact moments (of the raw scores).
+    pub fn moments(&self) -> &Moments {
+        &self.moments
+    }
+    /// The sketch of the oriented scores, if kept.
+    pub fn sketch(&self) -> Option<&KllSketch<f64>> {
+        self.sketch.as_ref()
+    }
+    /// Scores seen.
+    pub fn n(&self) -> u64 {
+        self.moments.n()
+    }
+
+    /// Adds a batch (contract §5 per batch: refused whole on ±inf, or NaN
+    /// under `raise`); returns how many scores it added.
+    pub fn update<T: Float>(&mut self, x: &[T]) -> Result<usize, Error> {
+        let added = self.moments.update(x, self.spec.nan_policy)?;
+        if let Some(sk) = &mut self.sketch {
+            let sign = if self.spec.negate { -1.0 } else { 1.0 };
+            let mut buf = Vec::with_capacity(BLOCK.min(x.len()));
+            for chunk in x.chunks(BLOCK) {
+                buf.clear();
+                buf.extend(chunk.iter().map(|v| sign * v.to_f64()));
+                sk.update(&buf);
+            }
+        }
+        Ok(added)
+    }
+
+    /// Adds everything `other` has seen (same spec required).
+    pub fn merge(&mut self, other: &StreamingGaussian) -> Result<(), Error> {
+        if self.spec != other.spec {
+            return Err(Error::InvalidParameter {
+                name: "other",
+                reason: "only states of the same center, scale and parameters merge".into(),
+            });
+        }
+        self.moments.merge(&other.moments);
+        if let (Some(a), Some(b)) = (&mut self.sketch, &other.sketch) {
+            a.merge(b);
+        }
+        Ok(())
+    }
+
+    fn orient(&self, v: f64) -> f64 {
+        if self.spec.negate {
+            -v
+        } else {
+            v
+        }
+    }
+
+    /// `(min, max)` of the oriented scores (linear scaling).
+    pub fn extremes(&self) -> Result<(f64, f64), Error> {
+        let (lo, hi) = self.moments.extremes()?;
+        Ok(if self.spec.negate {
+            (-hi, -lo)
+        } else {
+            (lo, hi)
+        })
+    }
+
+    /// The fitted μ and σ with their intervals.
+    pub fn result(&self) -> Result<StreamingResult, Error> {
+        let n = self.moments.n();
+        if n == 0 {
+            return Err(Error::Empty { len: 0 });
+        }
+        let view = match &self.sketch {
+            Some(s) => Some(s.sorted_view()?),
+            None => None,
+        };
+        let rank_error = match &self.sketch {
+            Some(s) if s.is_estimation_mode() => s.normalized_rank_error(false),
+            _ => 0.0,
+        };
+        let mut ctx = Context {
+            fit: self,
+            brackets: view.as_ref().map(|v| Brackets::new(v, rank_error)),
+            median: None,
+            m: Vec::new(),
+        };
+        let center = ctx.center()?;
+        let mut scale_used = self.spec.scale;
+        let mut scale = ctx.scale(self.spec.scale, &center)?;
+        for &fallback in self.spec.scale.chain() {
+            if scale.0 > 0.0 {
+                break;
+            }
+            scale_used = fallback;
+            scale = ctx.scale(fallback, &center)?;
+        }
+        let probability_error = match (center.1, scale.1) {
+            (Some(c), Some(s)) => Some(probability_band(c, s)),
+            _ => None,
+        };
+        Ok(StreamingResult {
+            center: center.0,
+            scale: scale.0.max(0.0),
+            scale_used,
+            center_interval: center.1,
+            scale_interval: scale.1,
+            probability_error,
+            rank_error,
+            m_estimates: ctx.m,
+            n,
+        })
+    }
+}
+
+type Value = (f64, Option<Interval>);
+
+struct Context<'a> {
+    fit: &'a StreamingGaussian,
+    brackets: Option<Brackets<'a>>,
+    median: Option<Estimate>,
+    m: Vec<(Norm, MEstimate)>,
+}
+
+impl Context<'_> {
+    fn brackets(&self) -> Result<Brackets<'_>, Error> {
+        self.brackets.ok_or_else(|| Error::InvalidParameter {
+            name: "state",
+            reason: "this estimator needs the sketch".into(),
+        })
+    }
+
+    fn median(&mut self) -> Result<Estimate, Error> {
+        if let Some(m) = self.median {
+            return Ok(m);
+        }
+        let m = self.brackets()?.median();
+        self.median = Some(m);
+        Ok(m)
+    }
+
+    fn m_estimate(&mut self, norm: Norm) -> Result<MEstimate, Error> {
+        if let Some((_, e)) = self.m.iter().find(|(n, _)| *n == norm) {
+            return Ok(*e);
+        }
+        let spec = &self.fit.spec;
+        let params = MParams {
+            maxiter: spec.maxiter,
+            tol: spec.tol,
+            ..MParams::new(norm)
+        };
+        let e = self.brackets()?.m_estimate(&params);
+        self.m.push((norm, e));
+        Ok(e)
+    }
+
+    fn center(&mut self) -> Result<Value, Error> {
+        let f = self.fit;
+        Ok(match f.spec.center {
+            Center::Mean => {
+                let m = f.orient(f.moments.mean()?);
+                (m, Some(Interval::exact(m)))
+            }
+            Center::Median => {
+                let m = self.median()?;
+                (m.value, Some(m.interval))
+            }
+            Center::TrimmedMean => {
+                let total = f
+                    .moments
+                    .exact_sum()
+                    .to_limbs()
+                    .map(|(neg, limbs)| ExactSum::from_limbs(neg != f.spec.negate, &limbs));
+                let e = self
+                    .brackets()?
+                    .upper_trimmed_mean(f.spec.trim, total.as_ref());
+                (e.value, Some(e.interval))
+            }
+            Center::M(norm) => (self.m_estimate(norm)?.location, None),
+            Center::Value(c) => (c, Some(Interval::exact(c))),
+        })
+    }
+
+    fn scale(&mut self, which: Scale, center: &Value) -> Result<Value, Error> {
+        let f = self.fit;
+        Ok(match which {
+            Scale::Std => {
+                // Correct to the last bit or so, not exactly rounded: the
+                // in-memory SD may differ by an ulp or two.
+                let s = f.moments.std(f.spec.ddof).unwrap_or(0.0);
+                (s, Some(Interval::exact(s).widen(s, 4.0)))
+            }
+            Scale::Nmad => {
+                let m = self.median()?;
+                let e = self.brackets()?.nmad(&m);
+                (e.value, Some(e.interval))
+            }
+            Scale::Niqr => {
+                let e = self.brackets()?.niqr();
+                (e.value, Some(e.interval))
+            }
+            Scale::TrimmedStd => {
+                let Some(iv) = center.1 else {
+                    // An M-estimated center has no interval to carry.
+                    let c = Estimate {
+                        value: center.0,
+                        interval: Interval::exact(center.0),
+                    };
+                    let e = self.brackets()?.trimmed_std(&c, f.spec.trim);
+                    return Ok((e.value, None));
+                };
+                let c = Estimate {
+                    value: center.0,
+                    interval: iv,
+                };
+                let e = self.brackets()?.trimmed_std(&c, f.spec.trim);
+                (e.value, Some(e.interval))
+            }
+            Scale::M(norm) => (self.m_estimate(norm)?.scale, None),
+            Scale::Value(v) => (v, Some(Interval::exact(v))),
+        })
+    }
+}
+
+/// The sorted view of a state's sketch, for callers that query it.
+pub fn view_of(state: &StreamingGaussian) -> Option<Result<SortedView, Error>> {
+    state.sketch().map(KllSketch::sorted_view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transformations::fit::fit_gaussian;
+
+    #[test]
+    fn small_streams_are_exact() {
+        // Below k scores the sketch holds everything: every estimate equals
+        // the in-memory fit and every interval is a point.
+        let x: Vec<f64> = (0..150).map(|i| f64::from(i * 37 % 101) * 0.5).collect();
+        for (c, s) in [
+            ("median", "nmad"),
+            ("trimmed_mean", "niqr"),
+            ("mean", "std"),
+            ("median", "trimmed_std"),
+        ] {
+            for negate in [false, true] {
+                let mut spec = GaussianSpec::new(c.parse().unwrap(), s.parse().unwrap());
+                spec.negate = negate;
+                let mut st = StreamingGaussian::new(spec, 200, 0).unwrap();
+                for part in x.chunks(7) {
+                    st.update(part).unwrap();
+                }
+                let r = st.result().unwrap();
+                let want = fit_gaussian(&x, &spec).unwrap();
+                assert_eq!(r.center, want.params.center, "{c} {s} {negate}");
+                assert!(
+                    (r.scale - want.params.scale).abs() <= 1e-15 * want.params.scale,
+                    "{c} {s}"
+                );
+                assert_eq!(r.rank_error, 0.0);
+                assert!(r.center_interval.unwrap().contains(want.params.center));
+                assert!(
+                    r.scale_interval.unwrap().contains(want.params.scale),
+                    "{c} {s} {r:?} {want:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fallback_and_merge() {
+        let mut spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+        spec.negate = true;
+        let mut a = StreamingGaussian::new(spec, 100, 1).unwrap();
+        let mut b = StreamingGaussian::new(spec, 100, 2).unwrap();
+        a.update(&[1.0f32; 300]).unwrap();
+        b.update(&[1.0, 1.0, 5.0, 9.0]).unwrap();
+        a.merge(&b).unwrap();
+        let r = a.result().unwrap();
+        assert_eq!(r.n, 304);
+        assert_eq!(r.center, -1.0);
+        assert_eq!(r.scale_used, Scale::Std);
+        assert!(r.scale > 0.0);
+        assert_eq!(a.extremes().unwrap(), (-9.0, -1.0));
+        let other =
+            StreamingGaussian::new(GaussianSpec::new(Center::Mean, Scale::Std), 100, 0).unwrap();
+        assert!(a.merge(&other).is_err());
+        assert!(StreamingGaussian::new(spec, 100, 0)
+            .unwrap()
+            .result()
+            .is_err());
+        assert!(!needs_sketch(&GaussianSpec::new(Center::Mean, Scale::Std)));
+    }
+}

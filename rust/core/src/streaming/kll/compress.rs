@@ -1,0 +1,260 @@
+//! KLL's level capacities and its compaction pass, as Apache DataSketches
+//! defines them (so that a sketch's shape, and hence its serialized bytes,
+//! mean the same thing to DataSketches and to us).
+//!
+//! Level `h` of a sketch with `L` levels holds nominally
+//! `max(m, round(k·(2/3)^(L−h−1)))` items (`m = 8`); the sum over levels is
+//! the item buffer's length. Compaction sorts a level, keeps every other
+//! item starting at a random offset (0 or 1) and moves the kept ones, now of
+//! twice the weight, into the level above.
+
+/// The minimum level width DataSketches uses (and requires in its bytes).
+pub const M: u8 = 8;
+/// Smallest and largest k DataSketches accepts.
+pub const MIN_K: u16 = M as u16;
+/// Largest k.
+pub const MAX_K: u16 = u16::MAX;
+/// The most levels a sketch can have: n < 2^64 items need at most
+/// 1 + floor(log2 n) levels, and level depths beyond 60 are refused by
+/// DataSketches' capacity formula.
+pub const MAX_LEVELS: usize = 61;
+
+const POWERS_OF_THREE: [u64; 31] = {
+    let mut p = [1u64; 31];
+    let mut i = 1;
+    while i < 31 {
+        p[i] = p[i - 1] * 3;
+        i += 1;
+    }
+    p
+};
+
+/// `round(k·(2/3)^depth)` for depth <= 30, rounded half up as DataSketches
+/// does: `((2k·2^depth) / 3^depth + 1) / 2` in integers.
+fn cap_aux_aux(k: u16, depth: usize) -> u16 {
+    let twok = u64::from(k) << 1;
+    let tmp = (twok << depth) / POWERS_OF_THREE[depth];
+    ((tmp + 1) >> 1) as u16
+}
+
+/// `round(k·(2/3)^depth)` for depth <= 60 (two steps beyond 30, as
+/// DataSketches computes it).
+fn cap_aux(k: u16, depth: usize) -> u16 {
+    debug_assert!(depth <= 60);
+    if depth <= 30 {
+        return cap_aux_aux(k, depth);
+    }
+    let half = depth / 2;
+    cap_aux_aux(cap_aux_aux(k, half), depth - half)
+}
+
+/// Nominal capacity of level `height` in a sketch of `num_levels` levels.
+pub fn level_capacity(k: u16, num_levels: usize, height: usize) -> u32 {
+    debug_assert!(height < num_levels && num_levels <= MAX_LEVELS);
+    let depth = num_levels - height - 1;
+    u32::from(cap_aux(k, depth).max(u16::from(M)))
+}
+
+/// Length of the item buffer of a sketch with `num_levels` levels.
+pub fn total_capacity(k: u16, num_levels: usize) -> u32 {
+    (0..num_levels)
+        .map(|h| level_capacity(k, num_levels, h))
+        .sum()
+}
+
+/// Upper bound on the number of levels a stream of `n` items needs.
+pub fn max_levels_for(n: u64) -> usize {
+    if n == 0 {
+        1
+    } else {
+        1 + (63 - n.leading_zeros() as usize)
+    }
+}
+
+/// Σ over levels of (items in the level) · 2^level.
+pub fn total_weight(levels: &[u32]) -> Option<u64> {
+    let mut total: u64 = 0;
+    for (h, w) in levels.windows(2).enumerate() {
+        let count = u64::from(w[1].checked_sub(w[0])?);
+        let weight = 1u64.checked_shl(h as u32)?;
+        total = total.checked_add(count.checked_mul(weight)?)?;
+    }
+    Some(total)
+}
+
+/// What a compaction pass left.
+#[derive(Debug, Clone, Copy)]
+pub struct Compressed {
+    pub num_levels: usize,
+    pub capacity: u32,
+    pub num_items: u32,
+}
+
+/// Sorts NaN-free values ascending (−0 before +0).
+pub fn sort_values<T: super::Item>(v: &mut [T]) {
+    v.sort_unstable_by_key(|x| x.order_key());
+}
+
+/// Merges two sorted runs `buf[a..a+la]` and `buf[b..b+lb]` into
+/// `buf[c..c+la+lb]`, where `c + la == b` or the runs are otherwise laid
+/// out so that the write position never passes an unread item (`c >= a +
+/// la`, `c <= b`): the in-buffer merge of a compaction.
+fn merge_in_place<T: super::Item>(
+    buf: &mut [T],
+    a: usize,
+    la: usize,
+    b: usize,
+    lb: usize,
+    c: usize,
+) {
+    let (mut i, mut j) = (a, b);
+    let (ia, jb) = (a + la, b + lb);
+    for out in c..c + la + lb {
+        let take_a = j == jb || (i < ia && buf[i] < buf[j]);
+        if take_a {
+            buf[out] = buf[i];
+            i += 1;
+        } else {
+            buf[out] = buf[j];
+            j += 1;
+        }
+    }
+    debug_assert!(i == ia && j == jb);
+}
+
+/// Keeps every other item of the sorted run `buf[start..start+len]` (len
+/// even) from `offset` on, packed into its upper half.
+fn halve_up<T: super::Item>(buf: &mut [T], start: usize, len: usize, offset: usize) {
+    let half = len / 2;
+    let mut j = start + len - 1 - offset;
+    for i in (start + half..start + len).rev() {
+        buf[i] = buf[j];
+        j = j.wrapping_sub(2);
+    }
+}
+
+/// As [`halve_up`], packed into the lower half.
+fn halve_down<T: super::Item>(buf: &mut [T], start: usize, len: usize, offset: usize) {
+    let half = len / 2;
+    let mut j = start + offset;
+    for i in start..start + half {
+        buf[i] = buf[j];
+        j += 2;
+    }
+}
+
+/// One compaction pass over `items` laid out in levels `in_levels`
+/// (`num_levels_in + 1` boundaries, level 0 possibly unsorted, the others
+/// sorted), writing the new boundaries to `out_levels`. Each level is
+/// compacted at most once, from the bottom, while the sketch holds more
+/// than its total capacity and the level is at or over its own; compacting
+/// the top level adds a level. The result fits the total capacity of its
+/// level count, whatever the input size (DataSketches' `general_compress`).
+///
+/// `coin(level, sorted_level)` decides each compaction's offset.
+pub fn compress<T: super::Item>(
+    k: u16,
+    num_levels_in: usize,
+    items: &mut [T],
+    in_levels: &mut Vec<u32>,
+    out_levels: &mut Vec<u32>,
+    level_zero_sorted: bool,
+    coin: &mut impl FnMut(usize, &[T]) -> bool,
+) -> Compressed {
+    debug_assert!(num_levels_in >= 1 && in_levels.len() > num_levels_in);
+    let start_count = in_levels[num_levels_in] - in_levels[0];
+    let mut num_levels = num_levels_in;
+    let mut count = start_count;
+    let mut target = total_capacity(k, num_levels);
+    out_levels.clear();
+    out_levels.push(0);
+    let mut level = 0usize;
+    loop {
+        if in_levels.len() < level + 3 {
+            in_levels.resize(level + 3, 0);
+        }
+        if level == num_levels - 1 {
+            // An empty level above the top, for uniform handling.
+            in_levels[level + 2] = in_levels[level + 1];
+        }
+        let raw_beg = in_levels[level] as usize;
+        let raw_lim = in_levels[level + 1] as usize;
+        let raw_pop = raw_lim - raw_beg;
+        let out_beg = out_levels[level] as usize;
+        if count < target || (raw_pop as u32) < level_capacity(k, num_levels, level) {
+            // Move the level down as it is.
+            debug_assert!(raw_beg >= out_beg);
+            items.copy_within(raw_beg..raw_lim, out_beg);
+            out_levels.push((out_beg + raw_pop) as u32);
+        } else {
+            let pop_above = in_levels[level + 2] as usize - raw_lim;
+            let odd = raw_pop % 2 == 1;
+            let adj_beg = raw_beg + usize::from(odd);
+            let adj_pop = raw_pop - usize::from(odd);
+            let half = adj_pop / 2;
+            if odd {
+                items[out_beg] = items[raw_beg];
+                out_levels.push(out_beg as u32 + 1);
+            } else {
+                out_levels.push(out_beg as u32);
+            }
+            if level == 0 && !level_zero_sorted {
+                sort_values(&mut items[adj_beg..adj_beg + adj_pop]);
+            }
+            let offset = usize::from(coin(level, &items[adj_beg..adj_beg + adj_pop]));
+            if pop_above == 0 {
+                halve_up(items, adj_beg, adj_pop, offset);
+            } else {
+                halve_down(items, adj_beg, adj_pop, offset);
+                merge_in_place(items, adj_beg, half, raw_lim, pop_above, adj_beg + half);
+            }
+            count -= half as u32;
+            in_levels[level + 1] -= half as u32;
+            if level == num_levels - 1 {
+                num_levels += 1;
+                target += level_capacity(k, num_levels, 0);
+            }
+        }
+        if level == num_levels - 1 {
+            break;
+        }
+        level += 1;
+    }
+    debug_assert_eq!(out_levels[num_levels] - out_levels[0], count);
+    Compressed {
+        num_levels,
+        capacity: target,
+        num_items: count,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacities_match_datasketches() {
+        // kll_helper::level_capacity values for k = 200.
+        assert_eq!(level_capacity(200, 1, 0), 200);
+        assert_eq!(level_capacity(200, 2, 0), 133);
+        assert_eq!(level_capacity(200, 3, 0), 89);
+        assert_eq!(total_capacity(200, 1), 200);
+        assert_eq!(total_capacity(200, 2), 333);
+        // Tiny levels are clamped to m = 8.
+        assert_eq!(level_capacity(200, 20, 0), 8);
+        assert_eq!(max_levels_for(1), 1);
+        assert_eq!(max_levels_for(1 << 20), 21);
+        assert_eq!(total_weight(&[0, 2, 3]), Some(4));
+        assert_eq!(total_weight(&[3, 2]), None);
+    }
+
+    #[test]
+    fn halving_keeps_every_other() {
+        let mut v = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+        halve_up(&mut v, 0, 6, 1);
+        assert_eq!(&v[3..], &[1.0, 3.0, 5.0]);
+        let mut v = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+        halve_down(&mut v, 0, 6, 0);
+        assert_eq!(&v[..3], &[1.0, 3.0, 5.0]);
+    }
+}

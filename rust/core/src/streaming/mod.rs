@@ -1,0 +1,17 @@
+//! Streaming and distributed fitting (contract §9): state that is updated
+//! batch by batch, merged across workers and serialized, from which the
+//! fitted parameters of contract §1–§4 are read at any time.
+//!
+//! * [`moments`]: exact running mean, SD and extremes.
+//! * [`kll`]: the KLL quantile sketch in Apache DataSketches' byte format.
+//! * [`bounds`]: estimators read from a sketch, each with the value
+//!   interval its rank error guarantees, and the implied bound on |Δp|.
+//! * [`window`]: the most recent W scores, refitted exactly on demand.
+//! * [`fit`]: the streaming counterpart of a Gaussian or linear fit.
+
+pub mod bounds;
+pub mod fit;
+pub mod kll;
+pub mod moments;
+pub mod partition;
+pub mod window;

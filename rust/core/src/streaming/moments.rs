@@ -1,0 +1,520 @@
+//! Exact running state for the mean, the standard deviation and the
+//! extremes, mergeable across batches and workers.
+//!
+//! * The sum is the exact accumulator of [`crate::numeric::sum`]: the
+//!   running mean is `fl(fl(Σx)/n)`, bit for bit the in-memory mean
+//!   whatever the batches.
+//! * The second moment is kept about a fixed shift `c` (the first batch's
+//!   mean), as double-double sums of `d = x − c` and `d²`, where each `d`
+//!   is formed exactly by TwoSum and squared exactly by FMA, all in units
+//!   of `2^K` (`K` follows the largest deviation seen) so that nothing
+//!   overflows or underflows at the ends of the float range. Then
+//!   `Σ(x − x̄)² = Σd² − (Σd)²/n` is evaluated in double-double: its
+//!   relative error is about `2^-100·(1 + (x̄ − c)²/σ²)`, and since `c` is
+//!   the mean of part of the data, `(x̄ − c)²/σ² <= n`. The SD is thus
+//!   correct to the last bit or so for any split into batches — within
+//!   1e-15 relative of the in-memory [`crate::estimators::scale::std`].
+//! * min and max are exact.
+//!
+//! NaN and ±inf follow contract §5 per batch: a batch with ±inf (or with
+//! NaN under `nan_policy = raise`) is refused whole and leaves the state
+//! unchanged; NaN are otherwise skipped.
+
+use crate::error::Error;
+use crate::numeric::float::Float;
+use crate::numeric::par::map_chunks;
+use crate::numeric::reduce::{binary_exponent, summarize};
+use crate::numeric::sum::{exact_sum, ExactSum};
+use crate::sample::NanPolicy;
+
+/// An unevaluated sum `hi + lo` with `|lo| <= ulp(hi)/2`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Dd {
+    /// Leading part.
+    pub hi: f64,
+    /// Trailing part.
+    pub lo: f64,
+}
+
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+impl Dd {
+    fn new(hi: f64, lo: f64) -> Dd {
+        let (h, l) = two_sum(hi, lo);
+        Dd { hi: h, lo: l }
+    }
+    fn add(self, o: Dd) -> Dd {
+        let (s, e) = two_sum(self.hi, o.hi);
+        Dd::new(s, e + self.lo + o.lo)
+    }
+    fn neg(self) -> Dd {
+        Dd {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
+    }
+    fn mul(self, o: Dd) -> Dd {
+        let p = self.hi * o.hi;
+        let e = self.hi.mul_add(o.hi, -p);
+        Dd::new(p, e + self.hi * o.lo + self.lo * o.hi)
+    }
+    fn mul_f(self, v: f64) -> Dd {
+        self.mul(Dd { hi: v, lo: 0.0 })
+    }
+    fn div_f(self, v: f64) -> Dd {
+        let q1 = self.hi / v;
+        let r = (-q1).mul_add(v, self.hi) + self.lo;
+        Dd::new(q1, r / v)
+    }
+    /// `self · 2^e`.
+    fn scale(self, e: i32) -> Dd {
+        Dd {
+            hi: libm::scalbn(self.hi, e),
+            lo: libm::scalbn(self.lo, e),
+        }
+    }
+    fn sqrt(self) -> f64 {
+        if self.hi <= 0.0 {
+            return 0.0;
+        }
+        let s = self.hi.sqrt();
+        let r = (-s).mul_add(s, self.hi) + self.lo;
+        s + r / (2.0 * s)
+    }
+}
+
+/// Running count, exact sum, shifted moments and extremes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moments {
+    n: u64,
+    sum: ExactSum,
+    shift: f64,
+    k: i32,
+    /// Σ (x − shift)·2^-k.
+    dsum: Dd,
+    /// Σ ((x − shift)·2^-k)².
+    dsq: Dd,
+    min: f64,
+    max: f64,
+}
+
+/// The state as plain numbers (see [`Moments::to_parts`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MomentsParts {
+    pub n: u64,
+    pub sum_negative: bool,
+    pub sum_limbs: Vec<u64>,
+    pub shift: f64,
+    pub k: i32,
+    pub dsum: [f64; 2],
+    pub dsq: [f64; 2],
+    pub min: f64,
+    pub max: f64,
+}
+
+/// `e` with `2^(e−1) <= v < 2^e`, or `None` for zero.
+fn exponent_above(v: f64) -> Option<i32> {
+    (v > 0.0 && v.is_finite()).then(|| binary_exponent(v) + 1)
+}
+
+/// Whether a value is so large that `a − b` of two such could overflow.
+fn is_huge(v: f64) -> bool {
+    v.abs() >= f64::MAX / 4.0
+}
+
+crate::numeric::simd::multiversion! {
+    /// Σ d and Σ d² over d = (x − c)·2^-k (NaN skipped), double-double,
+    /// with `x − c` formed exactly (pre-scaled by 2^-pre when huge).
+    fn shifted_sums<T: Float>(x: &[T], c: f64, pre: i32, f1: f64, f2: f64) -> (Dd, Dd) {
+        const L: usize = 4;
+        let (mut s_hi, mut s_lo) = ([0.0f64; L], [0.0f64; L]);
+        let (mut q_hi, mut q_lo) = ([0.0f64; L], [0.0f64; L]);
+        let p = if pre == 0 { 1.0 } else { 0.25 };
+        let cp = c * p;
+        let mut groups = x.chunks_exact(L);
+        let step = |i: usize, v: f64, s_hi: &mut [f64; L], s_lo: &mut [f64; L], q_hi: &mut [f64; L], q_lo: &mut [f64; L]| {
+            let keep = !v.is_nan();
+            let v = if keep { v } else { c };
+            let (d, e) = two_sum(v * p, -cp);
+            let (d, e) = (d * f1 * f2, e * f1 * f2);
+            let (a, b) = two_sum(s_hi[i], d);
+            s_hi[i] = a;
+            s_lo[i] += b + e;
+            let sq = d * d;
+            let sq_err = d.mul_add(d, -sq) + 2.0 * d * e;
+            let (a, b) = two_sum(q_hi[i], sq);
+            q_hi[i] = a;
+            q_lo[i] += b + sq_err;
+        };
+        for g in &mut groups {
+            for i in 0..L {
+                step(i, g[i].to_f64(), &mut s_hi, &mut s_lo, &mut q_hi, &mut q_lo);
+            }
+        }
+        for (i, &v) in groups.remainder().iter().enumerate() {
+            step(i, v.to_f64(), &mut s_hi, &mut s_lo, &mut q_hi, &mut q_lo);
+        }
+        let (mut s, mut q) = (Dd::default(), Dd::default());
+        for i in 0..L {
+            s = s.add(Dd::new(s_hi[i], s_lo[i]));
+            q = q.add(Dd::new(q_hi[i], q_lo[i]));
+        }
+        (s, q)
+    }
+}
+
+/// Splits `2^e` into two factors in the normal range.
+fn factors(e: i32) -> (f64, f64) {
+    let a = e / 2;
+    let b = e - a;
+    (libm::scalbn(1.0, a), libm::scalbn(1.0, b))
+}
+
+impl Default for Moments {
+    fn default() -> Self {
+        Moments::new()
+    }
+}
+
+impl Moments {
+    /// The empty state.
+    pub fn new() -> Self {
+        Moments {
+            n: 0,
+            sum: ExactSum::zero(),
+            shift: 0.0,
+            k: 0,
+            dsum: Dd::default(),
+            dsq: Dd::default(),
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
+
+    /// Scores seen (NaN excluded).
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The scale exponent, if it matters: sums that are all zero (every
+    /// score equal to the shift) hold in any units.
+    fn scale_exponent(&self) -> Option<i32> {
+        (self.dsq.hi != 0.0 || self.dsum.hi != 0.0).then_some(self.k)
+    }
+
+    /// Moves the shifted sums to units of 2^k (k at least the current
+    /// exponent when that matters).
+    fn rescale(&mut self, k: i32) {
+        if self.scale_exponent().is_none() {
+            self.k = k;
+        } else if k > self.k {
+            let e = self.k - k;
+            self.dsum = self.dsum.scale(e);
+            self.dsq = self.dsq.scale(2 * e);
+            self.k = k;
+        }
+    }
+
+    /// Adds a batch under the §5 rules; returns how many scores it added.
+    pub fn update<T: Float>(&mut self, x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
+        let summary = summarize(x);
+        if summary.inf.count > 0 {
+            return Err(Error::Infinite {
+                count: summary.inf.count,
+                first_index: summary.inf.first,
+            });
+        }
+        if summary.nan.count > 0 && nan_policy == NanPolicy::Raise {
+            return Err(Error::Nan {
+                count: summary.nan.count,
+                first_index: summary.nan.first,
+            });
+        }
+        let count = summary.count;
+        if count == 0 {
+            return Ok(0);
+        }
+        // The exact value itself (not a certified rounding of it), so that
+        // sums of batches stay exact.
+        let mut batch_sum = ExactSum::zero();
+        for part in map_chunks(x, |_, chunk| {
+            if summary.nan.count == 0 {
+                exact_sum(chunk)
+            } else {
+                let kept: Vec<T> = chunk.iter().copied().filter(|v| !v.is_nan()).collect();
+                exact_sum(&kept)
+            }
+        }) {
+            batch_sum.merge(&part);
+        }
+        if self.n == 0 {
+            self.shift = batch_sum.mean(count);
+        }
+        let c = self.shift;
+        let half_spread = (summary.max / 2.0 - c / 2.0).max(c / 2.0 - summary.min / 2.0);
+        if let Some(e) = exponent_above(half_spread) {
+            let k = (e + 1).max(self.scale_exponent().unwrap_or(i32::MIN));
+            self.rescale(k);
+        }
+        let pre = if is_huge(summary.max) || is_huge(summary.min) || is_huge(c) {
+            2
+        } else {
+            0
+        };
+        let (f1, f2) = factors(pre - self.k);
+        let parts = map_chunks(x, |_, chunk| shifted_sums(chunk, c, pre, f1, f2));
+        for (s, q) in parts {
+            self.dsum = self.dsum.add(s);
+            self.dsq = self.dsq.add(q);
+        }
+        self.n += count as u64;
+        self.sum.merge(&batch_sum);
+        self.min = self.min.min(summary.min);
+        self.max = self.max.max(summary.max);
+        Ok(count)
+    }
+
+    /// Adds everything `other` has seen.
+    pub fn merge(&mut self, other: &Moments) {
+        if other.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = other.clone();
+            return;
+        }
+        let (c1, c2) = (self.shift, other.shift);
+        let half_delta = (c2 / 2.0 - c1 / 2.0).abs();
+        let k = self
+            .scale_exponent()
+            .max(other.scale_exponent())
+            .into_iter()
+            .chain(exponent_above(half_delta).map(|e| e + 1))
+            .max()
+            .unwrap_or(0);
+        self.rescale(k);
+        let mut o = other.clone();
+        o.rescale(k);
+        // δ = c2 − c1 in units of 2^k, exactly as a double-double.
+        let pre = if is_huge(c1) || is_huge(c2) { 2 } else { 0 };
+        let p = if pre == 0 { 1.0 } else { 0.25 };
+        let (d, e) = two_sum(c2 * p, -(c1 * p));
+        let delta = Dd::new(d, e).scale(pre - k);
+        let n2 = o.n as f64;
+        // x − c1 = (x − c2) + δ.
+        let moved_sq = o
+            .dsq
+            .add(delta.mul(o.dsum).mul_f(2.0))
+            .add(delta.mul(delta).mul_f(n2));
+        let moved_sum = o.dsum.add(delta.mul_f(n2));
+        self.dsum = self.dsum.add(moved_sum);
+        self.dsq = self.dsq.add(moved_sq);
+        self.n += o.n;
+        self.sum.merge(&o.sum);
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+
+    fn require(&self) -> Result<(), Error> {
+        if self.n == 0 {
+            Err(Error::Empty { len: 0 })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `fl(fl(Σx)/n)`: the in-memory mean, bit for bit.
+    pub fn mean(&self) -> Result<f64, Error> {
+        self.require()?;
+        Ok(self.sum.mean(self.n as usize))
+    }
+
+    /// `sqrt(Σ(x − x̄)²/(n − ddof))`.
+    pub fn std(&self, ddof: usize) -> Result<f64, Error> {
+        self.require()?;
+        if ddof as u64 >= self.n {
+            return Err(Error::InvalidParameter {
+                name: "ddof",
+                reason: format!(
+                    "must be smaller than the number of scores ({}), got {ddof}",
+                    self.n
+                ),
+            });
+        }
+        let n = self.n as f64;
+        let centered = self.dsq.add(self.dsum.mul(self.dsum).div_f(n).neg());
+        let var = centered.div_f((self.n - ddof as u64) as f64);
+        Ok(libm::scalbn(var.sqrt(), self.k))
+    }
+
+    /// Exact extremes `(min, max)`.
+    pub fn extremes(&self) -> Result<(f64, f64), Error> {
+        self.require()?;
+        Ok((self.min, self.max))
+    }
+
+    /// The exact sum of the scores seen.
+    pub fn exact_sum(&self) -> &ExactSum {
+        &self.sum
+    }
+
+    /// The state as plain numbers.
+    pub fn to_parts(&self) -> MomentsParts {
+        let (neg, limbs) = self.sum.to_limbs().unwrap_or((false, Vec::new()));
+        MomentsParts {
+            n: self.n,
+            sum_negative: neg,
+            sum_limbs: limbs,
+            shift: self.shift,
+            k: self.k,
+            dsum: [self.dsum.hi, self.dsum.lo],
+            dsq: [self.dsq.hi, self.dsq.lo],
+            min: self.min,
+            max: self.max,
+        }
+    }
+
+    /// Rebuilds a state from [`Moments::to_parts`], checking consistency.
+    pub fn from_parts(p: &MomentsParts) -> Result<Self, Error> {
+        let bad = |why: &str| Error::InvalidParameter {
+            name: "state",
+            reason: format!("not a valid moments state: {why}"),
+        };
+        let finite = [p.shift, p.dsum[0], p.dsum[1], p.dsq[0], p.dsq[1]]
+            .iter()
+            .all(|v| v.is_finite());
+        if !finite || p.dsq[0] < 0.0 {
+            return Err(bad("non-finite or negative sums"));
+        }
+        if !(-1100..=1100).contains(&p.k) || p.sum_limbs.len() > 64 {
+            return Err(bad("out-of-range exponent or sum"));
+        }
+        if p.n == 0 {
+            return Ok(Moments::new());
+        }
+        if !(p.min.is_finite() && p.max.is_finite() && p.min <= p.max) {
+            return Err(bad("extremes"));
+        }
+        Ok(Moments {
+            n: p.n,
+            sum: ExactSum::from_limbs(p.sum_negative, &p.sum_limbs),
+            shift: p.shift,
+            k: p.k,
+            dsum: Dd::new(p.dsum[0], p.dsum[1]),
+            dsq: Dd::new(p.dsq[0], p.dsq[1]),
+            min: p.min,
+            max: p.max,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimators::location::mean;
+    use crate::estimators::scale::std;
+    use crate::sample::Sample;
+    use proptest::prelude::*;
+
+    fn in_memory(x: &[f64], ddof: usize) -> (f64, f64) {
+        let s = Sample::new(x, NanPolicy::Omit, false).unwrap();
+        (mean(&s), std(&s, ddof).unwrap())
+    }
+
+    fn streamed(x: &[f64], cuts: &[usize], ddof: usize, by_merge: bool) -> (f64, f64) {
+        let mut bounds: Vec<usize> = cuts.iter().map(|&c| c % (x.len() + 1)).collect();
+        bounds.push(0);
+        bounds.push(x.len());
+        bounds.sort_unstable();
+        let mut total = Moments::new();
+        for w in bounds.windows(2) {
+            let part = &x[w[0]..w[1]];
+            if by_merge {
+                let mut m = Moments::new();
+                m.update(part, NanPolicy::Omit).unwrap();
+                total.merge(&m);
+            } else {
+                total.update(part, NanPolicy::Omit).unwrap();
+            }
+        }
+        let back = Moments::from_parts(&total.to_parts()).unwrap();
+        assert_eq!(back, total);
+        (total.mean().unwrap(), total.std(ddof).unwrap())
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        a == b || (a - b).abs() <= 1e-15 * b.abs()
+    }
+
+    #[test]
+    fn extremes_of_the_float_range() {
+        let cases: Vec<Vec<f64>> = vec![
+            vec![1e300, -1e300, 5e299, 3e300],
+            vec![f64::MAX, -f64::MAX, f64::MAX / 3.0],
+            vec![f64::MAX, f64::MAX * 0.75, f64::MAX * 0.5],
+            vec![1e-310, -1e-310, 3e-312, 5e-324],
+            vec![1e-300, 2e-300, 1e-301],
+            vec![1e15 + 1.0, 1e15 + 2.0, 1e15 + 4.0, 1e15],
+            vec![7.0; 9],
+            vec![1e200, 1.0, 1e-200],
+        ];
+        for x in &cases {
+            // The in-memory SD squares deviations that may overflow at the
+            // very top of the range; rescaled by an exact power of two it
+            // is the oracle.
+            let big = x.iter().any(|v| v.abs() > 1e300);
+            let f = if big { 2f64.powi(-16) } else { 1.0 };
+            let y: Vec<f64> = x.iter().map(|v| v * f).collect();
+            let want = (in_memory(x, 0).0, in_memory(&y, 0).1 / f);
+            for cuts in [&[][..], &[1], &[1, 2], &[2, 3]] {
+                for merge in [false, true] {
+                    let got = streamed(x, cuts, 0, merge);
+                    assert_eq!(got.0.to_bits(), want.0.to_bits(), "{x:?}");
+                    assert!(close(got.1, want.1), "{x:?} {cuts:?}: {got:?} vs {want:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn section5_rules_per_batch() {
+        let mut m = Moments::new();
+        assert_eq!(m.update(&[1.0, f64::NAN, 3.0], NanPolicy::Omit).unwrap(), 2);
+        let before = m.clone();
+        assert!(m.update(&[1.0, f64::INFINITY], NanPolicy::Omit).is_err());
+        assert!(m.update(&[f64::NAN], NanPolicy::Raise).is_err());
+        assert_eq!(m, before);
+        assert_eq!(m.update(&[f64::NAN], NanPolicy::Omit).unwrap(), 0);
+        assert_eq!(m.mean().unwrap(), 2.0);
+        assert!(Moments::new().mean().is_err());
+        assert!(m.std(2).is_err());
+        assert_eq!(m.extremes().unwrap(), (1.0, 3.0));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn any_split_equals_the_in_memory_fit(
+            x in proptest::collection::vec(prop_oneof![
+                -1e3f64..1e3,
+                (-1.0f64..1.0).prop_map(|v| 1e12 + v),
+                (-1.0f64..1.0).prop_map(|v| v * 1e-300),
+                (-1.0f64..1.0).prop_map(|v| v * 1e300),
+                Just(3.0),
+            ], 2..300),
+            cuts in proptest::collection::vec(0usize..400, 0..6),
+            ddof in 0usize..2,
+            merge in any::<bool>(),
+        ) {
+            let want = in_memory(&x, ddof);
+            let got = streamed(&x, &cuts, ddof, merge);
+            prop_assert_eq!(got.0.to_bits(), want.0.to_bits());
+            prop_assert!(close(got.1, want.1), "{:?} vs {:?}", got, want);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Exact fitting over the most recent W scores: a buffer of at most 2W
+//! scores that keeps the window contiguous (when it fills, the newest W
+//! move to the front: one extra copy per score, amortised), so a refit is
+//! the in-memory fit of [`crate::transformations::fit`] on one slice.
+
+use crate::error::Error;
+use crate::numeric::float::Float;
+use crate::numeric::reduce::summarize;
+use crate::sample::NanPolicy;
+use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec};
+use crate::transformations::scaling::Linear;
+
+/// The largest window: 2^32 scores (the buffer holds up to twice that).
+pub const MAX_WINDOW: usize = 1 << 32;
+
+/// The most recent `size` scores (NaN omitted) and when to refit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window<T> {
+    size: usize,
+    refit_every: usize,
+    since_refit: usize,
+    seen: u64,
+    buf: Vec<T>,
+}
+
+impl<T: Float> Window<T> {
+    /// A window of `size` scores, due for a refit every `refit_every` new
+    /// scores (0: only on demand).
+    pub fn new(size: usize, refit_every: usize) -> Result<Self, Error> {
+        if size == 0 || size > MAX_WINDOW {
+            return Err(Error::InvalidParameter {
+                name: "window",
+                reason: format!("must be in [1, 2^32], got {size}"),
+            });
+        }
+        Ok(Window {
+            size,
+            refit_every,
+            since_refit: 0,
+            seen: 0,
+            buf: Vec::new(),
+        })
+    }
+
+    /// The window length W.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    /// The refit period.
+    pub fn refit_every(&self) -> usize {
+        self.refit_every
+    }
+    /// Scores seen in all (NaN excluded).
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// Adds a batch under the §5 rules (a batch with ±inf, or NaN under
+    /// `raise`, is refused whole); returns how many scores it added.
+    pub fn update(&mut self, x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
+        let s = summarize(x);
+        if s.inf.count > 0 {
+            return Err(Error::Infinite {
+                count: s.inf.count,
+                first_index: s.inf.first,
+            });
+        }
+        if s.nan.count > 0 && nan_policy == NanPolicy::Raise {
+            return Err(Error::Nan {
+                count: s.nan.count,
+                first_index: s.nan.first,
+            });
+        }
+        // Only the newest `size` of a long batch can stay.
+        let mut kept = 0usize;
+        let mut start = x.len();
+        while start > 0 && kept < self.size {
+            start -= 1;
+            kept += usize::from(!x[start].is_nan());
+        }
+        if self.buf.len() + kept > 2 * self.size {
+            let from = (self.buf.len() + kept)
+                .saturating_sub(self.size)
+                .min(self.buf.len());
+            self.buf.drain(..from);
+        }
+        self.buf
+            .extend(x[start..].iter().copied().filter(|v| !v.is_nan()));
+        self.since_refit += s.count;
+        self.seen += s.count as u64;
+        Ok(s.count)
+    }
+
+    /// The window: the newest `min(size, seen)` scores, oldest first.
+    pub fn values(&self) -> &[T] {
+        &self.buf[self.buf.len().saturating_sub(self.size)..]
+    }
+
+    /// Whether `refit_every` scores arrived since the last refit.
+    pub fn due(&self) -> bool {
+        self.refit_every > 0 && self.since_refit >= self.refit_every
+    }
+
+    /// Fits a Gaussian scaling to the window (resets the refit counter).
+    pub fn fit_gaussian(&mut self, spec: &GaussianSpec) -> Result<GaussianFit, Error> {
+        self.since_refit = 0;
+        fit_gaussian(self.values(), spec)
+    }
+
+    /// Fits linear scaling to the window (resets the refit counter).
+    pub fn fit_linear(&mut self, spec: &GaussianSpec) -> Result<Linear, Error> {
+        self.since_refit = 0;
+        fit_linear(self.values(), spec.nan_policy, spec.negate)
+    }
+
+    /// Rebuilds a window from its scores (oldest first) and counters.
+    pub fn from_parts(
+        size: usize,
+        refit_every: usize,
+        since_refit: usize,
+        seen: u64,
+        values: &[T],
+    ) -> Result<Self, Error> {
+        let mut w = Window::new(size, refit_every)?;
+        if values.len() > size || values.iter().any(|v| !v.is_finite()) {
+            return Err(Error::InvalidParameter {
+                name: "state",
+                reason: "a window state holds at most `window` finite scores".into(),
+            });
+        }
+        w.buf.extend_from_slice(values);
+        w.since_refit = since_refit;
+        w.seen = seen.max(values.len() as u64);
+        Ok(w)
+    }
+
+    /// The refit counter.
+    pub fn since_refit(&self) -> usize {
+        self.since_refit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transformations::fit::{Center, Scale};
+
+    #[test]
+    fn keeps_the_newest_and_refits_exactly() {
+        let mut w = Window::<f64>::new(5, 3).unwrap();
+        let all: Vec<f64> = (0..23).map(f64::from).collect();
+        let mut fed = 0;
+        for chunk in [&all[..2], &all[2..3], &all[3..15], &all[15..16], &all[16..]] {
+            w.update(chunk, NanPolicy::Omit).unwrap();
+            fed += chunk.len();
+            let want: Vec<f64> = all[fed.saturating_sub(5)..fed].to_vec();
+            assert_eq!(w.values(), &want[..]);
+            assert!(w.buf.len() <= 10);
+        }
+        assert!(w.due());
+        let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+        let f = w.fit_gaussian(&spec).unwrap();
+        assert_eq!(f, fit_gaussian(&all[18..], &spec).unwrap());
+        assert!(!w.due());
+        w.update(&[f64::NAN, 1.0], NanPolicy::Omit).unwrap();
+        assert_eq!(w.values(), &[19.0, 20.0, 21.0, 22.0, 1.0]);
+        assert!(w.update(&[f64::INFINITY], NanPolicy::Omit).is_err());
+        assert!(w.update(&[f64::NAN], NanPolicy::Raise).is_err());
+        assert!(Window::<f32>::new(0, 0).is_err());
+        let back = Window::from_parts(5, 3, w.since_refit(), w.seen(), w.values()).unwrap();
+        assert_eq!(back.values(), w.values());
+    }
+}
