@@ -43,18 +43,39 @@ def test_core_stub_matches_the_extension():
 
     tree = ast.parse((PACKAGE / "_core.pyi").read_text())
     stubs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
     declared = next(
         ast.literal_eval(n.value)
         for n in tree.body
         if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "__all__"
     )
     runtime = [n for n in dir(_core) if callable(getattr(_core, n)) and not n.startswith("__")]
-    assert sorted(stubs) == sorted(runtime) == sorted(declared) == sorted(_core.__all__)
-    for name, stub in stubs.items():
-        params = inspect.signature(getattr(_core, name)).parameters.values()
-        assert [a.arg for a in stub.args.args] == [p.name for p in params], name
+    assert sorted([*stubs, *classes]) == sorted(runtime) == sorted(declared) == sorted(_core.__all__)
+
+    def same_parameters(stub, fn, name, skip=0):
+        params = list(inspect.signature(fn).parameters.values())
+        assert [a.arg for a in stub.args.args[skip:]] == [p.name for p in params], name
         assert all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params), name
         assert not stub.args.defaults and not stub.args.kwonlyargs, name
+
+    for name, stub in stubs.items():
+        same_parameters(stub, getattr(_core, name), name)
+    for name, cls in classes.items():
+        runtime_cls = getattr(_core, name)
+        methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+        public = {m for m in vars(runtime_cls) if not m.startswith("__")}
+        assert set(methods) - {"__new__"} == public, name
+        # Constructor: the class's text signature (cls is not in it).
+        same_parameters(methods["__new__"], runtime_cls, name, skip=1)
+        for m in public:
+            static = isinstance(inspect.getattr_static(runtime_cls, m), staticmethod)
+            fn = getattr(runtime_cls, m)
+            if not static:  # bound through an instance-free descriptor: drop self
+                sig = inspect.signature(fn)
+                params = [p for p in sig.parameters.values()][1:]
+                assert [a.arg for a in methods[m].args.args[1:]] == [p.name for p in params], (name, m)
+            else:
+                same_parameters(methods[m], fn, (name, m))
 
 
 def test_user_code_passes_mypy_strict():

@@ -3,7 +3,7 @@ transforms, any-shape C-contiguous) float32/float64, native byte order.
 ``threads``: 0 for every core, else a count (see ``_input.check_threads``).
 Checked against the extension by ``tests/test_typing.py`` (mypy.stubtest)."""
 
-from typing import List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,24 @@ __all__ = [
     "refinement_and_calibration",
     "bin_edges",
     "reliability_curve",
+    "KllSketch",
+    "StreamingState",
+    "WindowState",
+    "kll_normalized_rank_error",
+    "part_census",
+    "part_histogram",
+    "part_collect",
+    "select_exact",
+    "order_key",
+    "from_order_key",
+    "quantile_ranks",
+    "quantile_value",
+    "median_value",
+    "part_sum_below",
+    "exact_total",
+    "part_squares_below",
+    "part_m_sums",
+    "m_iterate",
 ]
 
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
@@ -95,3 +113,131 @@ def bin_edges(p: _Scores, k: int, bins: str, threads: int) -> List[float]: ...
 def reliability_curve(
     p: _Scores, y: _Labels, bins: str, k: int, threads: int
 ) -> Tuple[List[float], List[float], List[float], List[int]]: ...
+
+# -- streaming (contract §9) ---------------------------------------------------
+
+_Interval = Optional[Tuple[float, float]]
+_Spec = Union[str, float]
+
+class KllSketch:
+    """DataSketches-compatible KLL sketch of doubles (``double=True``) or floats."""
+
+    def __new__(cls, k: int, double: bool, seed: int) -> "KllSketch": ...
+    def update(self, x: _Scores) -> None: ...
+    def merge(self, other: "KllSketch") -> None: ...
+    def serialize(self) -> bytes: ...
+    @staticmethod
+    def deserialize(data: bytes, double: bool, seed: int) -> "KllSketch": ...
+    def quantiles(self, ranks: List[float], inclusive: bool) -> List[float]: ...
+    def ranks(self, items: List[float], inclusive: bool) -> List[float]: ...
+    def weighted_items(self) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64]]: ...
+    def normalized_rank_error(self, pmf: bool) -> float: ...
+    # (k, m, n, num_retained, is_empty, is_estimation_mode, min_k)
+    def info(self) -> Tuple[int, int, int, int, bool, bool, int]: ...
+    def extremes(self) -> Optional[Tuple[float, float]]: ...
+    def copy(self) -> "KllSketch": ...
+
+def kll_normalized_rank_error(k: int, pmf: bool) -> float: ...
+
+class StreamingState:
+    """Exact moments plus, when the estimators need order statistics, a sketch."""
+
+    def __new__(
+        cls,
+        center: _Spec,
+        scale: _Spec,
+        trim: float,
+        ddof: int,
+        maxiter: int,
+        tol: float,
+        nan_policy: str,
+        negate: bool,
+        k: int,
+        seed: int,
+    ) -> "StreamingState": ...
+    def update(self, x: _Scores) -> int: ...
+    def merge(self, other: "StreamingState") -> None: ...
+    def n(self) -> int: ...
+    def extremes(self) -> Tuple[float, float]: ...
+    # (center, scale, scale_used, center_interval, scale_interval,
+    #  probability_error, rank_error, [(norm, M-estimate)], n)
+    def result(
+        self,
+    ) -> Tuple[
+        float, float, str, _Interval, _Interval, Optional[float], float, List[Tuple[str, _MTuple]], int
+    ]: ...
+    def parts(self) -> Dict[str, Any]: ...
+    @staticmethod
+    def from_parts(
+        center: _Spec,
+        scale: _Spec,
+        trim: float,
+        ddof: int,
+        maxiter: int,
+        tol: float,
+        nan_policy: str,
+        negate: bool,
+        moments: Dict[str, Any],
+        sketch: Optional[bytes],
+        seed: int,
+    ) -> "StreamingState": ...
+
+class WindowState:
+    """The most recent ``size`` scores, refitted exactly."""
+
+    def __new__(cls, size: int, refit_every: int) -> "WindowState": ...
+    def update(self, x: _Scores, nan_policy: str) -> int: ...
+    def due(self) -> bool: ...
+    def seen(self) -> int: ...
+    def fit_gaussian(
+        self,
+        center: _Spec,
+        scale: _Spec,
+        trim: float,
+        ddof: int,
+        maxiter: int,
+        tol: float,
+        negate: bool,
+    ) -> Tuple[float, float, str, List[Tuple[str, _MTuple]]]: ...
+    def fit_linear(self, negate: bool) -> Tuple[float, float]: ...
+    # (size, refit_every, since_refit, seen, values)
+    def parts(self) -> Tuple[int, int, int, int, npt.NDArray[np.float64]]: ...
+    @staticmethod
+    def from_parts(
+        size: int, refit_every: int, since_refit: int, seen: int, values: List[float]
+    ) -> "WindowState": ...
+
+# -- per-partition kernels of the exact Dask fit (contract §9) -------------------
+
+# (len, count, nan count, first nan, inf count, first inf)
+def part_census(x: _Scores) -> Tuple[int, int, int, int, int, int]: ...
+def part_histogram(
+    x: _Scores, center: Optional[float], negate: bool, lo: int, shift: int, buckets: int
+) -> Tuple[int, npt.NDArray[np.uint64]]: ...
+def part_collect(
+    x: _Scores, center: Optional[float], negate: bool, lo: int, hi: int
+) -> npt.NDArray[np.float64]: ...
+def select_exact(values: List[float], ranks: List[int]) -> List[float]: ...
+def order_key(v: float) -> int: ...
+def from_order_key(k: int) -> float: ...
+def quantile_ranks(n: int, q: float) -> List[int]: ...
+def quantile_value(n: int, q: float, values: List[float]) -> float: ...
+def median_value(values: List[float]) -> float: ...
+def part_sum_below(x: _Scores, negate: bool, v: float) -> Tuple[bool, List[int], int]: ...
+def exact_total(parts: List[Tuple[bool, List[int]]], v: float, ties: int) -> float: ...
+def part_squares_below(
+    x: _Scores, negate: bool, c: float, w: float, e: int
+) -> Tuple[float, int]: ...
+def part_m_sums(
+    x: _Scores, negate: bool, norm: str, m: float, sigma: float
+) -> Tuple[float, float, float, float, float, float]: ...
+# (location, scale, n_iter, converged, reductions)
+def m_iterate(
+    callback: Callable[[float, float], Any],
+    norm: str,
+    maxiter: int,
+    tol: float,
+    n: int,
+    mu0: float,
+    sigma0: float,
+) -> Tuple[float, float, int, bool, int]: ...
