@@ -11,7 +11,7 @@ import csv
 import math
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -102,7 +102,7 @@ def read_columns(path: Path, names: Sequence[Optional[str]]) -> List[np.ndarray]
     _check(path)
     if is_parquet(path):
         frame = _read_parquet(path)
-        table: Dict[str, Sequence[Any]] = {str(c): frame[c].tolist() for c in frame.columns}
+        table: Mapping[str, Sequence[Any]] = {str(c): frame[c].tolist() for c in frame.columns}
     else:
         table = _read_csv(path)
     out = []

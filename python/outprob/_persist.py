@@ -177,8 +177,3 @@ def _as_list(v: Any) -> List[float]:
 def _builtin(v: Any) -> Any:
     """NumPy scalars as the builtin they hold (for JSON)."""
     return v.item() if isinstance(v, np.generic) else v
-
-
-def _builtin(v: Any) -> Any:
-    """NumPy scalars as the builtin they hold (for JSON)."""
-    return v.item() if isinstance(v, np.generic) else v

@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 from scipy import stats as _st
@@ -340,12 +340,14 @@ def _check_alpha(alpha: Any) -> float:
 
 def _as_table(table: Any, methods: Optional[Sequence[Any]]) -> tuple:
     """(names, float64 array of shape (n_sets, n_methods)) from any input."""
+    names: List[Any]
     if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # DataFrame
         names = list(table.columns)
         values = as_float_array(table.to_numpy(), "table")
         keyed = True
     elif isinstance(table, Mapping):
-        names, columns = list(table.keys()), []
+        names = list(table.keys())
+        columns: List[np.ndarray] = []
         for name, col in table.items():
             c = as_float_array(col, "table")
             if c.ndim != 1:

@@ -51,7 +51,7 @@ def make_figures(result: Any, folder: Path, *, order: Sequence[str] = ()) -> Dic
     out: Dict[str, Path] = {}
     pair = case_study_pair(result)
     got = result.scores(*pair) if pair else None
-    if got is not None:
+    if pair is not None and got is not None:
         scores, y = got
         robust = CASE_STUDY[2] if CASE_STUDY[2] in result.transformations else result.transformations[-1]
         fig = plot.case_study(scores, y, reference=result.reference, robust=robust,

@@ -118,16 +118,16 @@ def findings(results: Any, reference: str = REFERENCE) -> List[Finding]:
             f"median skill outliers vs inliers {_fmt(med)}; negative on {neg:.0%} of {values.size} score sets",
             med < 0,
         ))
-    med = {m: _medians(skill_scores(results, m)) for m in MEASURES}
-    robust = [r for r in ROBUST if r in med["brier_score"]]
+    medians = {m: _medians(skill_scores(results, m)) for m in MEASURES}
+    robust = [r for r in ROBUST if r in medians["brier_score"]]
     if robust:  # the paper's robust variants were run
-        out += _robust_findings(med, robust)
-    everyone = [t for t in med["refinement_error"] if t != reference]
+        out += _robust_findings(medians, robust)
+    everyone = [t for t in medians["refinement_error"] if t != reference]
     if "linear" in everyone:
         for m in ("refinement_error", "calibration_error"):
             what = _SHORT[m]
             out.append(_best_finding(f"2d {what}", f"linear improves the outliers' {what} the most",
-                                     "linear", med[m], everyone, what))
+                                     "linear", medians[m], everyone, what))
     cmp = his_comparison(results)
     ranking = cmp.ranking()
     ranks = dict(ranking)

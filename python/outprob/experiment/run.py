@@ -187,7 +187,7 @@ def _part(task: Task, status: str = "", message: str = "") -> Dict[str, Any]:
 
 def _limit_threads(threads: int) -> None:
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
         threadpool_limits(threads)
     except ImportError:
@@ -198,7 +198,7 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
     if not enabled:
         return None
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
     except ImportError as exc:
         raise ImportError("the study's progress bar needs tqdm: pip install 'outprob[study]' "
                           "(or run without progress)") from exc
@@ -312,7 +312,9 @@ def run_study(
         if bar is not None:
             bar.close()
 
-    rows, status, warned = [], [], Counter()
+    rows: List[List[Any]] = []
+    status: List[Dict[str, Any]] = []
+    warned: Counter[str] = Counter()
     for i in range(len(tasks)):
         part = done[i]
         warned.update(part.get("warnings", {}).keys())
