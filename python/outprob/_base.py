@@ -146,6 +146,20 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             a NumPy scalar for a scalar. (Type checkers see the NumPy
             types.)
         """
+        attributes = self.__dict__
+        state = attributes.get("_state")
+        if (
+            out is None and type(X) is np.ndarray and state is not None
+            and state.names is None and state.transformer is not None
+        ):
+            # The latency path (contract §4): a C-contiguous float ndarray
+            # goes to the extension's copy of the fitted state in one call.
+            threads = self.threads
+            result = state.transformer.try_apply(X, 0 if threads is None else check_threads(threads))
+            if result is not None:
+                if "_sklearn_output_config" not in attributes and global_transform_output() == "default":
+                    return result
+                return self._output(result, X, state)
         state = self._get_state()
         x = as_float_array(X)
         if type(X) is np.ndarray:
@@ -198,7 +212,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             values = [f[name] for f in fits if name in f]
             if values:
                 attributes[name] = values[0] if x.ndim == 1 else np.array(values, dtype=kind)
-        return State(
+        return self._with_transformer(State(
             attributes,
             x.ndim,
             len(fits) if x.ndim == 2 else 1,
@@ -206,7 +220,13 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             not self.higher_is_outlier,
             [f[a] for f in fits],
             [f[b] for f in fits],
-        )
+        ))
+
+    def _with_transformer(self, state: State) -> State:
+        """``state`` with the extension's copy of its parameters."""
+        return state._replace(transformer=_core.Transformer(
+            self._KIND, state.first, state.second, state.negate, state.ndim == 2
+        ))
 
     def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
         if out is None:
@@ -341,9 +361,9 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
         """A checked state from stored fitted attributes (``from_dict`` and
         unpickling)."""
-        return _persist.restore(
+        return self._with_transformer(_persist.restore(
             self._FITTED, self._PAIR, self._check_pair, fitted, ndim, names, negate
-        )
+        ))
 
     def __getstate__(self) -> Dict[str, Any]:
         return _persist.pickled(self.__dict__)

@@ -21,6 +21,7 @@ __all__ = [
     "_erf",
     "fit_gaussian",
     "fit_linear",
+    "Transformer",
     "transform",
     "evaluate",
     "brier_and_sharpness",
@@ -97,6 +98,15 @@ def transform(
     threads: int,
 ) -> None:
     """``scaling`` "gaussian" (centers, scales) or "linear" (mins, maxs)."""
+
+class Transformer:
+    """A fitted scaling held by the extension (the latency path of transform)."""
+
+    def __new__(
+        cls, scaling: str, first: List[float], second: List[float], negate: bool, two_d: bool
+    ) -> "Transformer": ...
+    def try_apply(self, x: object, threads: int) -> Optional[_Scores]:
+        """The probabilities of a C-contiguous float ndarray, else None."""
 
 # (all, outlier, inlier); NaN for an absent class
 _Strata = Tuple[float, float, float]

@@ -31,6 +31,9 @@ class State(NamedTuple):
     #: Per-column parameters as the core takes them: (center, scale) or (min, max).
     first: List[float]
     second: List[float]
+    #: The extension's copy of (first, second) for the latency path of
+    #: ``transform`` (``_core.Transformer``); None: the general path only.
+    transformer: Any = None
 
 
 def to_dict(est: Any, state: State) -> Dict[str, Any]:

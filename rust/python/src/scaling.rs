@@ -1,6 +1,7 @@
 //! Fitting and applying scalings (contract §4–§5, the scalers).
 
 use crate::estimators::{m_tuple, MTuple};
+use crate::transformer::HOLD_GIL_MAX;
 use crate::{parse, run, to_py, with_slice, Floats};
 use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use outprob_core::transformations::fit::{
@@ -116,6 +117,11 @@ fn transform_into<T: Float + Element, S: Scaling>(
     let dst = out
         .as_slice_mut()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if src.len() < HOLD_GIL_MAX {
+        // Small transforms keep the GIL: cheaper, and what the latency
+        // path of `Transformer::try_apply` relies on (see there).
+        return scaling::transform(src, dst, columns, negate).map_err(to_py);
+    }
     run(py, threads, src.len(), || {
         scaling::transform(src, dst, columns, negate)
     })?
