@@ -229,6 +229,10 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         ))
 
     def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
+        if out is None and state.transformer is not None:
+            result = state.transformer.try_apply(x, check_threads(self.threads))
+            if result is not None:
+                return result
         if out is None:
             out = np.empty_like(x)
         else:
