@@ -24,6 +24,8 @@ _LAZY = {
     "GaussianScaler": "._scalers",
     "LinearScaler": "._scalers",
     "from_dict": "._scalers",
+    "TRANSFORMATIONS": "._variants",
+    "Transformation": "._variants",
     "VARIANTS": "._variants",
     "Variant": "._variants",
     "scaler": "._variants",
@@ -50,7 +52,9 @@ if TYPE_CHECKING:
     from ._scalers import GaussianScaler as GaussianScaler
     from ._scalers import LinearScaler as LinearScaler
     from ._scalers import from_dict as from_dict
+    from ._variants import TRANSFORMATIONS as TRANSFORMATIONS
     from ._variants import VARIANTS as VARIANTS
+    from ._variants import Transformation as Transformation
     from ._variants import Variant as Variant
     from ._variants import scaler as scaler
 
@@ -61,6 +65,8 @@ __all__ = [
     "LinearScaler",
     "NotFittedError",
     "OutprobWarning",
+    "TRANSFORMATIONS",
+    "Transformation",
     "VARIANTS",
     "Variant",
     "ZeroScaleWarning",
