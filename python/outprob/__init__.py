@@ -24,6 +24,11 @@ _LAZY = {
     "GaussianScaler": "._scalers",
     "LinearScaler": "._scalers",
     "from_dict": "._scalers",
+    "RankScaler": "._rank",
+    "LogRankScaler": "._rank",
+    "TopKScaler": "._rank",
+    "SigmoidScaler": "._sigmoid",
+    "MixtureScaler": "._sigmoid",
     "TRANSFORMATIONS": "._variants",
     "Transformation": "._variants",
     "VARIANTS": "._variants",
@@ -49,7 +54,12 @@ if TYPE_CHECKING:
     from ._exceptions import NotFittedError as NotFittedError
     from ._exceptions import OutprobWarning as OutprobWarning
     from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._rank import LogRankScaler as LogRankScaler
+    from ._rank import RankScaler as RankScaler
+    from ._rank import TopKScaler as TopKScaler
     from ._scalers import GaussianScaler as GaussianScaler
+    from ._sigmoid import MixtureScaler as MixtureScaler
+    from ._sigmoid import SigmoidScaler as SigmoidScaler
     from ._scalers import LinearScaler as LinearScaler
     from ._scalers import from_dict as from_dict
     from ._variants import TRANSFORMATIONS as TRANSFORMATIONS
@@ -63,9 +73,14 @@ __all__ = [
     "GaussianScaler",
     "InputError",
     "LinearScaler",
+    "LogRankScaler",
+    "MixtureScaler",
     "NotFittedError",
     "OutprobWarning",
+    "RankScaler",
+    "SigmoidScaler",
     "TRANSFORMATIONS",
+    "TopKScaler",
     "Transformation",
     "VARIANTS",
     "Variant",

@@ -59,7 +59,19 @@ class Transformation(NamedTuple):
 
 
 def _transformations() -> Mapping[str, Transformation]:
+    from ._rank import LogRankScaler, RankScaler, TopKScaler
+    from ._sigmoid import MixtureScaler, SigmoidScaler
+
     table = {name: Transformation(v.scaler, v.note) for name, v in VARIANTS.items()}
+    table.update(
+        rank=Transformation(RankScaler, "mid-rank of the fitted scores (ELKI RankingPseudo)"),
+        log_rank=Transformation(LogRankScaler, "log1p(mid-rank)/ln 2 (ELKI LogRankingPseudo)"),
+        top_k=Transformation(TopKScaler, "1 for the k highest fitted scores (ELKI TopK)"),
+        sigmoid=Transformation(SigmoidScaler, "sigmoid fitted by EM (Gao & Tan 2006)"),
+        mixture=Transformation(
+            MixtureScaler, "exponential inliers + Gaussian outliers, posterior (Gao & Tan 2006)"
+        ),
+    )
     return MappingProxyType(table)
 
 

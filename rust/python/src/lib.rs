@@ -13,6 +13,7 @@ mod metrics;
 mod partition;
 mod scaling;
 mod streaming;
+mod transformations;
 
 use numpy::PyReadonlyArray1;
 use outprob_core::numeric::par::PARALLEL_MIN;
@@ -120,5 +121,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     metrics::register(m)?;
     streaming::register(m)?;
     partition::register(m)?;
+    transformations::register(m)?;
     Ok(())
 }
