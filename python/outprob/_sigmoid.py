@@ -168,7 +168,8 @@ class MixtureScaler(ParametricScaler):
     α = 0.05) for at most ``maxiter`` iterations, until
     :math:`|\Delta\mu|, |\Delta\sigma| \le tol\cdot\sigma`,
     :math:`|\Delta\lambda| \le tol\cdot\lambda` and
-    :math:`|\Delta\alpha| \le tol`. The posterior is evaluated in log space
+    :math:`|\Delta\alpha| \le tol`; σ is floored at 1e-8 (in units of c:
+    a Gaussian collapsing onto one tie group has unbounded likelihood). The posterior is evaluated in log space
     (no 0/0 where both densities underflow).
 
     The scores must be non-negative (the exponential's support): otherwise

@@ -137,11 +137,13 @@ def sigmoid_scaling(fit: Dict[str, Any], s: npt.ArrayLike) -> Array:
 
 
 def _posterior(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
-    log_out = np.log(alpha) + np.asarray(stats.norm.logpdf(u, mu, sigma), dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        log_out = np.log(alpha) + np.asarray(stats.norm.logpdf(u, mu, sigma), dtype=np.float64)
     # λe^{−λu} written out: SciPy's expon.logpdf is −inf below 0, the
     # model's formula (as ELKI's) is not.
     log_in = np.log1p(-alpha) + np.log(lam) - lam * u
-    p: Array = 1.0 / (1.0 + np.exp(log_in - log_out))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        p: Array = 1.0 / (1.0 + np.exp(log_in - log_out))
     return p
 
 
@@ -155,7 +157,7 @@ def fit_mixture(x: npt.ArrayLike, maxiter: int = 100, tol: float = 1e-8) -> Dict
     if np.all(v == v[0]) or n < 2:
         return dict(scale=mean, alpha=0.0, mu=1.0, sigma=0.0, lam=1.0, n_iter=0, converged=True)
     u = v / mean
-    alpha, mu, sigma, lam = 0.05, 2.0, max(float(np.std(u, ddof=1)), np.finfo(float).tiny), 0.5
+    alpha, mu, sigma, lam = 0.05, 2.0, max(float(np.std(u, ddof=1)), 1e-8), 0.5
     n_iter, converged = 0, False
     while n_iter < maxiter:
         t = _posterior(u, alpha, mu, sigma, lam)
@@ -164,7 +166,7 @@ def fit_mixture(x: npt.ArrayLike, maxiter: int = 100, tol: float = 1e-8) -> Dict
         if not (total > 0 and tu > 0):
             break
         new_mu = tu / total
-        new_sigma = max(math.sqrt(max(math.fsum(t * (u - new_mu) ** 2) / total, 0.0)), np.finfo(float).tiny)
+        new_sigma = max(math.sqrt(max(math.fsum(t * (u - new_mu) ** 2) / total, 0.0)), 1e-8)
         new_lam = min((n - total) / math.fsum((1 - t) * u), np.finfo(float).max)
         new_alpha = min(total / n, 1.0)
         done = (

@@ -14,6 +14,11 @@ use crate::sample::{NanPolicy, Sample};
 use crate::transformations::scaling::Scaling;
 use crate::transformations::sigmoid::logistic;
 
+/// Smallest σ, in units of the mean score: a Gaussian that collapses onto a
+/// tie group has unbounded likelihood, and σ below the scores' relative
+/// precision means nothing (ELKI floors at the smallest normal float).
+pub const SIGMA_MIN: f64 = 1e-8;
+
 /// ½·ln(2π).
 const HALF_LN_2PI: f64 = 0.918_938_533_204_672_8;
 
@@ -198,7 +203,7 @@ pub fn fit_mixture<T: Float>(
         scale: mean,
         alpha: 0.05,
         mu: 2.0,
-        sigma: sd.max(f64::MIN_POSITIVE),
+        sigma: sd.max(SIGMA_MIN),
         lambda: 0.5,
     };
     Ok(em(&u, m, maxiter, tol))
@@ -219,10 +224,7 @@ fn em(u: &[f64], mut m: Mixture, maxiter: usize, tol: f64) -> MixtureFit {
         }
         let mu = tu / t;
         let shift = mu - m.mu;
-        let sigma = (tsq / t - shift * shift)
-            .max(0.0)
-            .sqrt()
-            .max(f64::MIN_POSITIVE);
+        let sigma = (tsq / t - shift * shift).max(0.0).sqrt().max(SIGMA_MIN);
         let lambda = ((n as f64 - t) / iu).min(f64::MAX);
         let alpha = (t / n as f64).min(1.0);
         if lambda.is_nan() || lambda <= 0.0 {
