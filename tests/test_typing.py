@@ -23,7 +23,7 @@ PACKAGE = ROOT / "python" / "outprob"
 STRICT_MODULES = [
     "__init__.py", "_base.py", "_scalers.py", "_input.py", "_output.py",
     "_exceptions.py", "_variants.py", "stats.py", "pyod.py", "_rank.py", "_sigmoid.py",
-    "_parametric.py",
+    "_parametric.py", "_ensemble.py",
 ]  # fmt: skip
 
 

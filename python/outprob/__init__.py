@@ -27,6 +27,7 @@ _LAZY = {
     "RankScaler": "._rank",
     "LogRankScaler": "._rank",
     "TopKScaler": "._rank",
+    "combine": "._ensemble",
     "SigmoidScaler": "._sigmoid",
     "MixtureScaler": "._sigmoid",
     "TRANSFORMATIONS": "._variants",
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from . import metrics as metrics
     from . import reference as reference
     from . import stats as stats
+    from ._ensemble import combine as combine
     from ._exceptions import ConvergenceWarning as ConvergenceWarning
     from ._exceptions import InputError as InputError
     from ._exceptions import NotFittedError as NotFittedError
@@ -85,6 +87,7 @@ __all__ = [
     "VARIANTS",
     "Variant",
     "ZeroScaleWarning",
+    "combine",
     "compare",
     "from_dict",
     "metrics",
