@@ -24,6 +24,14 @@ _LAZY = {
     "GaussianScaler": "._scalers",
     "LinearScaler": "._scalers",
     "from_dict": "._scalers",
+    "RankScaler": "._rank",
+    "LogRankScaler": "._rank",
+    "TopKScaler": "._rank",
+    "combine": "._ensemble",
+    "SigmoidScaler": "._sigmoid",
+    "MixtureScaler": "._sigmoid",
+    "TRANSFORMATIONS": "._variants",
+    "Transformation": "._variants",
     "VARIANTS": "._variants",
     "Variant": "._variants",
     "scaler": "._variants",
@@ -42,15 +50,23 @@ if TYPE_CHECKING:
     from . import metrics as metrics
     from . import reference as reference
     from . import stats as stats
+    from ._ensemble import combine as combine
     from ._exceptions import ConvergenceWarning as ConvergenceWarning
     from ._exceptions import InputError as InputError
     from ._exceptions import NotFittedError as NotFittedError
     from ._exceptions import OutprobWarning as OutprobWarning
     from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._rank import LogRankScaler as LogRankScaler
+    from ._rank import RankScaler as RankScaler
+    from ._rank import TopKScaler as TopKScaler
     from ._scalers import GaussianScaler as GaussianScaler
+    from ._sigmoid import MixtureScaler as MixtureScaler
+    from ._sigmoid import SigmoidScaler as SigmoidScaler
     from ._scalers import LinearScaler as LinearScaler
     from ._scalers import from_dict as from_dict
+    from ._variants import TRANSFORMATIONS as TRANSFORMATIONS
     from ._variants import VARIANTS as VARIANTS
+    from ._variants import Transformation as Transformation
     from ._variants import Variant as Variant
     from ._variants import scaler as scaler
 
@@ -59,11 +75,19 @@ __all__ = [
     "GaussianScaler",
     "InputError",
     "LinearScaler",
+    "LogRankScaler",
+    "MixtureScaler",
     "NotFittedError",
     "OutprobWarning",
+    "RankScaler",
+    "SigmoidScaler",
+    "TRANSFORMATIONS",
+    "TopKScaler",
+    "Transformation",
     "VARIANTS",
     "Variant",
     "ZeroScaleWarning",
+    "combine",
     "compare",
     "from_dict",
     "metrics",

@@ -223,7 +223,10 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         ))
 
     def _with_transformer(self, state: State) -> State:
-        """``state`` with the extension's copy of its parameters."""
+        """``state`` with the extension's copy of its parameters (for the
+        scalings ``_core.Transformer`` knows; others map by ``_apply``)."""
+        if self._KIND not in ("gaussian", "linear"):
+            return state
         return state._replace(transformer=_core.Transformer(
             self._KIND, state.first, state.second, state.negate, state.ndim == 2
         ))

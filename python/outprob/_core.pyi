@@ -23,6 +23,12 @@ __all__ = [
     "fit_linear",
     "Transformer",
     "transform",
+    "fit_rank",
+    "fit_top_k",
+    "fit_sigmoid",
+    "fit_mixture",
+    "transform_rank",
+    "transform_params",
     "evaluate",
     "brier_and_sharpness",
     "refinement_and_calibration",
@@ -107,6 +113,38 @@ class Transformer:
     ) -> "Transformer": ...
     def try_apply(self, x: object, threads: int) -> Optional[_Scores]:
         """The probabilities of a C-contiguous float ndarray, else None."""
+
+# -- contract §10: transformations beyond the paper -------------------------------
+def fit_rank(
+    x: _Scores, nan_policy: str, negate: bool, threads: int
+) -> npt.NDArray[np.float64]: ...
+def fit_top_k(
+    x: _Scores, k: int, nan_policy: str, negate: bool, threads: int
+) -> Tuple[float, float]: ...
+def fit_sigmoid(
+    x: _Scores, nan_policy: str, negate: bool, maxiter: int, threads: int
+) -> Tuple[float, float, float, float, int, bool]: ...
+def fit_mixture(
+    x: _Scores, nan_policy: str, negate: bool, maxiter: int, tol: float, threads: int
+) -> Tuple[float, float, float, float, float, int, bool, bool]: ...
+def transform_rank(
+    x: _Scores,
+    out: _Scores,
+    sorted: List[npt.NDArray[np.float64]],
+    log: bool,
+    negate: bool,
+    threads: int,
+) -> None: ...
+def transform_params(
+    x: _Scores,
+    out: _Scores,
+    kind: str,
+    params: List[List[float]],
+    negate: bool,
+    threads: int,
+) -> None:
+    """``kind`` "top_k" (cutoff, max, binary), "sigmoid" (center, scale, a, b)
+    or "mixture" (scale, alpha, mu, sigma, lambda), one row per column."""
 
 # (all, outlier, inlier); NaN for an absent class
 _Strata = Tuple[float, float, float]

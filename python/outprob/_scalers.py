@@ -285,6 +285,13 @@ def from_dict(data: Dict[str, Any]) -> Union[GaussianScaler, LinearScaler]:
     """Rebuilds any fitted scaler from its :meth:`~GaussianScaler.to_dict`."""
     kinds = {f"outprob.{c.__name__}": c for c in (GaussianScaler, LinearScaler)}
     fmt = data.get("format") if isinstance(data, dict) else None
+    if fmt in _BEYOND:
+        # Its declared type stays the paper's two scalers (typed user code
+        # relies on it); the scalers of contract §10 rebuild themselves.
+        raise ValueError(f"a serialised {fmt[8:]}: rebuild it with {fmt}.from_dict(data)")
     if fmt not in kinds:
         raise ValueError(f"not a serialised outprob scaler: format must be one of {sorted(kinds)}")
     return kinds[fmt].from_dict(data)
+
+
+_BEYOND = {f"outprob.{n}" for n in ("RankScaler", "LogRankScaler", "TopKScaler", "SigmoidScaler", "MixtureScaler")}

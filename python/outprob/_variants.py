@@ -1,11 +1,13 @@
-"""The named scaling variants of the paper (contract §4)."""
+"""The named scaling variants of the paper (contract §4) and the registry of
+every transformation reachable by name (contract §10)."""
 
 from __future__ import annotations
 
 import difflib
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple, Optional, Union
+from typing import Any, Callable, Literal, Mapping, NamedTuple, Optional, Union, overload
 
+from ._base import ScalerBase
 from ._scalers import GaussianScaler, LinearScaler
 
 
@@ -48,13 +50,57 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
 """Name → :class:`Variant` for the 12 variants of contract §4."""
 
 
-def scaler(name: str, **params: Any) -> Union[GaussianScaler, LinearScaler]:
-    """A fresh scaler for a named variant of :data:`VARIANTS`.
+class Transformation(NamedTuple):
+    """A transformation reachable by name through :func:`scaler`."""
+
+    #: Returns a fresh, unfitted scaler; ``**params`` are passed through.
+    factory: Callable[..., Any]
+    note: str
+
+
+def _transformations() -> Mapping[str, Transformation]:
+    from ._rank import LogRankScaler, RankScaler, TopKScaler
+    from ._sigmoid import MixtureScaler, SigmoidScaler
+
+    table = {name: Transformation(v.scaler, v.note) for name, v in VARIANTS.items()}
+    table.update(
+        rank=Transformation(RankScaler, "mid-rank of the fitted scores (ELKI RankingPseudo)"),
+        log_rank=Transformation(LogRankScaler, "log1p(mid-rank)/ln 2 (ELKI LogRankingPseudo)"),
+        top_k=Transformation(TopKScaler, "1 for the k highest fitted scores (ELKI TopK)"),
+        sigmoid=Transformation(SigmoidScaler, "sigmoid fitted by EM (Gao & Tan 2006)"),
+        mixture=Transformation(
+            MixtureScaler, "exponential inliers + Gaussian outliers, posterior (Gao & Tan 2006)"
+        ),
+    )
+    return MappingProxyType(table)
+
+
+TRANSFORMATIONS: Mapping[str, Transformation] = _transformations()
+"""Name → :class:`Transformation`: the 12 variants of :data:`VARIANTS` and the
+transformations beyond the paper (contract §10)."""
+
+
+PaperName = Literal[
+    "linear", "mean_std", "mean_nmad", "mean_niqr", "median_std", "median_nmad",
+    "median_niqr", "trimmed_mean_std", "trimmed_mean_nmad", "trimmed_mean_niqr",
+    "huber", "tukey",
+]  # fmt: skip
+
+
+@overload
+def scaler(name: PaperName, **params: Any) -> Union[GaussianScaler, LinearScaler]: ...
+@overload
+def scaler(name: str, **params: Any) -> ScalerBase: ...
+def scaler(name: str, **params: Any) -> ScalerBase:
+    """A fresh, unfitted scaler for a named transformation of
+    :data:`TRANSFORMATIONS` (the 12 paper variants of :data:`VARIANTS` and
+    those of contract §10).
 
     Parameters
     ----------
     name : str
-        ``"linear"``, ``"mean_std"``, ``"mean_nmad"``, ..., ``"tukey"``.
+        ``"linear"``, ``"mean_std"``, ``"mean_nmad"``, ..., ``"tukey"``,
+        ``"rank"``, ``"log_rank"``, ``"top_k"``, ...
     **params
         Further constructor parameters, e.g. ``higher_is_outlier=False``.
 
@@ -65,11 +111,12 @@ def scaler(name: str, **params: Any) -> Union[GaussianScaler, LinearScaler]:
     GaussianScaler(center='median', scale='nmad')
     """
     try:
-        variant = VARIANTS[name]
+        entry = TRANSFORMATIONS[name]
     except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), list(VARIANTS), n=3)
+        close = difflib.get_close_matches(str(name), list(TRANSFORMATIONS), n=3)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ValueError(
-            f"unknown variant {name!r}{hint} Known variants: {', '.join(VARIANTS)}"
+            f"unknown variant {name!r}{hint} Known variants: {', '.join(TRANSFORMATIONS)}"
         ) from None
-    return variant.scaler(**params)
+    made: ScalerBase = entry.factory(**params)
+    return made

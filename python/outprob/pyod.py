@@ -60,7 +60,7 @@ from ._input import as_float_array
 from ._scalers import GaussianScaler, LinearScaler
 from ._variants import VARIANTS
 
-__all__ = ["ScaledDetector", "predict_proba", "outlier_proba", "PYOD_METHODS"]
+__all__ = ["ScaledDetector", "predict_proba", "outlier_proba", "predict_confidence", "PYOD_METHODS"]
 
 #: PyOD's names of its conversions, as outprob variants.
 PYOD_METHODS = {"unify": "mean_std", "linear": "linear"}
@@ -250,6 +250,80 @@ def outlier_proba(
     array([1.])
     """
     return ScaledDetector(detector, method, combine=combine).outlier_proba(X)
+
+
+def predict_confidence(detector: Any, X: npt.ArrayLike) -> Probabilities:
+    r"""ExCeeD example-wise confidence (Perini et al., ECML PKDD 2020): equal
+    to PyOD's ``detector.predict_confidence(X)``, in O((n + m) log n)
+    instead of O(n·m).
+
+    With the n training scores :math:`t_i` (``decision_scores_``), a test
+    score s (``decision_function(X)``) and the contamination γ:
+
+    .. math::
+
+        c(s) = \#\{i : t_i \le s\}, \qquad
+        \hat p(s) = \frac{1 + c(s)}{2 + n}, \qquad
+        \text{conf}(s) = 1 - F_{\mathrm{Bin}(n, \hat p(s))}(n - \lfloor n\gamma \rfloor)
+
+    — the probability that s would still be ranked among the outliers under
+    a perturbed training set — and :math:`1 - \text{conf}(s)` for the samples
+    predicted as inliers. c(s) comes from one sort of the training scores
+    and a binary search per test score (PyOD compares every test score with
+    every training score); the binomial CDF is SciPy's, vectorised. NaN test
+    scores count no training score (c = 0), as in PyOD.
+
+    γ is ``detector.contamination`` when it is a number, else (a PyThresh
+    thresholder) the fraction of ``labels_`` that are 1; the predictions are
+    ``decision_function(X) > threshold_``, or the thresholder's ``predict``.
+
+    Parameters
+    ----------
+    detector : a fitted PyOD detector
+        Needs ``decision_scores_``, ``decision_function``, ``threshold_``,
+        ``labels_`` and ``contamination``.
+    X : array_like of shape (m, n_features)
+        The samples to score (not the training data: see the module notes).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        Confidences in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyod.models.knn import KNN
+    >>> from outprob.pyod import predict_confidence
+    >>> X = np.r_[np.random.default_rng(1).normal(size=(100, 2)), [[5.0, 5.0]]]
+    >>> knn = KNN().fit(X)
+    >>> new = np.array([[0.0, 0.0], [1.5, 1.5], [4.0, 4.0]])
+    >>> bool(np.allclose(predict_confidence(knn, new), knn.predict_confidence(new), rtol=0, atol=1e-12))
+    True
+    """
+    from scipy.stats import binom
+
+    _check_detector(detector)
+    for name in ("threshold_", "labels_"):
+        if getattr(detector, name, None) is None:
+            raise NotFittedError(f"this {type(detector).__name__} has no {name}: fit it first")
+    train = np.asarray(detector.decision_scores_, dtype=np.float64).ravel()
+    n = len(train)
+    test = np.asarray(detector.decision_function(X), dtype=np.float64).ravel()
+    counts = np.searchsorted(np.sort(train), test, side="right")
+    counts[np.isnan(test)] = 0  # PyOD: no training score is <= NaN
+    posterior = (1.0 + counts) / (2.0 + n)
+    contamination = detector.contamination
+    if isinstance(contamination, (float, int)):
+        gamma = contamination
+        prediction = (test > detector.threshold_).astype("int")
+    else:  # a PyThresh thresholder
+        gamma = np.sum(detector.labels_) / n
+        prediction = np.asarray(contamination.predict(test)).ravel()
+    confidence = np.asarray(1.0 - binom.cdf(n - int(n * gamma), n, posterior), dtype=np.float64)
+    inliers = prediction == 0
+    confidence[inliers] = 1.0 - confidence[inliers]
+    return confidence
 
 
 def _new_scaler(method: Union[str, Scaler]) -> Scaler:

@@ -14,6 +14,7 @@ mod partition;
 mod scaling;
 mod streaming;
 mod transformer;
+mod transformations;
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::par::PARALLEL_MIN;
@@ -134,5 +135,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     streaming::register(m)?;
     partition::register(m)?;
     transformer::register(m)?;
+    transformations::register(m)?;
     Ok(())
 }

@@ -1,4 +1,7 @@
 //! Score → probability maps (contract §4) and fitting them (§5).
 
 pub mod fit;
+pub mod mixture;
+pub mod rank;
 pub mod scaling;
+pub mod sigmoid;

@@ -1,0 +1,298 @@
+//! Mixture-model scaling (Gao & Tan, ICDM 2006; ELKI
+//! `MixtureModelOutlierScaling`), contract §10: inliers exponential
+//! `λe^{−λu}`, outliers Gaussian `N(μ, σ²)`, outlier weight α, fitted by EM
+//! on `u = s / scale` (scale: the mean of the non-negative fitted scores; the
+//! model is scale-equivariant, so this is the same model at every score
+//! magnitude), and `p` = the posterior of the outlier component.
+
+use crate::error::Error;
+use crate::numeric::float::Float;
+use crate::numeric::par::map_chunks;
+use crate::numeric::reduce::mean_of;
+use crate::numeric::sum::Neumaier;
+use crate::sample::{NanPolicy, Sample};
+use crate::transformations::scaling::Scaling;
+use crate::transformations::sigmoid::logistic;
+
+/// Smallest σ, in units of the mean score: a Gaussian that collapses onto a
+/// tie group has unbounded likelihood, and σ below the scores' relative
+/// precision means nothing (ELKI floors at the smallest normal float).
+pub const SIGMA_MIN: f64 = 1e-8;
+
+/// ½·ln(2π).
+const HALF_LN_2PI: f64 = 0.918_938_533_204_672_8;
+
+/// Fitted mixture model, in units of `scale`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mixture {
+    /// The unit: mean of the fitted scores (0 for all-zero scores).
+    pub scale: f64,
+    /// Weight of the outlier (Gaussian) component, in [0, 1].
+    pub alpha: f64,
+    /// Gaussian mean (units of `scale`).
+    pub mu: f64,
+    /// Gaussian standard deviation (units of `scale`).
+    pub sigma: f64,
+    /// Exponential rate (per unit of `scale`).
+    pub lambda: f64,
+}
+
+impl Mixture {
+    /// `log(inlier density) − log(outlier density)` at `u`, without the
+    /// weights' special cases.
+    #[inline]
+    fn log_ratio(&self, u: f64) -> f64 {
+        let w = (u - self.mu) / self.sigma;
+        let inlier = (1.0 - self.alpha).ln() + self.lambda.ln() - self.lambda * u;
+        let outlier = self.alpha.ln() - self.sigma.ln() - HALF_LN_2PI - 0.5 * w * w;
+        inlier - outlier
+    }
+
+    /// The posterior of the outlier component at the unit-free score `u`.
+    #[inline]
+    fn posterior(&self, u: f64) -> f64 {
+        if u.is_nan() {
+            return u;
+        }
+        if self.alpha <= 0.0 {
+            return 0.0;
+        }
+        if self.alpha >= 1.0 {
+            return 1.0;
+        }
+        if u.is_infinite() {
+            return 0.0; // both tails: the exponential's is the heavier one
+        }
+        let d = self.log_ratio(u);
+        logistic(-d)
+    }
+}
+
+impl Scaling for Mixture {
+    fn check(&self) -> Result<(), Error> {
+        let finite = [self.scale, self.alpha, self.mu, self.sigma, self.lambda]
+            .iter()
+            .all(|v| v.is_finite());
+        let ok = finite
+            && self.scale >= 0.0
+            && (0.0..=1.0).contains(&self.alpha)
+            && self.lambda >= 0.0
+            && self.sigma >= 0.0
+            && (self.alpha == 0.0 || (self.scale > 0.0 && self.sigma > 0.0 && self.lambda > 0.0));
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "scale/alpha/mu/sigma/lambda",
+                format!("need finite values, 0 <= alpha <= 1, positive scale, sigma, lambda when alpha > 0; got {self:?}"),
+            ))
+        }
+    }
+
+    /// NaN stays NaN; ±inf → 0 (the limit of the posterior) unless α = 1.
+    #[inline]
+    fn probability(&self, s: f64) -> f64 {
+        if s.is_nan() || self.alpha <= 0.0 {
+            return self.posterior(s);
+        }
+        self.posterior(s / self.scale)
+    }
+}
+
+/// The fit and its EM diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MixtureFit {
+    /// The fitted model.
+    pub params: Mixture,
+    /// EM iterations run.
+    pub n_iter: usize,
+    /// The relative changes fell below `tol` within `maxiter`.
+    pub converged: bool,
+    /// EM stopped at a degenerate state (the outlier component lost all
+    /// weight); the last regular parameters are kept.
+    pub degenerate: bool,
+}
+
+/// Σ t, Σ t·u, Σ t·(u − μ)², Σ (1 − t)·u over the posteriors t.
+fn e_step(u: &[f64], m: &Mixture) -> [f64; 4] {
+    let parts = map_chunks(u, |_, c| {
+        let mut acc = [Neumaier::default(); 4];
+        for &ui in c {
+            let t = m.posterior(ui);
+            acc[0].add(t);
+            acc[1].add(t * ui);
+            acc[2].add(t * (ui - m.mu) * (ui - m.mu));
+            acc[3].add((1.0 - t) * ui);
+        }
+        acc
+    });
+    let mut total = [Neumaier::default(); 4];
+    for part in parts {
+        for (t, p) in total.iter_mut().zip(part) {
+            t.merge(p);
+        }
+    }
+    total.map(Neumaier::value)
+}
+
+/// Fits the mixture by EM: ELKI's start (μ = 2·mean, σ = sample standard
+/// deviation, λ = 1/μ, α = 0.05), at most `maxiter` iterations, stopping when
+/// `|Δμ|, |Δσ| ≤ tol·σ`, `|Δλ| ≤ tol·λ` and `|Δα| ≤ tol`. Scores must be
+/// non-negative (the exponential's support).
+#[allow(clippy::cast_precision_loss, clippy::similar_names)]
+pub fn fit_mixture<T: Float>(
+    x: &[T],
+    nan_policy: NanPolicy,
+    negate: bool,
+    maxiter: usize,
+    tol: f64,
+) -> Result<MixtureFit, Error> {
+    if maxiter == 0 {
+        return Err(Error::invalid("maxiter", "must be at least 1"));
+    }
+    if !(tol.is_finite() && tol > 0.0) {
+        return Err(Error::invalid(
+            "tol",
+            format!("must be positive, got {tol}"),
+        ));
+    }
+    let s = Sample::new(x, nan_policy, negate)?;
+    let lowest = if negate {
+        -s.summary.max
+    } else {
+        s.summary.min
+    };
+    if lowest < 0.0 {
+        return Err(Error::invalid(
+            "scores",
+            format!(
+                "the mixture model needs non-negative scores (exponential inliers), got {lowest}; \
+                 shift them first, e.g. scores - scores.min()"
+            ),
+        ));
+    }
+    let mean = s.orient(mean_of(x, &s.summary));
+    let (lo, hi) = if negate {
+        (-s.summary.max, -s.summary.min)
+    } else {
+        (s.summary.min, s.summary.max)
+    };
+    let n = s.len();
+    if lo == hi || n < 2 {
+        let params = Mixture {
+            scale: mean,
+            alpha: 0.0,
+            mu: 1.0,
+            sigma: 0.0,
+            lambda: 1.0,
+        };
+        return Ok(MixtureFit {
+            params,
+            n_iter: 0,
+            converged: true,
+            degenerate: true,
+        });
+    }
+    let u: Vec<f64> = s.to_vec().into_iter().map(|v| v.to_f64() / mean).collect();
+    let mut sq = Neumaier::default();
+    for &ui in &u {
+        sq.add((ui - 1.0) * (ui - 1.0));
+    }
+    let sd = (sq.value() / (n as f64 - 1.0)).sqrt();
+    let m = Mixture {
+        scale: mean,
+        alpha: 0.05,
+        mu: 2.0,
+        sigma: sd.max(SIGMA_MIN),
+        lambda: 0.5,
+    };
+    Ok(em(&u, m, maxiter, tol))
+}
+
+/// The EM iterations from `m` (see [`fit_mixture`]).
+#[allow(clippy::cast_precision_loss)]
+fn em(u: &[f64], mut m: Mixture, maxiter: usize, tol: f64) -> MixtureFit {
+    let n = u.len();
+    let mean = m.scale;
+    let (mut n_iter, mut converged, mut degenerate) = (0, false, false);
+    while n_iter < maxiter {
+        let [t, tu, tsq, iu] = e_step(u, &m);
+        n_iter += 1;
+        if !(t > 0.0 && tu > 0.0) {
+            degenerate = true;
+            break;
+        }
+        let mu = tu / t;
+        let shift = mu - m.mu;
+        let sigma = (tsq / t - shift * shift).max(0.0).sqrt().max(SIGMA_MIN);
+        let lambda = ((n as f64 - t) / iu).min(f64::MAX);
+        let alpha = (t / n as f64).min(1.0);
+        if lambda.is_nan() || lambda <= 0.0 {
+            degenerate = true;
+            break;
+        }
+        let done = (mu - m.mu).abs() <= tol * sigma
+            && (sigma - m.sigma).abs() <= tol * sigma
+            && (lambda - m.lambda).abs() <= tol * lambda
+            && (alpha - m.alpha).abs() <= tol;
+        m = Mixture {
+            scale: mean,
+            alpha,
+            mu,
+            sigma,
+            lambda,
+        };
+        if done {
+            converged = true;
+            break;
+        }
+    }
+    MixtureFit {
+        params: m,
+        n_iter,
+        converged,
+        degenerate,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data() -> Vec<f64> {
+        // Exponential-like inliers, a Gaussian clump of outliers near 8.
+        let mut x: Vec<f64> = (1..=400)
+            .map(|i| -(1.0 - f64::from(i) / 401.0).ln())
+            .collect();
+        x.extend((0..40).map(|i| 8.0 + 0.025 * f64::from(i)));
+        x
+    }
+
+    #[test]
+    fn finds_the_outlier_clump_at_every_magnitude() {
+        let x = data();
+        let f = fit_mixture(&x, NanPolicy::Omit, false, 100, 1e-8).unwrap();
+        assert!(f.params.check().is_ok());
+        assert!(f.params.probability(8.5) > 0.9, "{f:?}");
+        assert!(f.params.probability(0.5) < 0.01, "{f:?}");
+        for c in [1e-300, 1e300] {
+            let y: Vec<f64> = x.iter().map(|v| v * c).collect();
+            let g = fit_mixture(&y, NanPolicy::Omit, false, 100, 1e-8).unwrap();
+            for &v in &[0.5, 3.0, 8.5] {
+                assert!((g.params.probability(v * c) - f.params.probability(v)).abs() < 1e-9);
+            }
+        }
+        assert!(f.params.probability(f64::NAN).is_nan());
+        assert_eq!(f.params.probability(f64::INFINITY), 0.0);
+    }
+
+    #[test]
+    fn degenerate_inputs() {
+        let flat = fit_mixture(&[2.0f32; 4], NanPolicy::Omit, false, 100, 1e-8).unwrap();
+        assert_eq!(flat.params.probability(2.0), 0.0);
+        assert!(flat.params.check().is_ok());
+        assert!(fit_mixture(&[-1.0, 2.0], NanPolicy::Omit, false, 100, 1e-8).is_err());
+        let zeros = fit_mixture(&[0.0; 3], NanPolicy::Omit, false, 100, 1e-8).unwrap();
+        assert_eq!(zeros.params.probability(5.0), 0.0);
+    }
+}

@@ -1,0 +1,263 @@
+//! Rank-based scalings (contract §10): ELKI's `RankingPseudoOutlierScaling`
+//! ("rank"), `LogRankingPseudoOutlierScaling` ("log_rank") and
+//! `TopKOutlierScaling` ("top_k").
+//!
+//! Rank scalings keep the fitted scores: a sorted `f64` copy of the non-NaN
+//! (oriented) scores, 8 bytes per fitted score and column, and map a score by
+//! two binary searches, O(log n) per score.
+
+use crate::error::Error;
+use crate::numeric::float::Float;
+use crate::sample::{NanPolicy, Sample};
+use crate::transformations::scaling::Scaling;
+
+/// The sorted, oriented, NaN-free fitted scores (the state of "rank" and
+/// "log_rank").
+pub fn fit_sorted<T: Float>(
+    x: &[T],
+    nan_policy: NanPolicy,
+    negate: bool,
+) -> Result<Vec<f64>, Error> {
+    let s = Sample::new(x, nan_policy, negate)?;
+    let mut v: Vec<f64> = s.to_vec().into_iter().map(Float::to_f64).collect();
+    v.sort_unstable_by(f64::total_cmp);
+    // −0.0 and +0.0 are one score: total order would put them apart.
+    for e in &mut v {
+        if *e == 0.0 {
+            *e = 0.0;
+        }
+    }
+    Ok(v)
+}
+
+/// Mid-rank pseudo-probability over sorted fitted scores `x_(0) ≤ … ≤ x_(n−1)`:
+/// with `lo = #{x < s}` and `hi = #{x ≤ s}`,
+/// `r = clip((lo + hi − 1) / (2(n − 1)), 0, 1)`: the mean of the 0-based
+/// ranks of the ties of `s`, divided by `n − 1` (ELKI's value on fitted
+/// scores); between two fitted scores it is the midpoint of their values.
+/// `n = 1`: 0 below, ½ at, 1 above the fitted score. `log`: `log1p(r) / ln 2`.
+#[derive(Debug, Clone, Copy)]
+pub struct Rank<'a> {
+    /// Sorted ascending, NaN-free, non-empty.
+    pub sorted: &'a [f64],
+    /// `log1p(r)/ln 2` instead of `r`.
+    pub log: bool,
+}
+
+impl Rank<'_> {
+    /// The mid-rank `r` of one score.
+    #[inline]
+    #[allow(clippy::cast_precision_loss)]
+    pub fn mid_rank(&self, s: f64) -> f64 {
+        if s.is_nan() {
+            return s;
+        }
+        let x = self.sorted;
+        let lo = x.partition_point(|&v| v < s);
+        let hi = lo + x[lo..].partition_point(|&v| v <= s);
+        let n = x.len();
+        if n == 1 {
+            return if lo == 1 {
+                1.0
+            } else if hi == 1 {
+                0.5
+            } else {
+                0.0
+            };
+        }
+        ((lo as f64 + hi as f64 - 1.0) / (2.0 * (n as f64 - 1.0))).clamp(0.0, 1.0)
+    }
+}
+
+impl Scaling for Rank<'_> {
+    /// Non-empty and sorted (checked in O(n); the Python layer checks
+    /// restored states once, so this catches only misuse of the core).
+    fn check(&self) -> Result<(), Error> {
+        if self.sorted.is_empty() {
+            return Err(Error::invalid("sorted", "needs at least one fitted score"));
+        }
+        if !self.sorted.windows(2).all(|w| w[0] <= w[1]) || self.sorted.iter().any(|v| v.is_nan()) {
+            return Err(Error::invalid(
+                "sorted",
+                "must be sorted ascending without NaN",
+            ));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn probability(&self, s: f64) -> f64 {
+        let r = self.mid_rank(s);
+        if self.log && r < 1.0 {
+            r.ln_1p() / core::f64::consts::LN_2
+        } else {
+            r
+        }
+    }
+}
+
+/// Fitted top-k scaling: `cutoff` is the k-th largest fitted score.
+/// `binary`: `p = 1` if `s ≥ cutoff`, else 0. Otherwise ELKI's linear
+/// variant: `p = clip((s − g)/(max − g), 0, 1)` for `s ≥ cutoff` (1 when
+/// `max ≤ g`), else 0, with `g = min(0, cutoff)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TopK {
+    /// The k-th largest fitted score.
+    pub cutoff: f64,
+    /// The largest fitted score.
+    pub max: f64,
+    /// 0/1 output.
+    pub binary: bool,
+}
+
+impl Scaling for TopK {
+    fn check(&self) -> Result<(), Error> {
+        if !(self.cutoff.is_finite() && self.max.is_finite() && self.cutoff <= self.max) {
+            return Err(Error::invalid(
+                "cutoff/max",
+                format!(
+                    "need finite cutoff <= max, got {} and {}",
+                    self.cutoff, self.max
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn probability(&self, s: f64) -> f64 {
+        if s.is_nan() {
+            return s;
+        }
+        if s < self.cutoff {
+            return 0.0;
+        }
+        let g = self.cutoff.min(0.0);
+        if self.binary || self.max <= g {
+            return 1.0;
+        }
+        // Halved terms: max − g cannot overflow.
+        ((0.5 * s - 0.5 * g) / (0.5 * self.max - 0.5 * g)).clamp(0.0, 1.0)
+    }
+}
+
+/// Fits top-k scaling: `k` (1 ≤ k) is capped at the number of non-NaN scores.
+pub fn fit_top_k<T: Float>(
+    x: &[T],
+    k: usize,
+    nan_policy: NanPolicy,
+    negate: bool,
+    binary: bool,
+) -> Result<TopK, Error> {
+    if k == 0 {
+        return Err(Error::invalid("k", "must be at least 1"));
+    }
+    let s = Sample::new(x, nan_policy, negate)?;
+    let mut v: Vec<f64> = s.to_vec().into_iter().map(Float::to_f64).collect();
+    let n = v.len();
+    let k = k.min(n);
+    let (_, &mut cutoff, _) = v.select_nth_unstable_by(n - k, f64::total_cmp);
+    let max = if negate {
+        -s.summary.min
+    } else {
+        s.summary.max
+    };
+    Ok(TopK {
+        cutoff: cutoff + 0.0,
+        max: max + 0.0,
+        binary,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn elki_mid_ranks() {
+        let x = fit_sorted(&[3.0, 1.0, 2.0, 2.0, f64::NAN], NanPolicy::Omit, false).unwrap();
+        assert_eq!(x, vec![1.0, 2.0, 2.0, 3.0]);
+        let r = Rank {
+            sorted: &x,
+            log: false,
+        };
+        let got: Vec<f64> = [0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 9.0, f64::INFINITY]
+            .iter()
+            .map(|&s| r.probability(s))
+            .collect();
+        assert_eq!(
+            got,
+            vec![0.0, 0.0, 1.0 / 6.0, 0.5, 5.0 / 6.0, 1.0, 1.0, 1.0]
+        );
+        assert!(r.probability(f64::NAN).is_nan());
+        let l = Rank {
+            sorted: &x,
+            log: true,
+        };
+        assert_eq!(l.probability(3.0), 1.0);
+        assert!((l.probability(2.0) - 1.5f64.ln() / 2f64.ln()).abs() < 1e-15);
+        let one = [5.0];
+        let r1 = Rank {
+            sorted: &one,
+            log: false,
+        };
+        assert_eq!(
+            [
+                r1.probability(4.0),
+                r1.probability(5.0),
+                r1.probability(6.0)
+            ],
+            [0.0, 0.5, 1.0]
+        );
+        let flat = [2.0; 4];
+        assert_eq!(
+            Rank {
+                sorted: &flat,
+                log: false
+            }
+            .probability(2.0),
+            0.5
+        );
+    }
+
+    #[test]
+    fn top_k() {
+        let x = [1.0f32, 5.0, 3.0, 4.0, 2.0];
+        let t = fit_top_k(&x, 2, NanPolicy::Omit, false, true).unwrap();
+        assert_eq!((t.cutoff, t.max), (4.0, 5.0));
+        assert_eq!(
+            [t.probability(3.9), t.probability(4.0), t.probability(50.0)],
+            [0.0, 1.0, 1.0]
+        );
+        let lin = TopK { binary: false, ..t };
+        assert_eq!(
+            [
+                lin.probability(3.0),
+                lin.probability(4.0),
+                lin.probability(5.0)
+            ],
+            [0.0, 0.8, 1.0]
+        );
+        let neg = fit_top_k(&x, 99, NanPolicy::Omit, true, false).unwrap();
+        assert_eq!((neg.cutoff, neg.max), (-5.0, -1.0));
+        assert_eq!(neg.probability(-3.0), 0.5);
+        assert!(fit_top_k(&x, 0, NanPolicy::Omit, false, true).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn rank_is_monotone_in_unit_interval(
+            mut xs in prop::collection::vec(-1e6f64..1e6, 1..50),
+            mut qs in prop::collection::vec(-2e6f64..2e6, 2..20),
+            log in any::<bool>(),
+        ) {
+            xs.sort_by(f64::total_cmp);
+            qs.sort_by(f64::total_cmp);
+            let r = Rank { sorted: &xs, log };
+            let ps: Vec<f64> = qs.iter().map(|&q| r.probability(q)).collect();
+            prop_assert!(ps.iter().all(|p| (0.0..=1.0).contains(p)));
+            prop_assert!(ps.windows(2).all(|w| w[0] <= w[1]));
+        }
+    }
+}

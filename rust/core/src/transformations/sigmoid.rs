@@ -1,0 +1,309 @@
+//! Sigmoid scaling (Gao & Tan, ICDM 2006; ELKI `SigmoidOutlierScaling`),
+//! contract §10: `p = 1/(1 + exp(−(a·z + b)))` with `z = (s − center)/scale`
+//! the standardised score.
+//!
+//! Fitting is EM on hard labels: the E-step labels outliers `a·z + b > 0`,
+//! the M-step fits (a, b) to Platt's regularised targets
+//! (`(N₊ + 1)/(N₊ + 2)` for outliers, `1/(N₋ + 2)` for inliers) by Newton's
+//! method with backtracking (Lin, Lin & Weng 2007), until no label changes.
+//! The sigmoid family is invariant under affine maps of the scores, so
+//! fitting on standardised scores is the same model with a Newton iteration
+//! that is equally well conditioned at every score magnitude (ELKI starts
+//! from `A = 1` in score units).
+
+use crate::error::Error;
+use crate::numeric::float::Float;
+use crate::numeric::par::map_chunks;
+use crate::numeric::reduce::mean_of;
+use crate::numeric::sum::Neumaier;
+use crate::sample::{NanPolicy, Sample};
+use crate::transformations::scaling::Scaling;
+
+/// Newton iterations per M-step (Lin, Lin & Weng's limit).
+pub const NEWTON_MAXITER: usize = 100;
+/// Smallest backtracking step (Lin, Lin & Weng: 1e-10).
+const MIN_STEP: f64 = 1e-10;
+/// Hessian regularisation (Lin, Lin & Weng).
+const RIDGE: f64 = 1e-12;
+/// Newton stops when both gradient components are at most this times n
+/// (Lin, Lin & Weng's absolute 1e-5, relative to the sample size).
+pub const GRAD_TOL: f64 = 1e-9;
+
+/// Fitted sigmoid scaling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sigmoid {
+    /// Standardisation: mean of the fitted scores.
+    pub center: f64,
+    /// Standardisation: standard deviation (ddof 0) of the fitted scores; 0
+    /// for constant scores.
+    pub scale: f64,
+    /// Slope on the standardised score.
+    pub a: f64,
+    /// Intercept on the standardised score.
+    pub b: f64,
+}
+
+/// `1/(1 + exp(−t))` without overflow.
+#[inline]
+pub fn logistic(t: f64) -> f64 {
+    if t >= 0.0 {
+        1.0 / (1.0 + (-t).exp())
+    } else {
+        let e = t.exp();
+        e / (1.0 + e)
+    }
+}
+
+impl Scaling for Sigmoid {
+    fn check(&self) -> Result<(), Error> {
+        let ok = self.center.is_finite()
+            && self.scale.is_finite()
+            && self.scale >= 0.0
+            && self.a.is_finite()
+            && self.b.is_finite()
+            && (self.scale > 0.0 || self.a == 0.0);
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "center/scale/a/b",
+                format!("need finite values, scale >= 0, a = 0 when scale = 0; got {self:?}"),
+            ))
+        }
+    }
+
+    /// NaN stays NaN; with `a > 0`, +inf → 1 and −inf → 0.
+    #[inline]
+    fn probability(&self, s: f64) -> f64 {
+        if s.is_nan() {
+            return s;
+        }
+        if self.a == 0.0 {
+            return logistic(self.b);
+        }
+        // Halved difference: s − center cannot overflow.
+        let z = (0.5 * s - 0.5 * self.center) / (0.5 * self.scale);
+        logistic(self.a * z + self.b)
+    }
+}
+
+/// The fit and its EM diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SigmoidFit {
+    /// The fitted map.
+    pub params: Sigmoid,
+    /// EM iterations (M-steps) run.
+    pub n_iter: usize,
+    /// The labels stopped changing within `maxiter`.
+    pub converged: bool,
+}
+
+/// Cross-entropy of `σ(a·z + b)` against the labels' targets (`hi` for
+/// outliers, `lo` for inliers) and, with `derivatives`, its gradient and
+/// Hessian: `[f, g_a, g_b, h_aa, h_ab, h_bb]`. Chunk sums are combined in
+/// chunk order (results independent of the thread count).
+fn objective(
+    z: &[f64],
+    labels: &[bool],
+    ab: (f64, f64),
+    targets: (f64, f64),
+    derivatives: bool,
+) -> [f64; 6] {
+    let (a, b) = ab;
+    let (hi, lo) = targets;
+    let parts = map_chunks(z, |offset, c| {
+        let mut acc = [Neumaier::default(); 6];
+        for (i, &zi) in c.iter().enumerate() {
+            let t = if labels[offset + i] { hi } else { lo };
+            let u = a * zi + b;
+            // The stable forms of t·log(1 + e^−u) + (1 − t)·log(1 + e^u).
+            let (f, p) = if u >= 0.0 {
+                let e = (-u).exp();
+                ((1.0 - t) * u + e.ln_1p(), 1.0 / (1.0 + e))
+            } else {
+                let e = u.exp();
+                (-t * u + e.ln_1p(), e / (1.0 + e))
+            };
+            acc[0].add(f);
+            if derivatives {
+                let d1 = p - t;
+                let d2 = p * (1.0 - p);
+                acc[1].add(d1 * zi);
+                acc[2].add(d1);
+                acc[3].add(d2 * zi * zi);
+                acc[4].add(d2 * zi);
+                acc[5].add(d2);
+            }
+        }
+        acc
+    });
+    let mut total = [Neumaier::default(); 6];
+    for part in parts {
+        for (t, p) in total.iter_mut().zip(part) {
+            t.merge(p);
+        }
+    }
+    total.map(Neumaier::value)
+}
+
+/// The M-step: Newton's method with backtracking on the cross-entropy
+/// (Lin, Lin & Weng 2007, Algorithm 1), from `(a, b)`.
+#[allow(clippy::cast_precision_loss)]
+fn m_step(z: &[f64], labels: &[bool], mut a: f64, mut b: f64) -> (f64, f64) {
+    let n = z.len();
+    let outliers = labels.iter().filter(|&&l| l).count();
+    let targets = (
+        (outliers as f64 + 1.0) / (outliers as f64 + 2.0),
+        1.0 / ((n - outliers) as f64 + 2.0),
+    );
+    let tol = GRAD_TOL * n as f64;
+    let mut f = objective(z, labels, (a, b), targets, false)[0];
+    for _ in 0..NEWTON_MAXITER {
+        let [_, ga, gb, haa, hab, hbb] = objective(z, labels, (a, b), targets, true);
+        if ga.abs() <= tol && gb.abs() <= tol {
+            break;
+        }
+        let (haa, hbb) = (haa + RIDGE, hbb + RIDGE);
+        let det = haa * hbb - hab * hab;
+        let da = -(hbb * ga - hab * gb) / det;
+        let db = -(-hab * ga + haa * gb) / det;
+        let gd = ga * da + gb * db;
+        let mut step = 1.0;
+        let mut moved = false;
+        while step >= MIN_STEP {
+            let (na, nb) = (a + step * da, b + step * db);
+            let nf = objective(z, labels, (na, nb), targets, false)[0];
+            if nf < f + 1e-4 * step * gd {
+                (a, b, f, moved) = (na, nb, nf, true);
+                break;
+            }
+            step /= 2.0;
+        }
+        if !moved {
+            break; // the line search failed: no further decrease possible
+        }
+    }
+    (a, b)
+}
+
+/// Fits sigmoid scaling by EM, at most `maxiter` M-steps (ELKI: 100).
+pub fn fit_sigmoid<T: Float>(
+    x: &[T],
+    nan_policy: NanPolicy,
+    negate: bool,
+    maxiter: usize,
+) -> Result<SigmoidFit, Error> {
+    if maxiter == 0 {
+        return Err(Error::invalid("maxiter", "must be at least 1"));
+    }
+    let s = Sample::new(x, nan_policy, negate)?;
+    let mean = s.orient(mean_of(x, &s.summary));
+    let v: Vec<f64> = s.to_vec().into_iter().map(Float::to_f64).collect();
+    // Halved deviations, rescaled by their largest magnitude: no overflow.
+    let big = v
+        .iter()
+        .fold(0.0f64, |m, &u| m.max((0.5 * u - 0.5 * mean).abs()));
+    if big == 0.0 {
+        let params = Sigmoid {
+            center: mean,
+            scale: 0.0,
+            a: 0.0,
+            b: 0.0,
+        };
+        return Ok(SigmoidFit {
+            params,
+            n_iter: 0,
+            converged: true,
+        });
+    }
+    let mut sq = Neumaier::default();
+    for &u in &v {
+        let d = (0.5 * u - 0.5 * mean) / big;
+        sq.add(d * d);
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let half = big * (sq.value() / v.len() as f64).sqrt();
+    let scale = (2.0 * half).min(f64::MAX);
+    let z: Vec<f64> = v
+        .iter()
+        .map(|&u| (0.5 * u - 0.5 * mean) / (0.5 * scale))
+        .collect();
+    let (mut a, mut b) = (1.0, 0.0);
+    let mut labels: Vec<bool> = z.iter().map(|&zi| a * zi + b > 0.0).collect();
+    let (mut n_iter, mut converged) = (0, false);
+    while n_iter < maxiter {
+        (a, b) = m_step(&z, &labels, a, b);
+        n_iter += 1;
+        let mut changed = false;
+        for (l, &zi) in labels.iter_mut().zip(&z) {
+            let new = a * zi + b > 0.0;
+            changed |= new != *l;
+            *l = new;
+        }
+        if !changed {
+            converged = true;
+            break;
+        }
+    }
+    Ok(SigmoidFit {
+        params: Sigmoid {
+            center: mean,
+            scale,
+            a,
+            b,
+        },
+        n_iter,
+        converged,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn logistic_extremes() {
+        assert_eq!(logistic(0.0), 0.5);
+        assert_eq!(logistic(-1e308), 0.0);
+        assert_eq!(logistic(1e308), 1.0);
+        assert!((logistic(-745.0) - 5e-324).abs() <= 5e-324);
+    }
+
+    #[test]
+    fn separates_and_is_affine_invariant() {
+        let x: Vec<f64> = (0..200)
+            .map(|i| f64::from(i % 20) + if i % 50 == 0 { 40.0 } else { 0.0 })
+            .collect();
+        let f = fit_sigmoid(&x, NanPolicy::Omit, false, 100).unwrap();
+        assert!(f.converged && f.params.a > 0.0);
+        let p = |fit: &SigmoidFit, s: f64| fit.params.probability(s);
+        assert!(p(&f, 59.0) > 0.9 && p(&f, 0.0) < 0.1);
+        let y: Vec<f64> = x.iter().map(|&v| 1e-200 * v - 3e-200).collect();
+        let g = fit_sigmoid(&y, NanPolicy::Omit, false, 100).unwrap();
+        for &v in &[0.0, 10.0, 59.0] {
+            assert!((p(&f, v) - p(&g, 1e-200 * v - 3e-200)).abs() < 1e-9);
+        }
+        let flat = fit_sigmoid(&[3.0f32; 5], NanPolicy::Omit, false, 100).unwrap();
+        assert_eq!((flat.params.a, flat.params.probability(1e30)), (0.0, 0.5));
+        let huge =
+            fit_sigmoid(&[-1.7e308, 1.7e308, 0.0, 1.0], NanPolicy::Omit, false, 100).unwrap();
+        assert!(huge.params.check().is_ok());
+        assert!((0.0..=1.0).contains(&huge.params.probability(1.7e308)));
+    }
+
+    proptest! {
+        #[test]
+        fn monotone_unit_interval(xs in prop::collection::vec(-1e3f64..1e3, 2..60)) {
+            let f = fit_sigmoid(&xs, NanPolicy::Omit, false, 100).unwrap();
+            prop_assert!(f.params.check().is_ok());
+            let mut q = xs.clone();
+            q.sort_by(f64::total_cmp);
+            let ps: Vec<f64> = q.iter().map(|&s| f.params.probability(s)).collect();
+            prop_assert!(ps.iter().all(|p| (0.0..=1.0).contains(p)));
+            if f.params.a >= 0.0 {
+                prop_assert!(ps.windows(2).all(|w| w[0] <= w[1]));
+            }
+        }
+    }
+}
