@@ -344,21 +344,18 @@ class StreamingFit:
                 f"batch of shape {a.shape} does not match the {len(self._states)} "
                 f"column(s) fitted so far"
             )
+        if len(cols) > 1:
+            # The core checks each column on its own; check the whole batch
+            # first so that a refused batch changes no column (all or nothing).
+            _check_batch(a, self.params["nan_policy"])
         if self.params["window"] is None:
-            # Validate every column before changing any (all or nothing).
-            if a.size and not np.isfinite(a[~np.isnan(a)]).all():
-                bad = np.flatnonzero(np.isinf(a.reshape(-1)))
-                raise ValueError(
-                    f"scores contain {bad.size} infinite value{'s' if bad.size != 1 else ''} "
-                    f"(first at index {int(bad[0])}); fitting needs finite scores: drop or "
-                    f"clip them before fitting"
-                )
             for s, c in zip(self._states, cols):
                 s.update(c)
+            self._fitted = None
         else:
+            # A window refits when due (refit_every new scores) or on demand.
             for s, c in zip(self._states, cols):
                 s.update(c, self.params["nan_policy"])
-        self._fitted = None
         return self
 
     def merge(self, other: "StreamingFit") -> "StreamingFit":
@@ -472,6 +469,23 @@ class StreamingFit:
         p = self.params
         what = "linear" if p["scaling"] == "linear" else f"{p['center']}/{p['scale']}"
         return f"StreamingFit({what}, n={self.n})"
+
+
+def _check_batch(a: np.ndarray, nan_policy: str) -> None:
+    """contract §5 for a whole batch, with the messages of the core."""
+    census = _core.part_census(a.reshape(-1))
+    length, _, nan_count, nan_first, inf_count, inf_first = census
+    if inf_count:
+        raise ValueError(
+            f"scores contain {inf_count} infinite value{'s' if inf_count != 1 else ''} "
+            f"(first at index {inf_first}); fitting needs finite scores: drop or clip them "
+            "before fitting"
+        )
+    if nan_count and nan_policy == "raise":
+        raise ValueError(
+            f"scores contain {nan_count} NaN value{'s' if nan_count != 1 else ''} (first at "
+            f"index {nan_first}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
+        )
 
 
 def _encode_parts(parts: Dict[str, Any]) -> Dict[str, Any]:
