@@ -124,7 +124,7 @@ def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
     offset, nan_total, inf_total = 0, 0, 0
     first_nan = first_inf = None
     state = None
-    for (length, _, nan_c, nan_f, inf_c, inf_f), parts in out:
+    for (length, _, nan_c, nan_f, inf_c, inf_f, _, _), parts in out:
         if nan_c and first_nan is None:
             first_nan = offset + nan_f
         if inf_c and first_inf is None:
