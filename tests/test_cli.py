@@ -43,12 +43,12 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *fragments: str) ->
         assert f in lines[0], lines[0]
 
 
-@pytest.mark.parametrize("command", ["", "evaluate", "scale", "reproduce"])
+@pytest.mark.parametrize("command", ["", "evaluate", "scale", "reproduce", "stream", "fit"])
 def test_help(command):
     proc = run(*([command] if command else []), "--help")
     assert proc.returncode == 0 and proc.stdout.startswith("usage: outprob")
     if not command:
-        for name in ("evaluate", "scale", "reproduce"):
+        for name in ("evaluate", "scale", "reproduce", "stream", "fit"):
             assert name in proc.stdout
 
 
@@ -156,3 +156,73 @@ def test_reproduce_on_precomputed_score_sets(tmp_path, capsys):
     assert "Arrhythmia" not in report and (out / "figures" / "fig1_case_study.png").is_file()
     status = (out / "status.csv").read_text().splitlines()
     assert len(status) == 5 and all(",mine,66,6,ok," in line for line in status[1:])
+
+
+def stream(lines: str, *args: str) -> subprocess.CompletedProcess:
+    """``outprob stream ARGS < lines`` in this process (startup is slow)."""
+    import contextlib
+    import io
+
+    from outprob.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdin
+    sys.stdin = io.StringIO(lines)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["stream", *args])
+    finally:
+        sys.stdin = old
+    return subprocess.CompletedProcess(["stream"], code, out.getvalue(), err.getvalue())
+
+
+def test_stream_in_a_subprocess():
+    proc = subprocess.run([sys.executable, "-m", "outprob", "stream", "--variant", "linear"],
+                          input="1\n3\nnan\n2\n", capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0 and proc.stdout.split() == ["0.0", "1.0", "nan", "0.5"]
+
+
+def test_stream_maps_each_batch_after_fitting_it():
+    x = np.random.default_rng(3).lognormal(size=3000)
+    x[[5, 100]] = np.nan
+    text = "".join(f"{float(v)!r}\n" for v in x)
+    proc = stream(text, "--variant", "median_nmad", "--flush-every", "1000")
+    assert proc.returncode == 0, proc.stderr
+    got = np.array([float(t) for t in proc.stdout.split()])
+    # The oracle: the scaler's own partial_fit/transform per batch of 1000.
+    model = outprob.scaler("median_nmad")
+    want = np.concatenate([model.partial_fit(b).transform(b) for b in np.split(x, 3)])
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[[5, 100]]).all()
+
+
+def test_stream_window_and_one_line_errors():
+    proc = stream("".join(f"{v}\n" for v in range(1, 2001)), "--variant", "linear",
+                  "--window", "100", "--flush-every", "1")
+    got = np.array([float(t) for t in proc.stdout.split()])
+    assert proc.returncode == 0 and got.size == 2000 and np.all(got[1:] == 1.0)
+    assert_one_line_error(stream("1.0\n2.0\nabc\n"), "line 3", "'abc' is not a number")
+    assert_one_line_error(stream("1.0\n\n"), "line 2", "empty line")
+    assert_one_line_error(stream("1\n-inf\n", "-v", "linear", "--flush-every", "1"), "line 2", "infinite")
+
+
+def test_fit_prints_json_that_from_dict_loads(table, tmp_path, capsys):
+    import json
+
+    from outprob.cli import main
+
+    path, s, _ = table
+    (tmp_path / "s.txt").write_text("".join(f"{float(v)!r}\n" for v in s))
+    np.save(tmp_path / "s.npy", s)
+    want = outprob.scaler("median_nmad").fit(s)
+    for args in ([str(path), "--column", "s"], [str(tmp_path / "s.txt")], [str(tmp_path / "s.npy")],
+                 [str(tmp_path / "s.npy"), "--dask"], [str(path), "--column", "s", "--dask"]):
+        assert main(["fit", *args, "--variant", "median_nmad"]) == 0
+        got = outprob.from_dict(json.loads(capsys.readouterr().out))
+        assert (got.center_, got.scale_) == (want.center_, want.scale_), args
+    assert main(["fit", str(path), "--variant", "median_nmad"]) == 1
+    assert "--column" in capsys.readouterr().err
+    (tmp_path / "bad.txt").write_text("1\n2\nx\n")
+    assert main(["fit", str(tmp_path / "bad.txt")]) == 1
+    assert "line 3" in capsys.readouterr().err

@@ -19,9 +19,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, Ty
 import numpy as np
 import numpy.typing as npt
 
-from . import _core, _persist
+from . import _core, _partial, _persist
 from ._exceptions import NotFittedError
-from ._input import as_float_array, check_nan_policy, check_out, check_threads, feature_names
+from ._input import (
+    as_float_array,
+    check_int,
+    check_nan_policy,
+    check_out,
+    check_threads,
+    feature_names,
+)
 from ._output import OUTPUTS, check_output_available, global_transform_output, wrap_output
 from ._persist import State
 
@@ -84,6 +91,9 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     _PAIR: ClassVar[Tuple[str, str]]
     #: The core's name of the map.
     _KIND: ClassVar[str]
+    #: Fitted attributes only ``partial_fit`` makes (the stream's size and
+    #: error bounds), with their element types; "interval" marks a pair.
+    _STREAM_FITTED: ClassVar[Dict[str, Any]] = {"n_samples_seen_": int}
 
     nan_policy: str
     higher_is_outlier: bool
@@ -114,8 +124,96 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         -------
         self
         """
+        if getattr(self, "window", None) is not None:
+            self.__dict__.pop("_stream", None)
+            _partial.partial_fit(self, X, 3)
+            return self
         x = as_float_array(X)
         self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
+        self.__dict__.pop("_stream", None)
+        return self
+
+    def partial_fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
+        """Fits the scaling incrementally: adds a batch of scores.
+
+        After each call the fitted attributes describe every score seen
+        since the first ``partial_fit`` (or, with ``window=W``, the newest
+        W of them), as ``fit`` on their concatenation would (contract §9):
+
+        * mean, SD, min and max exactly (the mean bit for bit, the SD
+          within 1e-15 relative, min/max exactly), whatever the batches;
+        * order statistics (median, quantiles, trimmed mean, nMAD, nIQR,
+          trimmed SD) from a KLL quantile sketch of size ``k`` (rank error
+          ε(800) = 0.345 %), with guaranteed intervals for μ and σ in
+          ``center_interval_``/``scale_interval_``, the sketch's
+          ``rank_error_`` and the implied bound ``probability_error_`` on
+          |p̂ − p| over all scores; M-estimates from the sketch (no
+          interval);
+        * with ``window=W``: exactly the in-memory fit of the newest W
+          scores, refitted every ``refit_every`` scores (default: every
+          call) or by :meth:`refit`.
+
+        Each batch obeys contract §5 on its own (NaN omitted or refused,
+        ±inf refused): a refused batch changes nothing. ``fit`` starts
+        afresh and keeps no streaming state (except with ``window``, where
+        ``fit(X)`` is a fresh ``partial_fit(X)``).
+
+        Parameters
+        ----------
+        X : array_like, shape (n,) or (n, k)
+            A batch of scores, of the kind (1-D, or k columns with the same
+            names) of the first batch.
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np, outprob
+        >>> s = outprob.GaussianScaler("mean", "std")
+        >>> for batch in np.array_split(np.arange(10.0), 3):
+        ...     _ = s.partial_fit(batch)
+        >>> float(s.center_), s.n_samples_seen_
+        (4.5, 10)
+        """
+        _partial.partial_fit(self, X, 3)
+        return self
+
+    def merge(self: _S, other: _S) -> _S:
+        """Adds the scores another scaler saw through ``partial_fit``.
+
+        For workers that fit shards of one stream: afterwards this scaler
+        is fitted on both parts' scores (exact statistics exactly, sketch
+        statistics from the merged sketches, with their bounds). Both
+        scalers need the same parameters and kind of scores; windowed
+        scalers do not merge.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np, outprob
+        >>> a = outprob.LinearScaler().partial_fit(np.array([1.0, 5.0]))
+        >>> b = outprob.LinearScaler().partial_fit(np.array([-2.0, 3.0]))
+        >>> float(a.merge(b).min_), float(a.max_)
+        (-2.0, 5.0)
+        """
+        _partial.merge(self, other)
+        return self
+
+    def refit(self: _S) -> _S:
+        """Refits a ``window`` scaler on its newest scores now (other
+        incremental fits are always current).
+
+        Returns
+        -------
+        self
+        """
+        _partial.refit(self)
         return self
 
     @overload
@@ -178,8 +276,14 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: _Out = None) -> Any:
         """``fit(X).transform(X)`` converting the input once."""
         x = as_float_array(X)
-        state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
-        self._state = state
+        if getattr(self, "window", None) is not None:
+            self.__dict__.pop("_stream", None)
+            _partial.partial_fit(self, x if type(X) is np.ndarray else X, 3)
+            state = self._get_state()
+        else:
+            state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
+            self._state = state
+            self.__dict__.pop("_stream", None)
         return self._output(self._apply(state, x, out), X, state)
 
     def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> State:
@@ -206,16 +310,25 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             for category, message in notes:
                 # Level 3: the caller of fit()/fit_transform().
                 warnings.warn(message, category, stacklevel=3)
+        return self._state_of(fits, x.ndim, names)
+
+    def _state_of(
+        self, fits: List[Dict[str, Any]], ndim: int, names: Optional[np.ndarray]
+    ) -> State:
+        """The state to publish from each column's fitted attributes."""
         a, b = self._PAIR
         attributes = {}
-        for name, kind in self._FITTED.items():
+        for name, kind in self._kinds().items():
             values = [f[name] for f in fits if name in f]
             if values:
-                attributes[name] = values[0] if x.ndim == 1 else np.array(values, dtype=kind)
+                if ndim == 1:
+                    attributes[name] = values[0]
+                else:
+                    attributes[name] = np.array(values, dtype=float if kind == "interval" else kind)
         return self._with_transformer(State(
             attributes,
-            x.ndim,
-            len(fits) if x.ndim == 2 else 1,
+            ndim,
+            len(fits) if ndim == 2 else 1,
             names,
             not self.higher_is_outlier,
             [f[a] for f in fits],
@@ -230,6 +343,31 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         return state._replace(transformer=_core.Transformer(
             self._KIND, state.first, state.second, state.negate, state.ndim == 2
         ))
+
+    @classmethod
+    def _kinds(cls) -> Dict[str, Any]:
+        """Every fitted attribute a state may hold, with its element type."""
+        return {**cls._FITTED, **cls._STREAM_FITTED}
+
+    def _set_fitted(
+        self: _S,
+        columns: List[Dict[str, Any]],
+        ndim: int,
+        names: Optional[npt.ArrayLike] = None,
+    ) -> _S:
+        """Publishes a fit computed elsewhere (``outprob.dask``): one dict of
+        fitted attributes per score column (one for 1-D scores), checked
+        as ``from_dict`` checks them. Keeps no streaming state."""
+        self._check_params()
+        if ndim not in (1, 2) or not columns or (ndim == 1 and len(columns) != 1):
+            raise ValueError("one dict of fitted attributes per score column (one for 1-D)")
+        fitted = {
+            name: (columns[0][name] if ndim == 1 else [c[name] for c in columns])
+            for name in columns[0]
+        }
+        self._state = self._restore(fitted, ndim, names, not self.higher_is_outlier)
+        self.__dict__.pop("_stream", None)
+        return self
 
     def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
         if out is None and state.transformer is not None:
@@ -353,7 +491,12 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         :meth:`from_dict` (or :func:`outprob.from_dict`) rebuilds it, so a
         scaler fitted offline can be shipped to a scoring service.
         """
-        return _persist.to_dict(self, self._get_state())
+        data = _persist.to_dict(self, self._get_state())
+        stream = _partial.stream_to_dict(self)
+        if stream is not None:
+            # partial_fit's state: from_dict resumes the stream from it.
+            data["stream"] = stream
+        return data
 
     @classmethod
     def from_dict(cls: type[_S], data: Dict[str, Any]) -> _S:
@@ -363,13 +506,15 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         obj._state = obj._restore(
             data["fitted"], data["ndim"], data.get("feature_names_in"), not obj.higher_is_outlier
         )
+        if data.get("stream") is not None:
+            obj.__dict__["_stream"] = _partial.stream_from_dict(obj, data["stream"])
         return obj
 
     def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
         """A checked state from stored fitted attributes (``from_dict`` and
         unpickling)."""
         return self._with_transformer(_persist.restore(
-            self._FITTED, self._PAIR, self._check_pair, fitted, ndim, names, negate
+            self._kinds(), self._PAIR, self._check_pair, fitted, ndim, names, negate
         ))
 
     def __getstate__(self) -> Dict[str, Any]:
@@ -377,7 +522,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
 
     def __setstate__(self, data: Dict[str, Any]) -> None:
         attributes, fitted = _persist.unpickled(
-            type(self).__name__, self._get_param_names(), self._FITTED, data
+            type(self).__name__, _parameter_defaults(type(self)), self._kinds(), data
         )
         self.__dict__.update(attributes)
         if fitted is not None:
@@ -390,6 +535,10 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     def _check_params(self) -> None:
         check_nan_policy(self.nan_policy)
         check_threads(self.threads)
+        for name in ("window", "refit_every"):
+            value = getattr(self, name, None)
+            if value is not None:
+                check_int(value, name, 1)
         if not isinstance(self.higher_is_outlier, (bool, np.bool_)):
             raise TypeError(f"higher_is_outlier must be a bool, got {self.higher_is_outlier!r}")
 
@@ -399,6 +548,33 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:
         """Checks restored per-column parameters beyond finiteness."""
+
+    def _stream_params(self) -> Dict[str, Any]:
+        """The :class:`outprob.streaming.StreamingFit` parameters of
+        ``partial_fit``; scalers that cannot be fitted incrementally raise
+        ``TypeError`` here."""
+        raise TypeError(
+            f"{type(self).__name__} cannot be fitted incrementally (partial_fit, merge): "
+            "fit it on all scores at once with fit()"
+        )
+
+    def _stream_column(self, result: Any, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
+        """Fitted attributes of one column from a streaming result, and the
+        warnings to emit."""
+        raise NotImplementedError
+
+
+def _parameter_defaults(cls: type) -> Dict[str, Any]:
+    """Constructor parameters and their defaults (pickles of older versions
+    lack the parameters added since, which take their defaults)."""
+    import inspect
+
+    sig = inspect.signature(cls.__init__)  # type: ignore[misc]
+    return {
+        name: p.default
+        for name, p in sig.parameters.items()
+        if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
 
 
 def column_label(column: Optional[int]) -> str:

@@ -1,7 +1,7 @@
 """Input normalisation shared by the public API (contract §5).
 
 Every array that crosses into the compiled core is float32 or float64,
-native byte order and C-contiguous. The caller's array is never modified:
+native byte order, aligned and C-contiguous. The caller's array is never modified:
 a copy is made only when its dtype, byte order or layout requires one.
 
 Each kind of input that is not an array of real numbers gets one
@@ -26,7 +26,7 @@ NAN_POLICIES = ("omit", "raise")
 
 
 def as_float_array(x: Any, name: str = "scores") -> np.ndarray:
-    """`x` as a float32/float64, native-endian, C-contiguous array.
+    """`x` as a float32/float64, native-endian, aligned, C-contiguous array.
 
     float32 and float64 keep their type; integers, booleans and other real
     floating types become float64; object arrays whose elements are all
@@ -37,7 +37,8 @@ def as_float_array(x: Any, name: str = "scores") -> np.ndarray:
     dt = a.dtype
     kind = dt.kind
     if kind == "f" and dt.itemsize in (4, 8):
-        if dt.isnative and a.flags.c_contiguous:
+        flags = a.flags
+        if dt.isnative and flags.c_contiguous and flags.aligned:
             return a  # the fast path: nothing to convert
         dtype = dt.newbyteorder("=")
     elif kind in "biuf":
@@ -48,7 +49,10 @@ def as_float_array(x: Any, name: str = "scores") -> np.ndarray:
         raise _dtype_error(dt, name)
     if a.ndim == 0:
         return np.array(a, dtype=dtype)
-    return np.ascontiguousarray(a, dtype=dtype)
+    out = np.ascontiguousarray(a, dtype=dtype)
+    # ascontiguousarray returns a contiguous buffer as it is, aligned or not
+    # (buffers that arrive over the wire or from a file may be unaligned).
+    return out if out.flags.aligned else out.copy()
 
 
 def as_labels(y: Any, name: str = "y_true") -> np.ndarray:

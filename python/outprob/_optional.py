@@ -11,6 +11,7 @@ EXTRAS = {
     "pandas": "pandas",
     "polars": "polars",
     "matplotlib": "plot",
+    "dask": "dask",
 }
 
 

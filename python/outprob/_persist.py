@@ -8,6 +8,7 @@ path, :func:`unpickled`.
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -80,7 +81,7 @@ def params_of(kind: str, known: Sequence[str], data: Any) -> Dict[str, Any]:
 
 
 def restore(
-    kinds: Dict[str, type],
+    kinds: Dict[str, Any],
     pair: Tuple[str, str],
     check_pair: Callable[[List[float], List[float]], None],
     fitted: Any,
@@ -105,16 +106,21 @@ def restore(
             continue
         v = fitted[name]
         try:
-            attributes[name] = kind(v) if ndim == 1 else np.array(v, dtype=kind)
+            if kind == "interval":
+                attributes[name] = _interval(v) if ndim == 1 else np.array(
+                    [_interval(t) for t in v], dtype=float
+                ).reshape(-1, 2)
+            else:
+                attributes[name] = kind(v) if ndim == 1 else np.array(v, dtype=kind)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"fitted attribute {name}: {exc}") from None
-        if ndim == 2 and attributes[name].ndim != 1:
+        if ndim == 2 and kind != "interval" and attributes[name].ndim != 1:
             raise ValueError(f"fitted attribute {name} must be a list, one value per column")
     first, second = _as_list(attributes[pair[0]]), _as_list(attributes[pair[1]])
     n = len(first)
     if n == 0:
         raise ValueError("a fitted scaler needs at least one score column; the lists are empty")
-    if any(np.size(v) != n for v in attributes.values()):
+    if any((1 if ndim == 1 else len(v)) != n for v in attributes.values()):
         raise ValueError("fitted attributes must have one value per column, all of one length")
     if not all(math.isfinite(v) for v in first + second):
         raise ValueError("fitted parameters must be finite numbers, one per column")
@@ -145,10 +151,14 @@ Stored = Tuple[Dict[str, Any], Any, Any, Optional[bool]]
 
 
 def unpickled(
-    kind: str, params: Sequence[str], kinds: Dict[str, type], data: Dict[str, Any]
+    kind: str, params: Dict[str, Any], kinds: Dict[str, Any], data: Dict[str, Any]
 ) -> Tuple[Dict[str, Any], Optional[Stored]]:
     """The plain attributes of a pickle, and its fitted attributes, ndim,
-    names and negation (None if unfitted) for :func:`restore`."""
+    names and negation (None if unfitted) for :func:`restore`.
+
+    ``params`` maps the constructor parameters to their defaults: a
+    parameter added since the pickle was written takes its default (the
+    behaviour of the version that wrote it)."""
     from . import __version__
 
     data = dict(data)
@@ -159,8 +169,14 @@ def unpickled(
     data.pop("n_features_in_", None)
     names = data.pop("feature_names_in_", None)
     negate = data.pop("_negate", None)
-    missing = [p for p in params if p not in data]
-    unknown = [k for k in data if k not in params and not k.startswith(("_sklearn", "_metadata"))]
+    missing = [p for p in params if p not in data and params[p] is inspect.Parameter.empty]
+    for p, default in params.items():
+        if default is not inspect.Parameter.empty:
+            data.setdefault(p, default)
+    unknown = [
+        k for k in data
+        if k not in params and k != "_stream" and not k.startswith(("_sklearn", "_metadata"))
+    ]
     if missing or unknown:
         raise ValueError(
             f"cannot load this {kind}: it was pickled by outprob {version}, whose layout "
@@ -169,6 +185,13 @@ def unpickled(
             "outprob.from_dict(), or refit."
         )
     return data, (None if ndim is None else (fitted, ndim, names, negate))
+
+
+def _interval(v: Any) -> Tuple[float, float]:
+    lo, hi = (float(t) for t in v)
+    if not lo <= hi:
+        raise ValueError(f"an interval needs lo <= hi, got {v!r}")
+    return (lo, hi)
 
 
 def _as_list(v: Any) -> List[float]:

@@ -13,12 +13,22 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
+from . import _partial
 from ._base import Notes, ScalerBase, column_label
 from ._core import fit_gaussian, fit_linear
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._input import check_fraction, check_int, check_positive, check_threads, estimator_spec
+from .streaming import DEFAULT_K, StreamingResult
 
 Floats = Union[float, npt.NDArray[np.float64]]
+Intervals = Union[Tuple[float, float], npt.NDArray[np.float64]]
+
+
+def _refit_every(window: Optional[int], refit_every: Optional[int]) -> Optional[int]:
+    """A window refits at every partial_fit unless told otherwise."""
+    if window is None:
+        return refit_every
+    return 1 if refit_every is None else refit_every
 
 
 class GaussianScaler(ScalerBase):
@@ -59,6 +69,16 @@ class GaussianScaler(ScalerBase):
         Threads for large inputs (default: every core, capped by the
         ``OUTPROB_NUM_THREADS`` environment variable). Results are bitwise
         the same for any thread count.
+    k : int, default 800
+        Size of the KLL quantile sketch behind :meth:`partial_fit` for
+        order statistics and M-estimates (rank error ε(800) = 0.345 %;
+        memory ≈ 3k scores per column).
+    window : int, optional
+        Fit exactly on the newest ``window`` scores: :meth:`partial_fit`
+        keeps them in a ring buffer (``fit(X)`` starts it afresh with X).
+    refit_every : int, optional
+        With ``window``: refit after this many new scores (default: at every
+        ``partial_fit``); :meth:`refit` refits at once.
 
     Attributes
     ----------
@@ -69,6 +89,18 @@ class GaussianScaler(ScalerBase):
         its fallback.
     n_iter_, converged_ : int/bool or ndarray of shape (k,)
         Only for M-estimates: outer iterations and convergence.
+    n_samples_seen_ : int or ndarray of shape (k,)
+        After :meth:`partial_fit`: the scores fitted so far (NaN excluded).
+    rank_error_ : float or ndarray of shape (k,)
+        After :meth:`partial_fit`: the sketch's normalized rank error ε
+        (0 when the fit is exact).
+    center_interval_, scale_interval_ : tuple or ndarray of shape (k, 2)
+        After :meth:`partial_fit` (not for M-estimates): the exact μ and σ
+        of all scores seen lie in these intervals (with the sketch's
+        confidence, 99 %; degenerate when exact).
+    probability_error_ : float or ndarray of shape (k,)
+        After :meth:`partial_fit` (not for M-estimates): bound on the
+        largest |p̂ − p| over all scores the intervals allow.
     n_features_in_ : int
         Number of score columns (1 for 1-D scores).
     feature_names_in_ : ndarray of str
@@ -106,6 +138,13 @@ class GaussianScaler(ScalerBase):
     }
     _PAIR = ("center_", "scale_")
     _KIND = "gaussian"
+    _STREAM_FITTED = {
+        "n_samples_seen_": int,
+        "rank_error_": float,
+        "center_interval_": "interval",
+        "scale_interval_": "interval",
+        "probability_error_": float,
+    }
 
     def __init__(
         self,
@@ -119,6 +158,9 @@ class GaussianScaler(ScalerBase):
         nan_policy: str = "omit",
         higher_is_outlier: bool = True,
         threads: Optional[int] = None,
+        k: int = DEFAULT_K,
+        window: Optional[int] = None,
+        refit_every: Optional[int] = None,
     ) -> None:
         self.center = center
         self.scale = scale
@@ -129,6 +171,9 @@ class GaussianScaler(ScalerBase):
         self.nan_policy = nan_policy
         self.higher_is_outlier = higher_is_outlier
         self.threads = threads
+        self.k = k
+        self.window = window
+        self.refit_every = refit_every
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -138,6 +183,7 @@ class GaussianScaler(ScalerBase):
         check_int(self.ddof, "ddof", 0)
         check_int(self.maxiter, "maxiter", 1)
         check_positive(self.tol, "tol")
+        check_int(self.k, "k", 8)
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         center, scale, scale_used, m_estimates = fit_gaussian(
@@ -166,21 +212,53 @@ class GaussianScaler(ScalerBase):
                     f"maxiter={self.maxiter} iterations (tol={self.tol}); "
                     "using the last iterate"
                 )))
-        chosen = self.scale if isinstance(self.scale, str) else "value"
-        if scale == 0.0:
-            notes.append((ZeroScaleWarning, (
-                f"every scale estimate{where} is zero: the scores are constant "
-                f"({center!r}); scores at or below it map to 0, higher ones to 1"
-            )))
-        elif scale_used != chosen:
-            notes.append((ZeroScaleWarning, (
-                f"scale {chosen!r}{where} is zero (common when many scores tie); "
-                f"fell back to {scale_used!r}"
-            )))
+        notes += self._scale_notes(center, scale, scale_used, where)
         fit: Dict[str, Any] = {"center_": center, "scale_": scale, "scale_used_": scale_used}
         if m_estimates:
             fit["n_iter_"] = max(m[1][2] for m in m_estimates)
             fit["converged_"] = all(m[1][3] for m in m_estimates)
+        return fit, notes
+
+    def _scale_notes(self, center: float, scale: float, scale_used: str, where: str) -> Notes:
+        """The warnings of the §2 fallback chain."""
+        chosen = self.scale if isinstance(self.scale, str) else "value"
+        if scale == 0.0:
+            return [(ZeroScaleWarning, (
+                f"every scale estimate{where} is zero: the scores are constant "
+                f"({center!r}); scores at or below it map to 0, higher ones to 1"
+            ))]
+        if scale_used != chosen:
+            return [(ZeroScaleWarning, (
+                f"scale {chosen!r}{where} is zero (common when many scores tie); "
+                f"fell back to {scale_used!r}"
+            ))]
+        return []
+
+    def _stream_params(self) -> Dict[str, Any]:
+        return dict(
+            center=estimator_spec(self.center, "center"),
+            scale=estimator_spec(self.scale, "scale"),
+            trim=self.trim, ddof=self.ddof, maxiter=self.maxiter, tol=self.tol,
+            nan_policy=self.nan_policy, higher_is_outlier=bool(self.higher_is_outlier),
+            k=self.k, window=self.window,
+            refit_every=_refit_every(self.window, self.refit_every),
+        )
+
+    def _stream_column(
+        self, result: StreamingResult, column: Optional[int]
+    ) -> Tuple[Dict[str, Any], Notes]:
+        r = result
+        fit: Dict[str, Any] = {"center_": r.center, "scale_": r.scale, "scale_used_": r.scale_used}
+        if r.n_iter is not None:
+            fit["n_iter_"], fit["converged_"] = r.n_iter, r.converged
+        fit.update(_partial.bounds(r, "center", "scale"))
+        where = column_label(column)
+        notes = self._scale_notes(r.center, r.scale, r.scale_used, where)
+        if r.converged is False:
+            notes.append((ConvergenceWarning, (
+                f"Huber's proposal 2{where} did not converge within maxiter={self.maxiter} "
+                f"iterations (tol={self.tol}); using the last iterate"
+            )))
         return fit, notes
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:
@@ -212,6 +290,31 @@ class GaussianScaler(ScalerBase):
         """Whether Huber's proposal 2 converged (M-estimates only)."""
         return self._fitted("converged_")  # type: ignore[no-any-return]
 
+    @property
+    def n_samples_seen_(self) -> Union[int, npt.NDArray[np.int_]]:
+        """Scores fitted by :meth:`partial_fit` so far (NaN excluded)."""
+        return self._fitted("n_samples_seen_")  # type: ignore[no-any-return]
+
+    @property
+    def rank_error_(self) -> Floats:
+        """The sketch's normalized rank error ε after :meth:`partial_fit`."""
+        return self._fitted("rank_error_")  # type: ignore[no-any-return]
+
+    @property
+    def center_interval_(self) -> Intervals:
+        """Interval holding the exact μ after a sketch-based :meth:`partial_fit`."""
+        return self._fitted("center_interval_")  # type: ignore[no-any-return]
+
+    @property
+    def scale_interval_(self) -> Intervals:
+        """Interval holding the exact σ after a sketch-based :meth:`partial_fit`."""
+        return self._fitted("scale_interval_")  # type: ignore[no-any-return]
+
+    @property
+    def probability_error_(self) -> Floats:
+        """Bound on |p̂ − p| over all scores after :meth:`partial_fit`."""
+        return self._fitted("probability_error_")  # type: ignore[no-any-return]
+
 
 class LinearScaler(ScalerBase):
     r"""Linear scaling of outlier scores to [0, 1].
@@ -227,12 +330,16 @@ class LinearScaler(ScalerBase):
     nan_policy : {"omit", "raise"}, default "omit"
     higher_is_outlier : bool, default True
     threads : int, optional
-        As for :class:`GaussianScaler`.
+    window, refit_every : int, optional
+        As for :class:`GaussianScaler`; :meth:`partial_fit` keeps min and max
+        exactly (no sketch).
 
     Attributes
     ----------
     min_, max_ : float or ndarray of shape (k,)
         Smallest and largest fitted score (per column).
+    n_samples_seen_ : int or ndarray of shape (k,)
+        After :meth:`partial_fit`: the scores fitted so far.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         As for :class:`GaussianScaler`, which also describes the
@@ -255,16 +362,32 @@ class LinearScaler(ScalerBase):
         nan_policy: str = "omit",
         higher_is_outlier: bool = True,
         threads: Optional[int] = None,
+        window: Optional[int] = None,
+        refit_every: Optional[int] = None,
     ) -> None:
         self.nan_policy = nan_policy
         self.higher_is_outlier = higher_is_outlier
         self.threads = threads
+        self.window = window
+        self.refit_every = refit_every
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         lo, hi = fit_linear(
             x, self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
         )
         return {"min_": lo, "max_": hi}, []
+
+    def _stream_params(self) -> Dict[str, Any]:
+        return dict(
+            scaling="linear", nan_policy=self.nan_policy,
+            higher_is_outlier=bool(self.higher_is_outlier), window=self.window,
+            refit_every=_refit_every(self.window, self.refit_every),
+        )
+
+    def _stream_column(
+        self, result: StreamingResult, column: Optional[int]
+    ) -> Tuple[Dict[str, Any], Notes]:
+        return {"min_": result.center, "max_": result.scale, "n_samples_seen_": result.n}, []
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:
         if any(a > b for a, b in zip(first, second)):
@@ -279,6 +402,11 @@ class LinearScaler(ScalerBase):
     def max_(self) -> Floats:
         """Largest fitted score (per column for 2-D scores)."""
         return self._fitted("max_")  # type: ignore[no-any-return]
+
+    @property
+    def n_samples_seen_(self) -> Union[int, npt.NDArray[np.int_]]:
+        """Scores fitted by :meth:`partial_fit` so far (NaN excluded)."""
+        return self._fitted("n_samples_seen_")  # type: ignore[no-any-return]
 
 
 def from_dict(data: Dict[str, Any]) -> Union[GaussianScaler, LinearScaler]:

@@ -85,8 +85,8 @@ def _column(part: Any, j: int, ndim: int) -> np.ndarray:
     a = np.asarray(part)
     if ndim == 2:
         a = a[:, j] if a.ndim == 2 else a.reshape(-1, 1)[:, j]
-    # Buffers that arrive over the wire may be unaligned.
-    return np.require(as_float_array(a.reshape(-1)), requirements=["C", "A"])
+    # as_float_array also aligns buffers that arrive over the wire unaligned.
+    return as_float_array(a.reshape(-1))
 
 
 class _Runner:
@@ -124,7 +124,7 @@ def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
     offset, nan_total, inf_total = 0, 0, 0
     first_nan = first_inf = None
     state = None
-    for (length, _, nan_c, nan_f, inf_c, inf_f), parts in out:
+    for (length, _, nan_c, nan_f, inf_c, inf_f, _, _), parts in out:
         if nan_c and first_nan is None:
             first_nan = offset + nan_f
         if inf_c and first_inf is None:
@@ -368,19 +368,18 @@ def _gaussian_column(col: _Column, p: Dict[str, Any]) -> Dict[str, Any]:
     return fitted
 
 
-def _build(scaler: Any, columns: List[Dict[str, Any]], ndim: int) -> Any:
-    from . import _scalers
+def _build(scaler: Any, columns: List[Dict[str, Any]], ndim: int, names: Any = None) -> Any:
+    """A fitted copy of ``scaler`` (which is left as it is)."""
+    return type(scaler)(**scaler.get_params())._set_fitted(columns, ndim, names)
 
-    cls = type(scaler)
-    names = list(columns[0])
-    fitted = {k: (columns[0][k] if ndim == 1 else [c[k] for c in columns]) for k in names}
-    return cls.from_dict({
-        "format": f"outprob.{cls.__name__}",
-        "version": getattr(_scalers, "FORMAT_VERSION", 1),
-        "params": scaler.get_params(),
-        "ndim": ndim,
-        "fitted": fitted,
-    })
+
+def _names(collection: Any, ndim: int) -> Any:
+    """The column names a DataFrame fit records (as scikit-learn would)."""
+    if not _is_dataframe(collection) or ndim != 2:
+        return None
+    from ._input import feature_names
+
+    return feature_names(collection)
 
 
 def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
@@ -411,7 +410,8 @@ def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
     info = FitInfo(passes=0, bytes=0, bounds=[])
     columns = []
     if method == "sketch":
-        return _fit_sketch(scaler, p, parts, ndim, ncols, k, linear, info, return_info)
+        return _fit_sketch(scaler, p, parts, ndim, ncols, k, linear, info, return_info,
+                           _names(collection, ndim))
     for j in range(ncols):
         run = _Runner(parts, ndim, j)
         col = _Column(run, p, collect_max)
@@ -421,12 +421,12 @@ def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
             columns.append(_gaussian_column(col, p))
         info["passes"] += run.passes
         info["bytes"] += run.bytes
-    out = _build(scaler, columns, ndim)
+    out = _build(scaler, columns, ndim, _names(collection, ndim))
     return (out, info) if return_info else out
 
 
 def _fit_sketch(scaler: Any, p: Dict[str, Any], parts: List[Any], ndim: int, ncols: int, k: int,
-                linear: bool, info: FitInfo, return_info: bool) -> Any:
+                linear: bool, info: FitInfo, return_info: bool, names: Any) -> Any:
     from .streaming import StreamingFit
 
     kw = dict(scaling="linear" if linear else "gaussian", nan_policy=p["nan_policy"],
@@ -436,7 +436,7 @@ def _fit_sketch(scaler: Any, p: Dict[str, Any], parts: List[Any], ndim: int, nco
                   maxiter=p["maxiter"], tol=p["tol"])
 
     def task(part: Any) -> Any:
-        a = np.require(np.asarray(part), requirements=["C", "A"])
+        a = as_float_array(np.asarray(part))
         f = StreamingFit(**kw)
         if a.size:
             f.update(a.reshape(-1) if ndim == 1 else a.reshape(a.shape[0], -1))
@@ -449,16 +449,11 @@ def _fit_sketch(scaler: Any, p: Dict[str, Any], parts: List[Any], ndim: int, nco
         total.merge(StreamingFit.from_dict(d))
     results = total.results()
     info["bounds"] = [r._asdict() for r in results]
-    if linear:
-        columns = [{"min_": r.center, "max_": r.scale} for r in results]
-    else:
-        columns = []
-        for r in results:
-            c: Dict[str, Any] = {"center_": r.center, "scale_": r.scale, "scale_used_": r.scale_used}
-            if r.n_iter is not None:
-                c.update(n_iter_=r.n_iter, converged_=r.converged)
-            columns.append(c)
-    fitted = _build(scaler, columns, ndim)
+    # The scaler's own reading of a streaming result: the bounds become
+    # fitted attributes as after partial_fit.
+    template = type(scaler)(**scaler.get_params())
+    columns = [template._stream_column(r, j)[0] for j, r in enumerate(results)]
+    fitted = _build(scaler, columns, ndim, names)
     return (fitted, info) if return_info else fitted
 
 
@@ -476,13 +471,14 @@ def transform(scaler: Any, collection: Any) -> Any:
         dtype = np.float32 if arr.dtype == np.float32 else np.float64
 
         def apply_block(block: np.ndarray) -> Any:
-            # Blocks that arrive over the wire may be unaligned.
-            return scaler.transform(np.require(block, requirements=["C", "A"]))
+            # transform aligns blocks that arrive over the wire unaligned.
+            return scaler.transform(block)
 
         return arr.map_blocks(apply_block, dtype=dtype)
     if _is_dataframe(collection):
         def apply(df: Any) -> Any:
-            out = scaler.transform(np.require(np.asarray(df), requirements=["C", "A"]))
+            named = scaler._get_state().names is not None
+            out = scaler.transform(df if named else np.asarray(df))
             return type(df)(out, index=df.index, **({"columns": df.columns} if df.ndim == 2 else {"name": df.name}))
         return collection.map_partitions(apply)
     raise TypeError(f"expected a dask array or dataframe, got {type(collection).__name__}")

@@ -312,6 +312,8 @@ class StreamingFit:
         p = self.params
         if p["window"] is not None:
             return _core.WindowState(p["window"], p["refit_every"] or 0)
+        if p["scaling"] == "linear":
+            return _Extremes(not p["higher_is_outlier"], p["nan_policy"])
         center, scale = (p["center"], p["scale"]) if p["scaling"] == "gaussian" else ("mean", "std")
         return _core.StreamingState(
             center, scale, p["trim"], p["ddof"], p["maxiter"], p["tol"], p["nan_policy"],
@@ -344,21 +346,18 @@ class StreamingFit:
                 f"batch of shape {a.shape} does not match the {len(self._states)} "
                 f"column(s) fitted so far"
             )
+        if len(cols) > 1:
+            # The core checks each column on its own; check the whole batch
+            # first so that a refused batch changes no column (all or nothing).
+            _check_batch(a, self.params["nan_policy"])
         if self.params["window"] is None:
-            # Validate every column before changing any (all or nothing).
-            if a.size and not np.isfinite(a[~np.isnan(a)]).all():
-                bad = np.flatnonzero(np.isinf(a.reshape(-1)))
-                raise ValueError(
-                    f"scores contain {bad.size} infinite value{'s' if bad.size != 1 else ''} "
-                    f"(first at index {int(bad[0])}); fitting needs finite scores: drop or "
-                    f"clip them before fitting"
-                )
             for s, c in zip(self._states, cols):
                 s.update(c)
+            self._fitted = None
         else:
+            # A window refits when due (refit_every new scores) or on demand.
             for s, c in zip(self._states, cols):
                 s.update(c, self.params["nan_policy"])
-        self._fitted = None
         return self
 
     def merge(self, other: "StreamingFit") -> "StreamingFit":
@@ -370,7 +369,7 @@ class StreamingFit:
         if other._states is None:
             return self
         if self._states is None:
-            self._states = [_core.StreamingState.from_parts(*self._args(), **_parts_kw(s)) for s in other._states]
+            self._states = [self._state_from(_parts_kw(s)) for s in other._states]
             self._ndim = other._ndim
         else:
             if len(other._states) != len(self._states):
@@ -379,6 +378,13 @@ class StreamingFit:
                 a.merge(b)
         self._fitted = None
         return self
+
+    def _state_from(self, parts: Dict[str, Any]) -> Any:
+        """A running state from its parts (``to_dict``, ``merge``)."""
+        p = self.params
+        if p["scaling"] == "linear":
+            return _Extremes.from_parts(not p["higher_is_outlier"], p["nan_policy"], parts["moments"])
+        return _core.StreamingState.from_parts(*self._args(), **parts)
 
     def _args(self) -> Tuple[Any, ...]:
         p = self.params
@@ -449,8 +455,7 @@ class StreamingFit:
         if d.get("states") is not None:
             p = fit.params
             if p["window"] is None:
-                fit._states = [_core.StreamingState.from_parts(*fit._args(), **_decode_parts(s))
-                               for s in d["states"]]
+                fit._states = [fit._state_from(_decode_parts(s)) for s in d["states"]]
             else:
                 fit._states = [
                     _core.WindowState.from_parts(
@@ -472,6 +477,72 @@ class StreamingFit:
         p = self.params
         what = "linear" if p["scaling"] == "linear" else f"{p['center']}/{p['scale']}"
         return f"StreamingFit({what}, n={self.n})"
+
+
+def _check_batch(a: np.ndarray, nan_policy: str) -> Tuple[int, float, float]:
+    """contract §5 for a whole batch, with the messages of the core; returns
+    the count of scores (NaN excluded), their min and max."""
+    census = _core.part_census(a.reshape(-1))
+    length, count, nan_count, nan_first, inf_count, inf_first, lo, hi = census
+    if inf_count:
+        raise ValueError(
+            f"scores contain {inf_count} infinite value{'s' if inf_count != 1 else ''} "
+            f"(first at index {inf_first}); fitting needs finite scores: drop or clip them "
+            "before fitting"
+        )
+    if nan_count and nan_policy == "raise":
+        raise ValueError(
+            f"scores contain {nan_count} NaN value{'s' if nan_count != 1 else ''} (first at "
+            f"index {nan_first}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
+        )
+    return count, lo, hi
+
+
+class _Extremes:
+    """The state of a linear fit: count, min and max in one pass (linear
+    scaling needs no sums, so it keeps none)."""
+
+    __slots__ = ("count", "lo", "hi", "negate", "nan_policy")
+
+    def __init__(self, negate: bool, nan_policy: str) -> None:
+        self.count, self.lo, self.hi = 0, float("inf"), float("-inf")
+        self.negate, self.nan_policy = negate, nan_policy
+
+    def update(self, x: np.ndarray) -> int:
+        count, lo, hi = _check_batch(x, self.nan_policy)
+        if count:
+            self.count += count
+            self.lo, self.hi = min(self.lo, lo), max(self.hi, hi)
+        return count
+
+    def merge(self, other: "_Extremes") -> None:
+        self.count += other.count
+        self.lo, self.hi = min(self.lo, other.lo), max(self.hi, other.hi)
+
+    def n(self) -> int:
+        return self.count
+
+    def extremes(self) -> Tuple[float, float]:
+        if not self.count:
+            raise ValueError("nothing to fit yet: update the fit with scores first")
+        return (-self.hi, -self.lo) if self.negate else (self.lo, self.hi)
+
+    def parts(self) -> Dict[str, Any]:
+        return {"moments": {"n": self.count, "min": self.lo, "max": self.hi},
+                "sketch": None, "seed": 0}
+
+    @classmethod
+    def from_parts(cls, negate: bool, nan_policy: str, moments: Dict[str, Any]) -> "_Extremes":
+        e = cls(negate, nan_policy)
+        try:
+            count, lo, hi = int(moments["n"]), float(moments["min"]), float(moments["max"])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("not a valid linear-fit state: it needs n, min and max") from None
+        if count < 0 or (count and not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi)):
+            raise ValueError("not a valid linear-fit state: extremes")
+        if count:
+            e.count, e.lo, e.hi = count, lo, hi
+        return e
 
 
 def _encode_parts(parts: Dict[str, Any]) -> Dict[str, Any]:

@@ -38,12 +38,13 @@ fn key(center: Option<f64>, negate: bool) -> Key {
     }
 }
 
-/// (len, count, nan count, first nan, inf count, first inf)
+/// (len, count, nan count, first nan, inf count, first inf, min, max)
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 fn part_census(
     py: Python<'_>,
     x: Floats<'_>,
-) -> PyResult<(usize, usize, usize, usize, usize, usize)> {
+) -> PyResult<(usize, usize, usize, usize, usize, usize, f64, f64)> {
     let s = on_floats!(py, x, |v| (v.len(), summarize(v)));
     Ok((
         s.0,
@@ -52,6 +53,8 @@ fn part_census(
         s.1.nan.first,
         s.1.inf.count,
         s.1.inf.first,
+        s.1.min,
+        s.1.max,
     ))
 }
 

@@ -90,9 +90,64 @@ pub struct Compressed {
     pub num_items: u32,
 }
 
-/// Sorts NaN-free values ascending (−0 before +0).
+/// Below this length a comparison sort is faster than the radix sort.
+const RADIX_MIN: usize = 256;
+/// Bits per radix digit: 2^11 counters per digit stay in L1.
+const DIGIT: usize = 11;
+
+/// Sorts NaN-free values ascending (−0 before +0). Long runs (level 0 of a
+/// batch update) are sorted by an LSD radix sort of their order keys: the
+/// keys are a bijection of the values, so the result is the comparison
+/// sort's, bit for bit, in a few linear passes.
 pub fn sort_values<T: super::Item>(v: &mut [T]) {
-    v.sort_unstable_by_key(|x| x.order_key());
+    if v.len() < RADIX_MIN {
+        v.sort_unstable_by_key(|x| x.order_key());
+        return;
+    }
+    let mut keys: Vec<u64> = v.iter().map(|x| x.order_key()).collect();
+    radix_sort(&mut keys, T::SIZE * 8);
+    for (out, &k) in v.iter_mut().zip(&keys) {
+        *out = T::from_order_key(k);
+    }
+}
+
+/// LSD radix sort of `keys` whose values fit in `bits` bits; digits on
+/// which all keys agree are skipped.
+fn radix_sort(keys: &mut Vec<u64>, bits: usize) {
+    const R: usize = 1 << DIGIT;
+    let passes = bits.div_ceil(DIGIT);
+    let mut counts = vec![[0u32; R]; passes];
+    for &k in keys.iter() {
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[((k >> (p * DIGIT)) as usize) & (R - 1)] += 1;
+        }
+    }
+    let n = keys.len();
+    let mut other = vec![0u64; n];
+    let (mut src, mut dst) = (&mut *keys, &mut other);
+    let mut in_other = false;
+    for (p, c) in counts.iter_mut().enumerate() {
+        let shift = p * DIGIT;
+        if c[((src[0] >> shift) as usize) & (R - 1)] as usize == n {
+            continue; // every key has this digit: the pass would not move anything
+        }
+        let mut sum = 0u32;
+        for slot in c.iter_mut() {
+            let t = *slot;
+            *slot = sum;
+            sum += t;
+        }
+        for &k in src.iter() {
+            let d = ((k >> shift) as usize) & (R - 1);
+            dst[c[d] as usize] = k;
+            c[d] += 1;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        in_other = !in_other;
+    }
+    if in_other {
+        keys.copy_from_slice(&other);
+    }
 }
 
 /// Merges two sorted runs `buf[a..a+la]` and `buf[b..b+lb]` into
@@ -246,6 +301,45 @@ mod tests {
         assert_eq!(max_levels_for(1 << 20), 21);
         assert_eq!(total_weight(&[0, 2, 3]), Some(4));
         assert_eq!(total_weight(&[3, 2]), None);
+    }
+
+    #[test]
+    fn radix_sort_is_the_comparison_sort() {
+        let mut s: u64 = 7;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            s
+        };
+        for n in [RADIX_MIN, 1000, 9000] {
+            let mut v: Vec<f64> = (0..n)
+                .map(|i| match i % 5 {
+                    0 => f64::from_bits(next() >> 1) * if next() % 2 == 0 { 1.0 } else { -1.0 },
+                    1 => -0.0,
+                    2 => 0.0,
+                    3 => (next() % 7) as f64,
+                    _ => f64::INFINITY * if next() % 2 == 0 { 1.0 } else { -1.0 },
+                })
+                .filter(|v| !v.is_nan())
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable_by_key(|x| super::super::Item::order_key(*x));
+            sort_values(&mut v);
+            let bits = |a: &[f64]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&v), bits(&want));
+            let mut f: Vec<f32> = want.iter().map(|&x| x as f32).rev().collect();
+            let mut fw = f.clone();
+            fw.sort_unstable_by_key(|x| super::super::Item::order_key(*x));
+            sort_values(&mut f);
+            assert_eq!(
+                f.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                fw.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
+        let mut same = vec![3.5f64; 1000];
+        sort_values(&mut same);
+        assert!(same.iter().all(|&x| x == 3.5));
     }
 
     #[test]

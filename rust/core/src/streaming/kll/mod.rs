@@ -55,6 +55,8 @@ pub trait Item: Copy + PartialOrd + core::fmt::Debug + Send + Sync + 'static {
     fn from_le(b: &[u8]) -> Self;
     /// The raw bits, widened.
     fn bits(self) -> u64;
+    /// Inverse of [`Item::order_key`].
+    fn from_order_key(key: u64) -> Self;
 }
 
 impl Item for f64 {
@@ -91,6 +93,14 @@ impl Item for f64 {
     fn bits(self) -> u64 {
         self.to_bits()
     }
+    #[inline(always)]
+    fn from_order_key(key: u64) -> Self {
+        f64::from_bits(if key >> 63 == 1 {
+            key & !(1 << 63)
+        } else {
+            !key
+        })
+    }
 }
 
 impl Item for f32 {
@@ -124,6 +134,11 @@ impl Item for f32 {
     }
     fn bits(self) -> u64 {
         u64::from(self.to_bits())
+    }
+    #[inline(always)]
+    fn from_order_key(key: u64) -> Self {
+        let k = key as u32;
+        f32::from_bits(if k >> 31 == 1 { k & !(1 << 31) } else { !k })
     }
 }
 
