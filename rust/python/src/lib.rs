@@ -13,8 +13,8 @@ mod metrics;
 mod partition;
 mod scaling;
 mod streaming;
-mod transformer;
 mod transformations;
+mod transformer;
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::par::PARALLEL_MIN;
