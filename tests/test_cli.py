@@ -60,7 +60,7 @@ def test_evaluate_matches_the_metrics(table):
     p = outprob.scaler("mean_nmad").fit_transform(s)
     assert rows[("mean_nmad", "brier_score", "outliers")] == metrics.brier_score(y, p, stratify="outlier")
     assert rows[("mean_nmad", "calibration_error", "inliers")] == metrics.calibration_error(y, p, stratify="inlier")
-    assert {t for t, _, _ in rows} == set(outprob.VARIANTS)
+    assert {t for t, _, _ in rows} == set(outprob.TRANSFORMATIONS)
     text = run("evaluate", path, "-y", "y", "-s", "s", "--variant", "mean_std", "--variant", "huber")
     assert text.returncode == 0 and "88 scores, 8 outliers" in text.stdout
     assert [ln.split()[0] for ln in text.stdout.splitlines()[2:]] == ["mean_std", "huber"]
@@ -136,7 +136,7 @@ def test_reproduce_quick_writes_the_report(tmp_path):
         header = fh.readline().strip()
         n = sum(1 for _ in fh)
     assert header == "dataset,detector,transformation,measure,class,value"
-    assert n == 5 * 4 * len(outprob.VARIANTS) * 33
+    assert n == 5 * 4 * len(outprob.TRANSFORMATIONS) * 33
     assert (out / "status.csv").read_text().count("\n") == 21 and (out / "environment.json").is_file()
 
 

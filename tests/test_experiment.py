@@ -65,9 +65,10 @@ def test_results_equal_the_measures_called_directly(tmp_path, datasets):
     from sklearn.preprocessing import StandardScaler
 
     result = ex.run_study(datasets, ex.paper_detectors(("KNN",)), out=tmp_path, jobs=1, progress=False)
-    names = list(outprob.VARIANTS)
+    names = list(outprob.VARIANTS)  # the pool of the harmonic improvement score
     assert list(result.status.status) == ["ok", "ok"]
-    per_set = len(names) * (4 * 4 * 2 + 1)
+    assert result.transformations == list(outprob.TRANSFORMATIONS)
+    per_set = len(outprob.TRANSFORMATIONS) * (4 * 4 * 2 + 1)
     assert len(result.results) == 2 * per_set
     assert list(result.results.columns) == list(ex.RESULT_COLUMNS)
 
@@ -174,7 +175,7 @@ def test_user_scalers_and_score_sets_join(tmp_path):
     assert [(x.dataset, x.detector) for x in sets] == [("a", "scores"), ("b", "knn")]
     fixed = outprob.GaussianScaler(center=0.0, scale="std")
     result = ex.run_study(sets, scalers={"fixed": fixed}, out=tmp_path / "o", jobs=1, progress=False)
-    assert result.transformations == [*outprob.VARIANTS, "fixed"]
+    assert result.transformations == [*outprob.TRANSFORMATIONS, "fixed"]
     want = metrics.brier_score(y, outprob.GaussianScaler(center=0.0, scale="std").fit_transform(s), stratify="outlier")
     assert _value(result, "a", "scores", "fixed", "brier_score", "outliers") == pytest.approx(want, abs=1e-15)
     with pytest.raises(ValueError, match="taken"):

@@ -10,6 +10,9 @@ from typing import Any, List, Mapping, Sequence
 
 import numpy as np
 
+import outprob
+
+from .beyond import beyond_the_paper
 from .datasets import MISSING_DATASETS, PAPER_DATASETS
 from .evaluation import MEASURES
 from .findings import Finding, his_comparison, skill_scores
@@ -200,6 +203,7 @@ def write_report(
     lines += _findings_section(found)
     if not result.results.empty:
         lines += _skill_section(result.results, result.transformations, result.reference)
+        lines += beyond_the_paper(result.results, list(outprob.VARIANTS), result.reference)
     lines += ["## Figures", ""]
     for key, caption in _FIGURES:
         if key in figures:
