@@ -9,6 +9,7 @@
 #![allow(clippy::needless_pass_by_value)]
 
 mod estimators;
+mod gamma;
 mod metrics;
 mod partition;
 mod scaling;
@@ -117,6 +118,7 @@ pub(crate) use with_slice;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     estimators::register(m)?;
     scaling::register(m)?;
+    gamma::register(m)?;
     metrics::register(m)?;
     streaming::register(m)?;
     partition::register(m)?;

@@ -122,7 +122,7 @@ fn transform_into<T: Float + Element, S: Scaling>(
     .map_err(to_py)
 }
 
-fn transform_any<S: Scaling>(
+pub(crate) fn transform_any<S: Scaling>(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     out: &Bound<'_, PyAny>,

@@ -1,4 +1,5 @@
 //! Score → probability maps (contract §4) and fitting them (§5).
 
 pub mod fit;
+pub mod gamma;
 pub mod scaling;
