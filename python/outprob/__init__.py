@@ -24,6 +24,9 @@ _LAZY = {
     "GaussianScaler": "._scalers",
     "LinearScaler": "._scalers",
     "from_dict": "._scalers",
+    "GammaScaler": "._gamma",
+    "TRANSFORMATIONS": "._variants",
+    "Transformation": "._variants",
     "VARIANTS": "._variants",
     "Variant": "._variants",
     "scaler": "._variants",
@@ -47,20 +50,26 @@ if TYPE_CHECKING:
     from ._exceptions import NotFittedError as NotFittedError
     from ._exceptions import OutprobWarning as OutprobWarning
     from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._gamma import GammaScaler as GammaScaler
     from ._scalers import GaussianScaler as GaussianScaler
     from ._scalers import LinearScaler as LinearScaler
     from ._scalers import from_dict as from_dict
+    from ._variants import TRANSFORMATIONS as TRANSFORMATIONS
     from ._variants import VARIANTS as VARIANTS
+    from ._variants import Transformation as Transformation
     from ._variants import Variant as Variant
     from ._variants import scaler as scaler
 
 __all__ = [
     "ConvergenceWarning",
+    "GammaScaler",
     "GaussianScaler",
     "InputError",
     "LinearScaler",
     "NotFittedError",
     "OutprobWarning",
+    "TRANSFORMATIONS",
+    "Transformation",
     "VARIANTS",
     "Variant",
     "ZeroScaleWarning",

@@ -22,6 +22,9 @@ __all__ = [
     "fit_gaussian",
     "fit_linear",
     "transform",
+    "fit_gamma",
+    "gamma_transform",
+    "_gamma_pq",
     "evaluate",
     "brier_and_sharpness",
     "refinement_and_calibration",
@@ -97,6 +100,30 @@ def transform(
     threads: int,
 ) -> None:
     """``scaling`` "gaussian" (centers, scales) or "linear" (mins, maxs)."""
+
+# -- gamma scaling (contract §10) -------------------------------------------------
+
+# (offset, mean, scale, method used)
+def fit_gamma(
+    x: _Scores,
+    method: str,
+    offset: Optional[float],
+    nan_policy: str,
+    negate: bool,
+    threads: int,
+) -> Tuple[float, float, float, str]: ...
+def gamma_transform(
+    x: _Scores,
+    out: _Scores,
+    offsets: List[float],
+    means: List[float],
+    scales: List[float],
+    negate: bool,
+    threads: int,
+) -> None: ...
+def _gamma_pq(
+    a: npt.NDArray[np.float64], x: npt.NDArray[np.float64]
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 # (all, outlier, inlier); NaN for an absent class
 _Strata = Tuple[float, float, float]

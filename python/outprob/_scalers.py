@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from ._base import Notes, ScalerBase, column_label
 from ._core import fit_gaussian, fit_linear
+from ._gamma import GammaScaler
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._input import check_fraction, check_int, check_positive, check_threads, estimator_spec
 
@@ -281,10 +282,12 @@ class LinearScaler(ScalerBase):
         return self._fitted("max_")  # type: ignore[no-any-return]
 
 
-def from_dict(data: Dict[str, Any]) -> Union[GaussianScaler, LinearScaler]:
+def from_dict(data: Dict[str, Any]) -> Union[GaussianScaler, LinearScaler, GammaScaler]:
     """Rebuilds any fitted scaler from its :meth:`~GaussianScaler.to_dict`."""
-    kinds = {f"outprob.{c.__name__}": c for c in (GaussianScaler, LinearScaler)}
+    kinds: Dict[str, Any] = {
+        f"outprob.{c.__name__}": c for c in (GaussianScaler, LinearScaler, GammaScaler)
+    }
     fmt = data.get("format") if isinstance(data, dict) else None
     if fmt not in kinds:
         raise ValueError(f"not a serialised outprob scaler: format must be one of {sorted(kinds)}")
-    return kinds[fmt].from_dict(data)
+    return kinds[fmt].from_dict(data)  # type: ignore[no-any-return]

@@ -1,11 +1,13 @@
-"""The named scaling variants of the paper (contract §4)."""
+"""The named scaling variants of the paper (contract §4) and the registry of
+every named transformation, the paper's and those beyond it (§10)."""
 
 from __future__ import annotations
 
 import difflib
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple, Optional, Union
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Union
 
+from ._gamma import GammaScaler
 from ._scalers import GaussianScaler, LinearScaler
 
 
@@ -48,13 +50,46 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
 """Name → :class:`Variant` for the 12 variants of contract §4."""
 
 
-def scaler(name: str, **params: Any) -> Union[GaussianScaler, LinearScaler]:
-    """A fresh scaler for a named variant of :data:`VARIANTS`.
+class Transformation(NamedTuple):
+    """A named transformation: ``factory(**params)`` returns a fresh,
+    unfitted scaler, the ``params`` passed through to its constructor."""
+
+    factory: Callable[..., Any]
+    note: str
+
+
+def _gamma(**params: Any) -> GammaScaler:
+    return GammaScaler("moments", **params)
+
+
+def _robust_gamma(**params: Any) -> GammaScaler:
+    return GammaScaler("quantiles", **params)
+
+
+TRANSFORMATIONS: Mapping[str, Transformation] = MappingProxyType(
+    {
+        **{name: Transformation(v.scaler, v.note) for name, v in VARIANTS.items()},
+        "gamma": Transformation(
+            _gamma, "gamma scaling, method of moments (Kriegel et al. 2011)"
+        ),
+        "robust_gamma": Transformation(
+            _robust_gamma, "gamma scaling fitted to the quartiles (robust to the upper quarter)"
+        ),
+    }
+)
+"""Name → :class:`Transformation`: the 12 variants of contract §4 and the
+transformations beyond the paper (§10)."""
+
+
+def scaler(name: str, **params: Any) -> Union[GaussianScaler, LinearScaler, GammaScaler]:
+    """A fresh scaler for a named transformation of :data:`TRANSFORMATIONS`.
 
     Parameters
     ----------
     name : str
-        ``"linear"``, ``"mean_std"``, ``"mean_nmad"``, ..., ``"tukey"``.
+        A paper variant (``"linear"``, ``"mean_std"``, ``"mean_nmad"``, ...,
+        ``"tukey"``; :data:`VARIANTS`) or a transformation beyond the paper
+        (``"gamma"``, ``"robust_gamma"``, ...).
     **params
         Further constructor parameters, e.g. ``higher_is_outlier=False``.
 
@@ -63,13 +98,16 @@ def scaler(name: str, **params: Any) -> Union[GaussianScaler, LinearScaler]:
     >>> import outprob
     >>> outprob.scaler("median_nmad")
     GaussianScaler(center='median', scale='nmad')
+    >>> outprob.scaler("robust_gamma")
+    GammaScaler(method='quantiles')
     """
     try:
-        variant = VARIANTS[name]
+        transformation = TRANSFORMATIONS[name]
     except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), list(VARIANTS), n=3)
+        close = difflib.get_close_matches(str(name), list(TRANSFORMATIONS), n=3)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ValueError(
-            f"unknown variant {name!r}{hint} Known variants: {', '.join(VARIANTS)}"
+            f"unknown variant {name!r}{hint} Known variants: {', '.join(TRANSFORMATIONS)}"
         ) from None
-    return variant.scaler(**params)
+    made: Union[GaussianScaler, LinearScaler, GammaScaler] = transformation.factory(**params)
+    return made
