@@ -25,6 +25,8 @@ __all__ = [
     "fit_gamma",
     "gamma_transform",
     "_gamma_pq",
+    "fit_gaussian_options",
+    "gaussian_options_transform",
     "evaluate",
     "brier_and_sharpness",
     "refinement_and_calibration",
@@ -117,6 +119,33 @@ def gamma_transform(
     out: _Scores,
     offsets: List[float],
     means: List[float],
+    scales: List[float],
+    negate: bool,
+    threads: int,
+) -> None: ...
+# -- GaussianScaler's ELKI options (contract §10) ----------------------------------
+
+# (fit_gaussian's tuple, the "sqrt" pretransform's fitted minimum or NaN)
+def fit_gaussian_options(
+    x: _Scores,
+    center: Union[str, float],
+    scale: Union[str, float],
+    trim: float,
+    ddof: int,
+    maxiter: int,
+    tol: float,
+    nan_policy: str,
+    negate: bool,
+    pretransform: str,
+    fixed_center: Optional[float],
+    threads: int,
+) -> Tuple[Tuple[float, float, str, List[Tuple[str, _MTuple]]], float]: ...
+def gaussian_options_transform(
+    x: _Scores,
+    out: _Scores,
+    pretransform: str,
+    pre_mins: List[float],
+    centers: List[float],
     scales: List[float],
     negate: bool,
     threads: int,

@@ -85,7 +85,7 @@ class GammaScaler(ScalerBase):
     >>> import outprob
     >>> s = outprob.GammaScaler()
     >>> s.fit_transform([1.0, 2.0, 3.0, 4.0]).round(4)
-    array([0.    , 0.    , 0.2106, 0.5551])
+    array([0.    , 0.    , 0.3126, 0.7116])
     >>> round(s.shape_, 4), round(s.scale_, 4)
     (3.75, 0.6667)
     """

@@ -10,6 +10,7 @@
 
 mod estimators;
 mod gamma;
+mod gaussian_options;
 mod metrics;
 mod partition;
 mod scaling;
@@ -119,6 +120,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     estimators::register(m)?;
     scaling::register(m)?;
     gamma::register(m)?;
+    gaussian_options::register(m)?;
     metrics::register(m)?;
     streaming::register(m)?;
     partition::register(m)?;

@@ -2,4 +2,5 @@
 
 pub mod fit;
 pub mod gamma;
+pub mod gaussian_options;
 pub mod scaling;
