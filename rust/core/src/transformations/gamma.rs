@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::estimators::location::{mean, quantiles};
 use crate::estimators::scale::std;
 use crate::numeric::float::Float;
-use crate::numeric::gamma::{gamma_pq, gamma_q, prefactor};
+use crate::numeric::gamma::{gamma_pq, prefactor, Order};
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::scaling::Scaling;
 
@@ -32,31 +32,31 @@ pub struct Gamma {
     /// θ; zero for constant scores (then the map is 0 at or below `mean`,
     /// 1 above, the θ → 0 limit).
     pub scale: f64,
-    shape: f64,
+    order: Order,
     q_mean: f64,
 }
 
 impl Gamma {
     /// The scaling of `Γ(k = mean/scale, θ = scale)` shifted by `offset`.
     pub fn new(offset: f64, mean: f64, scale: f64) -> Self {
-        let (shape, q_mean) = if scale > 0.0 && mean > 0.0 {
-            let k = mean / scale;
-            (k, gamma_q(k, k))
+        let (order, q_mean) = if scale > 0.0 && mean > 0.0 {
+            let order = Order::new(mean / scale);
+            (order, order.q(order.a()))
         } else {
-            (f64::INFINITY, 0.0)
+            (Order::new(f64::INFINITY), 0.0)
         };
         Gamma {
             offset,
             mean,
             scale,
-            shape,
+            order,
             q_mean,
         }
     }
 
     /// `k = mean/scale` (infinite for constant scores).
     pub fn shape(&self) -> f64 {
-        self.shape
+        self.order.a()
     }
 }
 
@@ -104,7 +104,7 @@ impl Scaling for Gamma {
         if self.scale == 0.0 || t == f64::INFINITY {
             return 1.0;
         }
-        let q = gamma_q(self.shape, t / self.scale);
+        let q = self.order.q(t / self.scale);
         (1.0 - q / self.q_mean).max(0.0)
     }
 }

@@ -168,15 +168,7 @@ fn inv_gamma_small(a: f64) -> f64 {
 /// `xᵃ e⁻ˣ / Γ(a) = x ∂P/∂x` (the common prefactor of the series and the
 /// fraction; the derivative in `ln x` of `P`).
 pub fn prefactor(a: f64, x: f64) -> f64 {
-    if a >= 10.0 {
-        (a * log_ratio_minus(x, a)).exp() * (a / (2.0 * PI)).sqrt() / ln_gamma_star(a).exp()
-    } else if x < 700.0 && a * x.ln() < 700.0 {
-        // Correctly rounded xᵃ and e⁻ˣ: no exponent of size |a ln x| to round.
-        x.powf(a) * (-x).exp() * inv_gamma_small(a)
-    } else {
-        // xᵃ may overflow; the value's own condition number is ~x here.
-        (a * x.ln() - x - ln_gamma(a)).exp()
-    }
+    Order::new(a).prefactor(x)
 }
 
 /// `Σ_{n>=0} xⁿ / ((a+1)…(a+n))`, so that `P = prefactor/a · series`.
@@ -226,8 +218,7 @@ fn q_fraction(a: f64, x: f64) -> f64 {
 
 /// `Q(a, x)` for `a < 0.5`, `0 < x < 1.1`:
 /// `Q = −expm1(a ln x − lnΓ(1+a)) − xᵃ/Γ(1+a) · a Σ_{n>=1} (−x)ⁿ/(n!(a+n))`.
-fn q_small_a(a: f64, x: f64) -> f64 {
-    let lg = ln_gamma_1p_small(a);
+fn q_small_a(a: f64, x: f64, lg: f64) -> f64 {
     let head = -(a * x.ln() - lg).exp_m1();
     let mut term = 1.0;
     let mut sum = 0.0;
@@ -259,7 +250,7 @@ fn temme(a: f64, x: f64) -> (f64, f64) {
     }
     let tail = (-u).exp() / (2.0 * PI * a).sqrt() * s;
     // ½ erfc(√u) = ½ Q(½, u).
-    let half_erfc = 0.5 * gamma_pq(0.5, u).1;
+    let half_erfc = 0.5 * Order::new(0.5).q(u);
     if mu >= 0.0 {
         let q = half_erfc + tail;
         (1.0 - q, q)
@@ -269,35 +260,116 @@ fn temme(a: f64, x: f64) -> (f64, f64) {
     }
 }
 
+/// One order `a` of the incomplete gamma functions with its constants
+/// (`1/Γ(a)` or `√(a/2π)/Γ*(a)`, `lnΓ(a)`, `lnΓ(1+a)`) computed once: the
+/// scalings evaluate `Q(k, x)` for one `k` and many `x`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Order {
+    a: f64,
+    /// `a < 10`: `1/Γ(a)`; else `√(a/2π)/Γ*(a)`.
+    norm: f64,
+    ln_gamma: f64,
+    /// `lnΓ(1 + a)` for `a < 0.5`.
+    ln_gamma_1p: f64,
+}
+
+impl Order {
+    /// The order `a` (any value: outside `0 < a < ∞` every result is NaN).
+    pub fn new(a: f64) -> Self {
+        let valid = a > 0.0 && a.is_finite();
+        let norm = if !valid {
+            f64::NAN
+        } else if a >= 10.0 {
+            (a / (2.0 * PI)).sqrt() / ln_gamma_star(a).exp()
+        } else {
+            inv_gamma_small(a)
+        };
+        Order {
+            a,
+            norm,
+            ln_gamma: if valid && a < 10.0 { ln_gamma(a) } else { f64::NAN },
+            ln_gamma_1p: if valid && a < 0.5 {
+                ln_gamma_1p_small(a)
+            } else {
+                f64::NAN
+            },
+        }
+    }
+
+    /// `a`.
+    pub fn a(&self) -> f64 {
+        self.a
+    }
+
+    /// `xᵃ e⁻ˣ / Γ(a)`.
+    pub fn prefactor(&self, x: f64) -> f64 {
+        let a = self.a;
+        if a >= 10.0 {
+            (a * log_ratio_minus(x, a)).exp() * self.norm
+        } else if x < 700.0 && a * x.ln() < 700.0 {
+            // Correctly rounded xᵃ and e⁻ˣ: no exponent of size |a ln x| to round.
+            x.powf(a) * (-x).exp() * self.norm
+        } else {
+            // xᵃ may overflow; the value's own condition number is ~x here.
+            (a * x.ln() - x - self.ln_gamma).exp()
+        }
+    }
+
+    /// `(P(a, x), Q(a, x))`, see [`gamma_pq`].
+    pub fn pq(&self, x: f64) -> (f64, f64) {
+        self.eval(x, true)
+    }
+
+    /// `Q(a, x)`, equal to `pq(x).1`, without computing `P` where `Q` does
+    /// not need it.
+    pub fn q(&self, x: f64) -> f64 {
+        self.eval(x, false).1
+    }
+
+    fn eval(&self, x: f64, want_p: bool) -> (f64, f64) {
+        let a = self.a;
+        if !(a > 0.0 && a.is_finite() && x >= 0.0) {
+            return (f64::NAN, f64::NAN);
+        }
+        if x == 0.0 {
+            return (0.0, 1.0);
+        }
+        if x == f64::INFINITY {
+            return (1.0, 0.0);
+        }
+        if a >= TEMME_MIN_A && log1pmx((x - a) / a) >= -0.5 {
+            // |η| <= 1.
+            return temme(a, x);
+        }
+        if x >= a + 1.0 || (a < 1.0 && x >= 1.1) {
+            let q = (self.prefactor(x) * q_fraction(a, x)).min(1.0);
+            return (1.0 - q, q);
+        }
+        if a < 0.5 && x < 1.1 {
+            let q = q_small_a(a, x, self.ln_gamma_1p);
+            let p = if want_p {
+                (self.prefactor(x) / a * p_series(a, x)).min(1.0)
+            } else {
+                f64::NAN
+            };
+            return (p, q);
+        }
+        let p = (self.prefactor(x) / a * p_series(a, x)).min(1.0);
+        (p, 1.0 - p)
+    }
+}
+
 /// `(P(a, x), Q(a, x))`, the regularized lower and upper incomplete gamma
 /// functions, each to about 1e-14 relative accuracy (`P + Q = 1` up to
-/// rounding, the smaller one computed directly).
+/// rounding, the smaller one computed directly). In the far tails, where
+/// the value is below ~1e-30, the relative error grows like ε times the
+/// exponent's magnitude (`|a ln x − x|`), as the function's own condition
+/// number does.
 ///
 /// Domain: `a > 0` finite and `x >= 0`; `x = +inf` gives `(1, 0)`; NaN or
 /// an argument outside the domain gives `(NaN, NaN)`.
 pub fn gamma_pq(a: f64, x: f64) -> (f64, f64) {
-    if !(a > 0.0 && a.is_finite() && x >= 0.0) {
-        return (f64::NAN, f64::NAN);
-    }
-    if x == 0.0 {
-        return (0.0, 1.0);
-    }
-    if x == f64::INFINITY {
-        return (1.0, 0.0);
-    }
-    if a >= TEMME_MIN_A && log1pmx((x - a) / a) >= -0.5 {
-        // |η| <= 1.
-        return temme(a, x);
-    }
-    if x >= a + 1.0 || (a < 1.0 && x >= 1.1) {
-        let q = (prefactor(a, x) * q_fraction(a, x)).min(1.0);
-        return (1.0 - q, q);
-    }
-    let p = (prefactor(a, x) / a * p_series(a, x)).min(1.0);
-    if a < 0.5 && x < 1.1 {
-        return (p, q_small_a(a, x));
-    }
-    (p, 1.0 - p)
+    Order::new(a).pq(x)
 }
 
 /// `P(a, x) = γ(a, x)/Γ(a)`, see [`gamma_pq`].
