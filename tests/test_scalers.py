@@ -158,6 +158,7 @@ def test_params_protocol():
         "center": "median", "scale": "nmad", "trim": 0.2, "ddof": 0, "maxiter": 30,
         "tol": 1e-8, "nan_policy": "omit", "higher_is_outlier": True, "threads": None,
         "k": 800, "window": None, "refit_every": None,
+        "pretransform": None, "fixed_center": None, "lam": 1.0,
     }  # fmt: skip
     assert s.set_params(scale="niqr") is s and s.scale == "niqr"
     with pytest.raises(ValueError, match="Invalid parameter .sclae."):  # scikit-learn's message

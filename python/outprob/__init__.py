@@ -30,6 +30,7 @@ _LAZY = {
     "combine": "._ensemble",
     "SigmoidScaler": "._sigmoid",
     "MixtureScaler": "._sigmoid",
+    "GammaScaler": "._gamma",
     "TRANSFORMATIONS": "._variants",
     "Transformation": "._variants",
     "VARIANTS": "._variants",
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from ._rank import LogRankScaler as LogRankScaler
     from ._rank import RankScaler as RankScaler
     from ._rank import TopKScaler as TopKScaler
+    from ._gamma import GammaScaler as GammaScaler
     from ._scalers import GaussianScaler as GaussianScaler
     from ._sigmoid import MixtureScaler as MixtureScaler
     from ._sigmoid import SigmoidScaler as SigmoidScaler
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConvergenceWarning",
+    "GammaScaler",
     "GaussianScaler",
     "InputError",
     "LinearScaler",

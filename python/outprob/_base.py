@@ -248,7 +248,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         state = attributes.get("_state")
         if (
             out is None and type(X) is np.ndarray and state is not None
-            and state.names is None and state.transformer is not None
+            and state.names is None and state.transformer is not None and self._plain_map()
         ):
             # The latency path (contract §4): a C-contiguous float ndarray
             # goes to the extension's copy of the fitted state in one call.
@@ -335,6 +335,12 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             [f[b] for f in fits],
         ))
 
+    def _plain_map(self) -> bool:
+        """Whether ``_apply`` maps by ``state.first``/``second`` alone, so
+        that the extension's copy of them (``state.transformer``) gives the
+        same probabilities."""
+        return True
+
     def _with_transformer(self, state: State) -> State:
         """``state`` with the extension's copy of its parameters (for the
         scalings ``_core.Transformer`` knows; others map by ``_apply``)."""
@@ -370,7 +376,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         return self
 
     def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
-        if out is None and state.transformer is not None:
+        if out is None and state.transformer is not None and self._plain_map():
             result = state.transformer.try_apply(x, check_threads(self.threads))
             if result is not None:
                 return result

@@ -29,6 +29,11 @@ __all__ = [
     "fit_mixture",
     "transform_rank",
     "transform_params",
+    "fit_gamma",
+    "gamma_transform",
+    "_gamma_pq",
+    "fit_gaussian_options",
+    "gaussian_options_transform",
     "evaluate",
     "brier_and_sharpness",
     "refinement_and_calibration",
@@ -145,6 +150,56 @@ def transform_params(
 ) -> None:
     """``kind`` "top_k" (cutoff, max, binary), "sigmoid" (center, scale, a, b)
     or "mixture" (scale, alpha, mu, sigma, lambda), one row per column."""
+# -- gamma scaling (contract §10) -------------------------------------------------
+
+# (offset, mean, scale, method used)
+def fit_gamma(
+    x: _Scores,
+    method: str,
+    offset: Optional[float],
+    nan_policy: str,
+    negate: bool,
+    threads: int,
+) -> Tuple[float, float, float, str]: ...
+def gamma_transform(
+    x: _Scores,
+    out: _Scores,
+    offsets: List[float],
+    means: List[float],
+    scales: List[float],
+    negate: bool,
+    threads: int,
+) -> None: ...
+# -- GaussianScaler's ELKI options (contract §10) ----------------------------------
+
+# (fit_gaussian's tuple, the "sqrt" pretransform's fitted minimum or NaN)
+def fit_gaussian_options(
+    x: _Scores,
+    center: Union[str, float],
+    scale: Union[str, float],
+    trim: float,
+    ddof: int,
+    maxiter: int,
+    tol: float,
+    nan_policy: str,
+    negate: bool,
+    pretransform: str,
+    fixed_center: Optional[float],
+    threads: int,
+) -> Tuple[Tuple[float, float, str, List[Tuple[str, _MTuple]]], float]: ...
+def gaussian_options_transform(
+    x: _Scores,
+    out: _Scores,
+    pretransform: str,
+    pre_mins: List[float],
+    centers: List[float],
+    scales: List[float],
+    negate: bool,
+    threads: int,
+) -> None: ...
+def _gamma_pq(
+    a: npt.NDArray[np.float64], x: npt.NDArray[np.float64]
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 # (all, outlier, inlier); NaN for an absent class
 _Strata = Tuple[float, float, float]

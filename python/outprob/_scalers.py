@@ -15,9 +15,19 @@ import numpy.typing as npt
 
 from . import _partial
 from ._base import Notes, ScalerBase, column_label
+from ._persist import State
+from . import _core
 from ._core import fit_gaussian, fit_linear
+from ._gamma import GammaScaler
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
-from ._input import check_fraction, check_int, check_positive, check_threads, estimator_spec
+from ._input import (
+    check_fraction,
+    check_int,
+    check_out,
+    check_positive,
+    check_threads,
+    estimator_spec,
+)
 from .streaming import DEFAULT_K, StreamingResult
 
 Floats = Union[float, npt.NDArray[np.float64]]
@@ -79,11 +89,31 @@ class GaussianScaler(ScalerBase):
     refit_every : int, optional
         With ``window``: refit after this many new scores (default: at every
         ``partial_fit``); :meth:`refit` refits at once.
+    pretransform : {None, "sqrt", "minus_log"}, default None
+        A map y = f(s) of the raw scores, applied before fitting and before
+        every transform (ELKI's Sqrt/MinusLog standard-deviation scalings);
+        μ, σ and ``higher_is_outlier`` then refer to y. ``"sqrt"``:
+        y = √max(0, s − min) with min the smallest fitted score
+        (``pre_min_``); new scores below it give y = 0. ``"minus_log"``:
+        y = −ln s, for scores where *small* values are strange (e.g. a
+        probability of being normal); fitting needs s > 0 (else
+        ``ValueError``), and at transform s <= 0 gives y = +inf (p = 1).
+    fixed_center : float, optional
+        Fix μ to this value (in y units) and measure ``"std"`` and
+        ``"nmad"`` about it: σ = √(Σ(y − c)²/(N − ddof)) (ELKI's
+        StandardDeviationScaling with a fixed mean, ddof = 0 there) and
+        1.4826·median|y − c|. ``"niqr"`` does not depend on a center;
+        ``"trimmed_std"`` is about the center anyway. Only with the default
+        ``center="mean"`` (``ValueError`` otherwise).
+    lam : float, default 1.0
+        ELKI's λ: p = max(0, erf((y − μ)/(λσ√2))); ``scale_`` stays σ.
 
     Attributes
     ----------
     center_, scale_ : float or ndarray of shape (k,)
         Fitted μ and σ (per column for 2-D scores).
+    pre_min_ : float or ndarray of shape (k,)
+        Only with ``pretransform="sqrt"``: the smallest fitted score.
     scale_used_ : str or ndarray of shape (k,)
         The scale estimator that produced ``scale_``: ``scale`` itself or
         its fallback.
@@ -135,6 +165,7 @@ class GaussianScaler(ScalerBase):
         "scale_used_": str,
         "n_iter_": int,
         "converged_": bool,
+        "pre_min_": float,
     }
     _PAIR = ("center_", "scale_")
     _KIND = "gaussian"
@@ -145,6 +176,9 @@ class GaussianScaler(ScalerBase):
         "scale_interval_": "interval",
         "probability_error_": float,
     }
+    #: Parameters newer than outprob 0.1.0, with the value that reproduces
+    #: 0.1.0's behaviour (for loading its pickles).
+    _NEW_PARAMS = {"pretransform": None, "fixed_center": None, "lam": 1.0}
 
     def __init__(
         self,
@@ -161,6 +195,9 @@ class GaussianScaler(ScalerBase):
         k: int = DEFAULT_K,
         window: Optional[int] = None,
         refit_every: Optional[int] = None,
+        pretransform: Optional[str] = None,
+        fixed_center: Optional[float] = None,
+        lam: float = 1.0,
     ) -> None:
         self.center = center
         self.scale = scale
@@ -174,6 +211,9 @@ class GaussianScaler(ScalerBase):
         self.k = k
         self.window = window
         self.refit_every = refit_every
+        self.pretransform = pretransform
+        self.fixed_center = fixed_center
+        self.lam = lam
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -184,9 +224,29 @@ class GaussianScaler(ScalerBase):
         check_int(self.maxiter, "maxiter", 1)
         check_positive(self.tol, "tol")
         check_int(self.k, "k", 8)
+        if self.pretransform not in (None, "sqrt", "minus_log"):
+            raise ValueError(
+                f"pretransform must be None, 'sqrt' or 'minus_log', got {self.pretransform!r}"
+            )
+        if self.fixed_center is not None:
+            c = self.fixed_center
+            if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.number)):
+                raise TypeError(f"fixed_center must be None or a finite number, got {c!r}")
+            if not np.isfinite(float(c)):
+                raise ValueError(f"fixed_center must be None or a finite number, got {c!r}")
+            if self.center != "mean":
+                raise ValueError(
+                    "fixed_center fixes μ itself; leave center at its default 'mean', "
+                    f"got center={self.center!r}"
+                )
+        check_positive(self.lam, "lam")
+
+    def _options(self) -> bool:
+        """Whether the fit needs the options' path (pretransform or fixed center)."""
+        return self.pretransform is not None or self.fixed_center is not None
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        center, scale, scale_used, m_estimates = fit_gaussian(
+        args = (
             x,
             estimator_spec(self.center, "center"),
             estimator_spec(self.scale, "scale"),
@@ -196,8 +256,17 @@ class GaussianScaler(ScalerBase):
             float(self.tol),
             self.nan_policy,
             not self.higher_is_outlier,
-            check_threads(self.threads),
         )
+        pre_min = None
+        if self._options():
+            fixed = None if self.fixed_center is None else float(self.fixed_center)
+            (center, scale, scale_used, m_estimates), pre_min = _core.fit_gaussian_options(
+                *args, self.pretransform or "none", fixed, check_threads(self.threads)
+            )
+        else:
+            center, scale, scale_used, m_estimates = fit_gaussian(
+                *args, check_threads(self.threads)
+            )
         where = column_label(column)
         notes: Notes = []
         for norm, (_, _, _, converged, start) in m_estimates:
@@ -214,6 +283,8 @@ class GaussianScaler(ScalerBase):
                 )))
         notes += self._scale_notes(center, scale, scale_used, where)
         fit: Dict[str, Any] = {"center_": center, "scale_": scale, "scale_used_": scale_used}
+        if self.pretransform == "sqrt":
+            fit["pre_min_"] = pre_min
         if m_estimates:
             fit["n_iter_"] = max(m[1][2] for m in m_estimates)
             fit["converged_"] = all(m[1][3] for m in m_estimates)
@@ -264,6 +335,43 @@ class GaussianScaler(ScalerBase):
     def _check_pair(self, first: List[float], second: List[float]) -> None:
         if any(s < 0 for s in second):
             raise ValueError("scale_ must be non-negative")
+
+    def _plain_map(self) -> bool:
+        return self.pretransform is None and float(self.lam) == 1.0
+
+    def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
+        lam = float(self.lam)
+        if self._plain_map():
+            return super()._apply(state, x, out)
+        if out is None:
+            out = np.empty_like(x)
+        else:
+            check_out(out, x)
+            if np.shares_memory(out, x):
+                x = x.copy()
+        scales = [lam * s for s in state.second]
+        threads = check_threads(self.threads)
+        if self.pretransform is None:
+            _core.transform(x, out, "gaussian", state.first, scales, state.negate, threads)
+        else:
+            n = len(state.first)
+            mins = state.attributes.get("pre_min_", np.nan)
+            pre_mins = [float(v) for v in np.broadcast_to(np.asarray(mins, dtype=float), (n,))]
+            _core.gaussian_options_transform(
+                x, out, self.pretransform, pre_mins, state.first, scales, state.negate, threads
+            )
+        return out if out.ndim else out[()]
+
+    def __setstate__(self, data: Dict[str, Any]) -> None:
+        data = dict(data)
+        for name, default in self._NEW_PARAMS.items():  # pickles of 0.1.0 lack them
+            data.setdefault(name, default)
+        super().__setstate__(data)
+
+    @property
+    def pre_min_(self) -> Floats:
+        """The smallest fitted score (``pretransform="sqrt"`` only)."""
+        return self._fitted("pre_min_")  # type: ignore[no-any-return]
 
     @property
     def center_(self) -> Floats:
@@ -409,9 +517,11 @@ class LinearScaler(ScalerBase):
         return self._fitted("n_samples_seen_")  # type: ignore[no-any-return]
 
 
-def from_dict(data: Dict[str, Any]) -> Union[GaussianScaler, LinearScaler]:
+def from_dict(data: Dict[str, Any]) -> Union[GaussianScaler, LinearScaler, GammaScaler]:
     """Rebuilds any fitted scaler from its :meth:`~GaussianScaler.to_dict`."""
-    kinds = {f"outprob.{c.__name__}": c for c in (GaussianScaler, LinearScaler)}
+    kinds: Dict[str, Any] = {
+        f"outprob.{c.__name__}": c for c in (GaussianScaler, LinearScaler, GammaScaler)
+    }
     fmt = data.get("format") if isinstance(data, dict) else None
     if fmt in _BEYOND:
         # Its declared type stays the paper's two scalers (typed user code
@@ -419,7 +529,7 @@ def from_dict(data: Dict[str, Any]) -> Union[GaussianScaler, LinearScaler]:
         raise ValueError(f"a serialised {fmt[8:]}: rebuild it with {fmt}.from_dict(data)")
     if fmt not in kinds:
         raise ValueError(f"not a serialised outprob scaler: format must be one of {sorted(kinds)}")
-    return kinds[fmt].from_dict(data)
+    return kinds[fmt].from_dict(data)  # type: ignore[no-any-return]
 
 
 _BEYOND = {f"outprob.{n}" for n in ("RankScaler", "LogRankScaler", "TopKScaler", "SigmoidScaler", "MixtureScaler")}

@@ -58,12 +58,28 @@ class Transformation(NamedTuple):
     note: str
 
 
+def _gamma(**params: Any) -> Any:
+    from ._gamma import GammaScaler
+
+    return GammaScaler("moments", **params)
+
+
+def _robust_gamma(**params: Any) -> Any:
+    from ._gamma import GammaScaler
+
+    return GammaScaler("quantiles", **params)
+
+
 def _transformations() -> Mapping[str, Transformation]:
     from ._rank import LogRankScaler, RankScaler, TopKScaler
     from ._sigmoid import MixtureScaler, SigmoidScaler
 
     table = {name: Transformation(v.scaler, v.note) for name, v in VARIANTS.items()}
     table.update(
+        gamma=Transformation(_gamma, "gamma scaling, method of moments (Kriegel et al. 2011)"),
+        robust_gamma=Transformation(
+            _robust_gamma, "gamma scaling fitted to the quartiles (robust to the upper quarter)"
+        ),
         rank=Transformation(RankScaler, "mid-rank of the fitted scores (ELKI RankingPseudo)"),
         log_rank=Transformation(LogRankScaler, "log1p(mid-rank)/ln 2 (ELKI LogRankingPseudo)"),
         top_k=Transformation(TopKScaler, "1 for the k highest fitted scores (ELKI TopK)"),
@@ -100,7 +116,8 @@ def scaler(name: str, **params: Any) -> ScalerBase:
     ----------
     name : str
         ``"linear"``, ``"mean_std"``, ``"mean_nmad"``, ..., ``"tukey"``,
-        ``"rank"``, ``"log_rank"``, ``"top_k"``, ...
+        ``"gamma"``, ``"robust_gamma"``, ``"rank"``, ``"log_rank"``,
+        ``"top_k"``, ``"sigmoid"``, ``"mixture"``
     **params
         Further constructor parameters, e.g. ``higher_is_outlier=False``.
 
@@ -109,6 +126,8 @@ def scaler(name: str, **params: Any) -> ScalerBase:
     >>> import outprob
     >>> outprob.scaler("median_nmad")
     GaussianScaler(center='median', scale='nmad')
+    >>> outprob.scaler("robust_gamma")
+    GammaScaler(method='quantiles')
     """
     try:
         entry = TRANSFORMATIONS[name]

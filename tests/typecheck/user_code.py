@@ -48,7 +48,9 @@ def robust_summary(x: npt.NDArray[np.float64]) -> Dict[str, float]:
             "tukey": location, "columns": float(per_column.sum())}
 
 
-def ship(s: outprob.GaussianScaler) -> outprob.GaussianScaler | outprob.LinearScaler:
+def ship(
+    s: outprob.GaussianScaler,
+) -> outprob.GaussianScaler | outprob.LinearScaler | outprob.GammaScaler:
     blob: str = json.dumps(s.to_dict())
     return outprob.from_dict(json.loads(blob))
 

@@ -9,6 +9,8 @@
 #![allow(clippy::needless_pass_by_value)]
 
 mod estimators;
+mod gamma;
+mod gaussian_options;
 mod metrics;
 mod partition;
 mod scaling;
@@ -131,6 +133,8 @@ pub(crate) use with_slice;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     estimators::register(m)?;
     scaling::register(m)?;
+    gamma::register(m)?;
+    gaussian_options::register(m)?;
     metrics::register(m)?;
     streaming::register(m)?;
     partition::register(m)?;

@@ -64,7 +64,7 @@ pub(crate) fn gaussian_spec(
 }
 
 /// (center, scale, scale_used, [(norm, M-estimate), ...])
-type FitTuple = (f64, f64, &'static str, Vec<(&'static str, MTuple)>);
+pub(crate) type FitTuple = (f64, f64, &'static str, Vec<(&'static str, MTuple)>);
 
 /// Fits a Gaussian scaling.
 #[pyfunction]

@@ -2,6 +2,7 @@
 
 pub mod erf;
 pub mod float;
+pub mod gamma;
 pub mod par;
 pub mod rank;
 pub mod reduce;

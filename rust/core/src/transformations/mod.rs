@@ -3,5 +3,7 @@
 pub mod fit;
 pub mod mixture;
 pub mod rank;
+pub mod gamma;
+pub mod gaussian_options;
 pub mod scaling;
 pub mod sigmoid;
