@@ -157,3 +157,62 @@ def reference_evaluate(
         # Averaged over k as the reference's refinement_error/calibration_error do.
         result[measure] = tuple(math.fsum(column) / len(column) for column in zip(*values))
     return result
+
+
+# -- contract §10: transformations beyond the paper --------------------------------------
+
+
+def rank_fit_transform(x: np.ndarray) -> np.ndarray:
+    """ELKI's mid-rank of the fitted scores: SciPy's average rank."""
+    return (scipy.stats.rankdata(x, method="average") - 1.0) / (x.size - 1.0)
+
+
+def rank_transform(sorted_x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Mid-rank of new scores by two ``np.searchsorted``."""
+    lo = np.searchsorted(sorted_x, q, side="left")
+    hi = np.searchsorted(sorted_x, q, side="right")
+    return np.clip((lo + hi - 1.0) / (2.0 * (sorted_x.size - 1.0)), 0.0, 1.0)
+
+
+def top_k_fit_transform(x: np.ndarray, k: int) -> np.ndarray:
+    """``x >= `` the k-th largest score, found by one ``np.partition``."""
+    cutoff = np.partition(x, x.size - k)[x.size - k]
+    return (x >= cutoff).astype(np.float64)
+
+
+def sigmoid_fit_transform(x: np.ndarray) -> np.ndarray:
+    """The EM in NumPy (``outprob.reference.transformations``)."""
+    from outprob.reference import transformations as rt
+
+    return rt.sigmoid_scaling(rt.fit_sigmoid(x), x)
+
+
+def mixture_fit_transform(x: np.ndarray) -> np.ndarray:
+    """The EM in NumPy (``outprob.reference.transformations``)."""
+    from outprob.reference import transformations as rt
+
+    return rt.mixture_scaling(rt.fit_mixture(x), x)
+
+
+class ExceedDetector:
+    """What PyOD's ``predict_confidence`` reads of a fitted detector: the
+    benchmark's scores as training scores (n) and as test scores (m = n)."""
+
+    def __init__(self, x: np.ndarray, contamination: float = 0.1) -> None:
+        self.decision_scores_ = np.asarray(x, dtype=np.float64)
+        self.contamination = contamination
+        self.threshold_ = float(np.percentile(self.decision_scores_, 100 * (1 - contamination)))
+        self.labels_ = (self.decision_scores_ > self.threshold_).astype(int)
+
+    def fit(self, X: object = None) -> "ExceedDetector":  # scikit-learn's check_is_fitted wants it
+        return self
+
+    def decision_function(self, X: object) -> np.ndarray:
+        return self.decision_scores_
+
+
+def pyod_predict_confidence(detector: ExceedDetector) -> np.ndarray:
+    """PyOD's own ``BaseDetector.predict_confidence``, O(n·m)."""
+    from pyod.models.base import BaseDetector
+
+    return BaseDetector.predict_confidence(detector, None)

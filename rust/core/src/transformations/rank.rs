@@ -30,6 +30,24 @@ pub fn fit_sorted<T: Float>(
     Ok(v)
 }
 
+/// `#{v in x : v < s}` for sorted `x` and non-NaN `s`: a branchless binary
+/// search (the halving loop has no data-dependent branch to mispredict).
+#[inline]
+fn lower_bound(x: &[f64], s: f64) -> usize {
+    let mut base = 0usize;
+    let mut len = x.len();
+    while len > 1 {
+        let half = len / 2;
+        base = if x[base + half - 1] < s {
+            base + half
+        } else {
+            base
+        };
+        len -= half;
+    }
+    base + usize::from(len == 1 && x[base] < s)
+}
+
 /// Mid-rank pseudo-probability over sorted fitted scores `x_(0) ≤ … ≤ x_(n−1)`:
 /// with `lo = #{x < s}` and `hi = #{x ≤ s}`,
 /// `r = clip((lo + hi − 1) / (2(n − 1)), 0, 1)`: the mean of the 0-based
@@ -53,8 +71,15 @@ impl Rank<'_> {
             return s;
         }
         let x = self.sorted;
-        let lo = x.partition_point(|&v| v < s);
-        let hi = lo + x[lo..].partition_point(|&v| v <= s);
+        let lo = lower_bound(x, s);
+        // Most scores match no fitted score or one: look before searching.
+        let hi = if lo == x.len() || x[lo] != s {
+            lo
+        } else if lo + 1 == x.len() || x[lo + 1] != s {
+            lo + 1
+        } else {
+            lo + 1 + x[lo + 1..].partition_point(|&v| v <= s)
+        };
         let n = x.len();
         if n == 1 {
             return if lo == 1 {
@@ -246,6 +271,28 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn lower_bound_is_partition_point(
+            mut xs in prop::collection::vec(-5i32..5, 0..40),
+            q in -6i32..6,
+        ) {
+            xs.sort_unstable();
+            let v: Vec<f64> = xs.iter().map(|&i| f64::from(i)).collect();
+            let s = f64::from(q);
+            prop_assert_eq!(lower_bound(&v, s), v.partition_point(|&u| u < s));
+            let r = Rank { sorted: &v, log: false };
+            if !v.is_empty() {
+                let lo = v.partition_point(|&u| u < s) as f64;
+                let hi = v.partition_point(|&u| u <= s) as f64;
+                let want = if v.len() == 1 {
+                    if lo == 1.0 { 1.0 } else if hi == 1.0 { 0.5 } else { 0.0 }
+                } else {
+                    ((lo + hi - 1.0) / (2.0 * (v.len() as f64 - 1.0))).clamp(0.0, 1.0)
+                };
+                prop_assert_eq!(r.mid_rank(s), want);
+            }
+        }
+
         #[test]
         fn rank_is_monotone_in_unit_interval(
             mut xs in prop::collection::vec(-1e6f64..1e6, 1..50),
