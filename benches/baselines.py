@@ -194,25 +194,26 @@ def mixture_fit_transform(x: np.ndarray) -> np.ndarray:
     return rt.mixture_scaling(rt.fit_mixture(x), x)
 
 
-class ExceedDetector:
-    """What PyOD's ``predict_confidence`` reads of a fitted detector: the
-    benchmark's scores as training scores (n) and as test scores (m = n)."""
-
-    def __init__(self, x: np.ndarray, contamination: float = 0.1) -> None:
-        self.decision_scores_ = np.asarray(x, dtype=np.float64)
-        self.contamination = contamination
-        self.threshold_ = float(np.percentile(self.decision_scores_, 100 * (1 - contamination)))
-        self.labels_ = (self.decision_scores_ > self.threshold_).astype(int)
-
-    def fit(self, X: object = None) -> "ExceedDetector":  # scikit-learn's check_is_fitted wants it
-        return self
-
-    def decision_function(self, X: object) -> np.ndarray:
-        return self.decision_scores_
-
-
-def pyod_predict_confidence(detector: ExceedDetector) -> np.ndarray:
-    """PyOD's own ``BaseDetector.predict_confidence``, O(n·m)."""
+def exceed_detector(x: np.ndarray, contamination: float = 0.1) -> object:
+    """A fitted PyOD detector whose training scores (n) and test scores
+    (m = n) are the benchmark's scores: what ``predict_confidence`` reads."""
     from pyod.models.base import BaseDetector
 
-    return BaseDetector.predict_confidence(detector, None)
+    class Fixed(BaseDetector):  # type: ignore[misc]
+        def __init__(self, contamination: float = 0.1) -> None:
+            super().__init__(contamination=contamination)
+
+        def fit(self, X: object, y: object = None) -> "Fixed":
+            self.decision_scores_ = np.asarray(x, dtype=np.float64)
+            self._process_decision_scores()
+            return self
+
+        def decision_function(self, X: object) -> np.ndarray:
+            return self.decision_scores_
+
+    return Fixed(contamination=contamination).fit(None)
+
+
+def pyod_predict_confidence(detector: object) -> np.ndarray:
+    """PyOD's own ``predict_confidence``, O(n·m)."""
+    return detector.predict_confidence(None)  # type: ignore[attr-defined]

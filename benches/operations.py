@@ -333,7 +333,14 @@ def _rank_transform_baseline(case: Case) -> np.ndarray:
 def _exceed(case: Case, threads: int) -> np.ndarray:
     from outprob.pyod import predict_confidence
 
-    return predict_confidence(baselines.ExceedDetector(case.x), None)
+    return predict_confidence(_exceed_detector(case), None)
+
+
+def _exceed_detector(case: Case) -> Any:
+    d = case.__dict__.get("_exceed")
+    if d is None:
+        d = case.__dict__["_exceed"] = baselines.exceed_detector(case.x)
+    return d
 
 
 #: The ≥ 10× goal of issue #12 at N = 1e6.
@@ -366,7 +373,7 @@ BEYOND: Tuple[Operation, ...] = (
     ),
     Operation(
         "ExCeeD predict_confidence (m = n)", _exceed, "PyOD predict_confidence",
-        lambda c: baselines.pyod_predict_confidence(baselines.ExceedDetector(c.x)),
+        lambda c: baselines.pyod_predict_confidence(_exceed_detector(c)),
         close(0.0, 0.0, 1e-12, 1e-12), (Target(10, n=10**5),), max_n=10**5,
         slow_baseline=True, kind="beyond",
     ),
