@@ -188,8 +188,8 @@ pub fn fit_mixture<T: Float>(
         return Err(Error::invalid(
             "scores",
             format!(
-                "the mixture model needs non-negative scores (exponential inliers), got {lowest}; \
-                 shift them first, e.g. scores - scores.min()"
+                "Negative values in data: the mixture model needs non-negative scores \
+                 (exponential inliers), got {lowest}; shift them first, e.g. scores - scores.min()"
             ),
         ));
     }
