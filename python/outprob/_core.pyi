@@ -23,6 +23,7 @@ __all__ = [
     "fit_linear",
     "transform",
     "fit_rank",
+    "fit_transform_rank",
     "fit_top_k",
     "fit_sigmoid",
     "fit_mixture",
@@ -107,6 +108,9 @@ def transform(
 # -- contract §10: transformations beyond the paper -------------------------------
 def fit_rank(
     x: _Scores, nan_policy: str, negate: bool, threads: int
+) -> npt.NDArray[np.float64]: ...
+def fit_transform_rank(
+    x: _Scores, out: _Scores, log: bool, nan_policy: str, negate: bool
 ) -> npt.NDArray[np.float64]: ...
 def fit_top_k(
     x: _Scores, k: int, nan_policy: str, negate: bool, threads: int
