@@ -157,3 +157,63 @@ def reference_evaluate(
         # Averaged over k as the reference's refinement_error/calibration_error do.
         result[measure] = tuple(math.fsum(column) / len(column) for column in zip(*values))
     return result
+
+
+# -- contract §10: transformations beyond the paper --------------------------------------
+
+
+def rank_fit_transform(x: np.ndarray) -> np.ndarray:
+    """ELKI's mid-rank of the fitted scores: SciPy's average rank."""
+    return (scipy.stats.rankdata(x, method="average") - 1.0) / (x.size - 1.0)
+
+
+def rank_transform(sorted_x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Mid-rank of new scores by two ``np.searchsorted``."""
+    lo = np.searchsorted(sorted_x, q, side="left")
+    hi = np.searchsorted(sorted_x, q, side="right")
+    return np.clip((lo + hi - 1.0) / (2.0 * (sorted_x.size - 1.0)), 0.0, 1.0)
+
+
+def top_k_fit_transform(x: np.ndarray, k: int) -> np.ndarray:
+    """``x >= `` the k-th largest score, found by one ``np.partition``."""
+    cutoff = np.partition(x, x.size - k)[x.size - k]
+    return (x >= cutoff).astype(np.float64)
+
+
+def sigmoid_fit_transform(x: np.ndarray) -> np.ndarray:
+    """The EM in NumPy (``outprob.reference.transformations``)."""
+    from outprob.reference import transformations as rt
+
+    return rt.sigmoid_scaling(rt.fit_sigmoid(x), x)
+
+
+def mixture_fit_transform(x: np.ndarray) -> np.ndarray:
+    """The EM in NumPy (``outprob.reference.transformations``)."""
+    from outprob.reference import transformations as rt
+
+    return rt.mixture_scaling(rt.fit_mixture(x), x)
+
+
+def exceed_detector(x: np.ndarray, contamination: float = 0.1) -> object:
+    """A fitted PyOD detector whose training scores (n) and test scores
+    (m = n) are the benchmark's scores: what ``predict_confidence`` reads."""
+    from pyod.models.base import BaseDetector
+
+    class Fixed(BaseDetector):  # type: ignore[misc]
+        def __init__(self, contamination: float = 0.1) -> None:
+            super().__init__(contamination=contamination)
+
+        def fit(self, X: object, y: object = None) -> "Fixed":
+            self.decision_scores_ = np.asarray(x, dtype=np.float64)
+            self._process_decision_scores()
+            return self
+
+        def decision_function(self, X: object) -> np.ndarray:
+            return self.decision_scores_
+
+    return Fixed(contamination=contamination).fit(None)
+
+
+def pyod_predict_confidence(detector: object) -> np.ndarray:
+    """PyOD's own ``predict_confidence``, O(n·m)."""
+    return detector.predict_confidence(None)  # type: ignore[attr-defined]

@@ -147,3 +147,22 @@ def test_the_registry_names_them():
         assert type(outprob.scaler(name)) is cls
         assert name in outprob.TRANSFORMATIONS and name not in outprob.VARIANTS
     assert len(outprob.VARIANTS) == 12
+
+
+@pytest.mark.parametrize("name", ["rank", "log_rank"])
+@given(x=float_dtypes().flatmap(lambda d: score_arrays(max_size=300, dtype=d)),
+       higher=st.booleans(), holes=st.booleans())  # fmt: skip
+def test_fit_transform_is_fit_then_transform(name, x, higher, holes):
+    x = x.copy()
+    if holes and x.size > 2:
+        x[::3] = np.nan
+    if np.all(np.isnan(x)):
+        x[0] = 1.0
+    fused = outprob.scaler(name, higher_is_outlier=higher)
+    got = fused.fit_transform(x)
+    s = outprob.scaler(name, higher_is_outlier=higher).fit(x)
+    assert_array_equal(got, s.transform(x))
+    assert_array_equal(fused.sorted_, s.sorted_)
+    out = np.empty_like(x)
+    assert fused.fit_transform(x, out=out) is out
+    assert_array_equal(out, got)

@@ -24,6 +24,7 @@ __all__ = [
     "Transformer",
     "transform",
     "fit_rank",
+    "fit_transform_rank",
     "fit_top_k",
     "fit_sigmoid",
     "fit_mixture",
@@ -122,6 +123,9 @@ class Transformer:
 # -- contract §10: transformations beyond the paper -------------------------------
 def fit_rank(
     x: _Scores, nan_policy: str, negate: bool, threads: int
+) -> npt.NDArray[np.float64]: ...
+def fit_transform_rank(
+    x: _Scores, out: _Scores, log: bool, nan_policy: str, negate: bool
 ) -> npt.NDArray[np.float64]: ...
 def fit_top_k(
     x: _Scores, k: int, nan_policy: str, negate: bool, threads: int

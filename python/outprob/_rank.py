@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from . import _core, _persist
 from ._base import Notes, ScalerBase
-from ._input import check_fraction, check_int, check_out, check_threads
+from ._input import as_float_array, check_fraction, check_int, check_out, check_threads
 from ._parametric import ParametricScaler
 from ._persist import State
 
@@ -91,6 +91,26 @@ class RankScaler(ScalerBase):
         columns = [x] if x.ndim == 1 else list(np.ascontiguousarray(x.T))
         fits = [self._fit_column(c, None)[0]["sorted_"] for c in columns]
         return _rank_state(fits, x.ndim, names, not self.higher_is_outlier)
+
+    def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: Optional[np.ndarray] = None) -> Any:
+        """``fit(X).transform(X)``; for 1-D scores one sort gives both (the
+        same values)."""
+        x = as_float_array(X)
+        if x.ndim != 1:
+            return super().fit_transform(X, y, out)
+        self._check_params()
+        if out is None:
+            out = np.empty_like(x)
+        else:
+            check_out(out, x)
+            if np.shares_memory(out, x):
+                x = x.copy()
+        sorted_ = _core.fit_transform_rank(
+            x, out, self._LOG, self.nan_policy, not self.higher_is_outlier
+        )
+        state = _rank_state([sorted_], 1, None, not self.higher_is_outlier)
+        self._state = state
+        return self._output(out, X, state)
 
     def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
         if out is None:

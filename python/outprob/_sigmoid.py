@@ -236,6 +236,11 @@ class MixtureScaler(ParametricScaler):
         check_int(self.maxiter, "maxiter", 1)
         check_positive(self.tol, "tol")
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True  # the exponential's support
+        return tags
+
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         scale, alpha, mu, sigma, lam, n_iter, converged, degenerate = _core.fit_mixture(
             x,

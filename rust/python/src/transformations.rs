@@ -3,9 +3,12 @@
 
 use crate::scaling::transform_any;
 use crate::{parse, to_py, with_slice, Floats};
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use outprob_core::transformations::mixture::{fit_mixture as core_fit_mixture, Mixture};
-use outprob_core::transformations::rank::{fit_sorted, fit_top_k as core_fit_top_k, Rank, TopK};
+use outprob_core::transformations::rank::{
+    fit_sorted, fit_top_k as core_fit_top_k, fit_transform_rank as core_fit_transform_rank, Rank,
+    TopK,
+};
 use outprob_core::transformations::sigmoid::{fit_sigmoid as core_fit_sigmoid, Sigmoid};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -21,6 +24,35 @@ fn fit_rank<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let nan = parse(nan_policy)?;
     let sorted = with_slice!(py, threads, x, |s| fit_sorted(s, nan, negate)).map_err(to_py)?;
+    Ok(PyArray1::from_vec(py, sorted))
+}
+
+/// Rank scaling fitted on 1-D `x` and applied to it, into `out` (same
+/// dtype and length); returns the sorted fitted scores.
+#[pyfunction]
+fn fit_transform_rank<'py>(
+    py: Python<'py>,
+    x: Floats<'py>,
+    out: &Bound<'py, PyAny>,
+    log: bool,
+    nan_policy: &str,
+    negate: bool,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let nan = parse(nan_policy)?;
+    let err = |e: numpy::AsSliceError| PyValueError::new_err(e.to_string());
+    let sorted = match x {
+        Floats::F64(a) => {
+            let mut o: PyReadwriteArray1<'_, f64> = out.extract()?;
+            let (src, dst) = (a.as_slice().map_err(err)?, o.as_slice_mut().map_err(err)?);
+            py.detach(|| core_fit_transform_rank(src, dst, nan, negate, log))
+        }
+        Floats::F32(a) => {
+            let mut o: PyReadwriteArray1<'_, f32> = out.extract()?;
+            let (src, dst) = (a.as_slice().map_err(err)?, o.as_slice_mut().map_err(err)?);
+            py.detach(|| core_fit_transform_rank(src, dst, nan, negate, log))
+        }
+    }
+    .map_err(to_py)?;
     Ok(PyArray1::from_vec(py, sorted))
 }
 
@@ -180,6 +212,7 @@ fn transform_params(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_rank, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_transform_rank, m)?)?;
     m.add_function(wrap_pyfunction!(fit_top_k, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sigmoid, m)?)?;
     m.add_function(wrap_pyfunction!(fit_mixture, m)?)?;

@@ -99,55 +99,46 @@ pub struct SigmoidFit {
 }
 
 /// Cross-entropy of `σ(a·z + b)` against the labels' targets (`hi` for
-/// outliers, `lo` for inliers) and, with `derivatives`, its gradient and
-/// Hessian: `[f, g_a, g_b, h_aa, h_ab, h_bb]`. Chunk sums are combined in
-/// chunk order (results independent of the thread count).
-fn objective(
-    z: &[f64],
-    labels: &[bool],
-    ab: (f64, f64),
-    targets: (f64, f64),
-    derivatives: bool,
-) -> [f64; 6] {
+/// outliers, `lo` for inliers), its gradient and Hessian:
+/// `[f, g_a, g_b, h_aa, h_ab, h_bb]`. Plain sums within a chunk of 2¹⁶
+/// (relative error ≤ 2¹⁶·u, far below the Newton tolerance), compensated
+/// across chunks, combined in chunk order (thread-count independent).
+fn objective(z: &[f64], labels: &[bool], ab: (f64, f64), targets: (f64, f64)) -> [f64; 6] {
     let (a, b) = ab;
     let (hi, lo) = targets;
     let parts = map_chunks(z, |offset, c| {
-        let mut acc = [Neumaier::default(); 6];
-        for (i, &zi) in c.iter().enumerate() {
-            let t = if labels[offset + i] { hi } else { lo };
+        let mut acc = [0.0f64; 6];
+        for (&zi, &label) in c.iter().zip(&labels[offset..offset + c.len()]) {
+            let t = if label { hi } else { lo };
             let u = a * zi + b;
-            // The stable forms of t·log(1 + e^−u) + (1 − t)·log(1 + e^u).
-            let (f, p) = if u >= 0.0 {
-                let e = (-u).exp();
-                ((1.0 - t) * u + e.ln_1p(), 1.0 / (1.0 + e))
-            } else {
-                let e = u.exp();
-                (-t * u + e.ln_1p(), e / (1.0 + e))
-            };
-            acc[0].add(f);
-            if derivatives {
-                let d1 = p - t;
-                let d2 = p * (1.0 - p);
-                acc[1].add(d1 * zi);
-                acc[2].add(d1);
-                acc[3].add(d2 * zi * zi);
-                acc[4].add(d2 * zi);
-                acc[5].add(d2);
-            }
+            // The stable form of t·log(1 + e^−u) + (1 − t)·log(1 + e^u):
+            // max(u, 0) − t·u + log1p(e^−|u|), and σ(u) from the same e^−|u|.
+            let e = (-u.abs()).exp();
+            let f = u.max(0.0) - t * u + e.ln_1p();
+            let p = if u >= 0.0 { 1.0 } else { e } / (1.0 + e);
+            let d1 = p - t;
+            let d2 = p * (1.0 - p);
+            acc[0] += f;
+            acc[1] += d1 * zi;
+            acc[2] += d1;
+            acc[3] += d2 * zi * zi;
+            acc[4] += d2 * zi;
+            acc[5] += d2;
         }
         acc
     });
     let mut total = [Neumaier::default(); 6];
     for part in parts {
         for (t, p) in total.iter_mut().zip(part) {
-            t.merge(p);
+            t.add(p);
         }
     }
     total.map(Neumaier::value)
 }
 
 /// The M-step: Newton's method with backtracking on the cross-entropy
-/// (Lin, Lin & Weng 2007, Algorithm 1), from `(a, b)`.
+/// (Lin, Lin & Weng 2007, Algorithm 1), from `(a, b)`. Each evaluation
+/// computes the derivatives too: an accepted trial point needs no second pass.
 #[allow(clippy::cast_precision_loss)]
 fn m_step(z: &[f64], labels: &[bool], mut a: f64, mut b: f64) -> (f64, f64) {
     let n = z.len();
@@ -157,9 +148,9 @@ fn m_step(z: &[f64], labels: &[bool], mut a: f64, mut b: f64) -> (f64, f64) {
         1.0 / ((n - outliers) as f64 + 2.0),
     );
     let tol = GRAD_TOL * n as f64;
-    let mut f = objective(z, labels, (a, b), targets, false)[0];
+    let mut cur = objective(z, labels, (a, b), targets);
     for _ in 0..NEWTON_MAXITER {
-        let [_, ga, gb, haa, hab, hbb] = objective(z, labels, (a, b), targets, true);
+        let [f, ga, gb, haa, hab, hbb] = cur;
         if ga.abs() <= tol && gb.abs() <= tol {
             break;
         }
@@ -172,9 +163,9 @@ fn m_step(z: &[f64], labels: &[bool], mut a: f64, mut b: f64) -> (f64, f64) {
         let mut moved = false;
         while step >= MIN_STEP {
             let (na, nb) = (a + step * da, b + step * db);
-            let nf = objective(z, labels, (na, nb), targets, false)[0];
-            if nf < f + 1e-4 * step * gd {
-                (a, b, f, moved) = (na, nb, nf, true);
+            let trial = objective(z, labels, (na, nb), targets);
+            if trial[0] < f + 1e-4 * step * gd {
+                (a, b, cur, moved) = (na, nb, trial, true);
                 break;
             }
             step /= 2.0;
