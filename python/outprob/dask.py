@@ -8,7 +8,9 @@ order statistics bit for bit, mean bit for bit, SD and trimmed SD within
 1e-15 relative, M-estimates within 1e-12 relative — using only map steps
 over partitions and small reductions on the client (no shuffle):
 
-1. census: count, exact sum, SD state, min/max, NaN and ±inf (1 pass);
+1. census: count, min/max, NaN and ±inf, and — when the center is the
+   mean or the scale the SD — the exact sum and SD state (1 pass; a fit
+   that needs the mean or SD only as a fallback reads them in 1 more);
 2. order statistics: each wanted rank's bracket of 64-bit order-preserving
    keys is narrowed 2^12-fold per pass by a histogram of the bracket (all
    ranks of a column share the passes: both quartiles at once), until the
@@ -20,7 +22,7 @@ over partitions and small reductions on the client (no shuffle):
 4. M-estimates: one sum-reduction per location step of the iteration (the
    scale step's sums come with the first location step of each iteration).
 
-Pass bound per score column: census 1; each selection round at most 7; the
+Pass bound per score column: census 1 (+1 for a fallback to the SD); each selection round at most 7; the
 nMAD or trimmed SD adds a second round; trimmed mean/SD 1 sum pass each;
 M-estimation at most ``maxiter²`` reductions (typically 10–40). Columns are
 fitted one after another. ``method="sketch"`` fits in one pass from merged
@@ -109,22 +111,32 @@ class _Runner:
         return out
 
 
-def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
+def _needs_moments(params: Dict[str, Any]) -> bool:
+    """Whether the fit reads the mean or the SD (else the census skips the
+    exact sums: they cost more than the rest of the census)."""
+    return params.get("center") == "mean" or params.get("scale") == "std"
+
+
+def _census(run: _Runner, params: Dict[str, Any], moments: bool) -> Tuple[int, float, float, Any]:
+    """Count, min and max of the oriented scores (and, when ``moments``, the
+    merged exact-moments state), checking §5 over the whole column."""
     negate = not params["higher_is_outlier"]
     nan_policy = params["nan_policy"]
 
     def kernel(x: np.ndarray) -> Any:
         census = _core.part_census(x)
+        if not moments or census[4]:
+            return census, None
         state = _core.StreamingState("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate, 8, 0)
-        if census[4] == 0:
-            state.update(x)
+        state.update(x)
         return census, state.parts()
 
     out = run.map(kernel)
-    offset, nan_total, inf_total = 0, 0, 0
+    offset, nan_total, inf_total, count = 0, 0, 0, 0
+    lo, hi = float("inf"), float("-inf")
     first_nan = first_inf = None
     state = None
-    for (length, _, nan_c, nan_f, inf_c, inf_f, _, _), parts in out:
+    for (length, c, nan_c, nan_f, inf_c, inf_f, p_lo, p_hi), parts in out:
         if nan_c and first_nan is None:
             first_nan = offset + nan_f
         if inf_c and first_inf is None:
@@ -132,12 +144,16 @@ def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
         nan_total += nan_c
         inf_total += inf_c
         offset += length
-        s = _core.StreamingState.from_parts("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate,
-                                            parts["moments"], None, 0)
-        if state is None:
-            state = s
-        else:
-            state.merge(s)
+        count += c
+        if c:
+            lo, hi = min(lo, p_lo), max(hi, p_hi)
+        if parts is not None:
+            s = _core.StreamingState.from_parts("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit",
+                                                negate, parts["moments"], None, 0)
+            if state is None:
+                state = s
+            else:
+                state.merge(s)
     if inf_total:
         raise ValueError(
             f"scores contain {inf_total} infinite value{'s' if inf_total != 1 else ''} (first at "
@@ -148,11 +164,10 @@ def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
             f"scores contain {nan_total} NaN value{'s' if nan_total != 1 else ''} (first at index "
             f"{first_nan}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
         )
-    assert state is not None
-    if state.n() == 0:
+    if count == 0:
         raise ValueError("cannot fit on an empty array of scores" if offset == 0 else
                          f"all {offset} scores are NaN: nothing is left to fit after omitting NaN")
-    return int(state.n()), state
+    return count, (-hi if negate else lo), (-lo if negate else hi), state
 
 
 def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float, hi_value: float,
@@ -213,10 +228,17 @@ class _Column:
     def __init__(self, run: _Runner, params: Dict[str, Any], collect_max: int) -> None:
         self.run, self.p, self.collect_max = run, params, collect_max
         self.negate = not params["higher_is_outlier"]
-        self.n, self.state = _census(run, params)
-        self.lo, self.hi = self.state.extremes()  # of the oriented scores
+        # lo/hi: of the oriented scores.
+        self.n, self.lo, self.hi, self._state = _census(run, params, _needs_moments(params))
         self.cache: Dict[Any, Any] = {}
         self.m: Optional[Tuple[Any, ...]] = None
+
+    @property
+    def state(self) -> Any:
+        """The exact-moments state (one more pass if the census skipped it)."""
+        if self._state is None:
+            self._state = _census(self.run, self.p, True)[3]
+        return self._state
 
     def values(self, ranks: Sequence[int]) -> List[float]:
         got = _select(self.run, self.negate, None, self.lo, self.hi, ranks, self.collect_max)
