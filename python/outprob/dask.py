@@ -11,6 +11,12 @@ over partitions and small reductions on the client (no shuffle):
 1. census: count, min/max, NaN and ±inf, and — when the center is the
    mean or the scale the SD — the exact sum and SD state (1 pass; a fit
    that needs the mean or SD only as a fallback reads them in 1 more);
+   when the fit needs the median (median, nMAD, M-estimates), a KLL sketch
+   (k = 800) of each partition, merged: it brackets the median and then the
+   median deviation, and one pass each (count below the bracket, collect
+   the values in it, select exactly) usually settles them — so
+   median + nMAD take 3 passes; a bracket that misses the rank (rarer than
+   the sketch's 1% failure rate) costs the passes below instead;
 2. order statistics: each wanted rank's bracket of 64-bit order-preserving
    keys is narrowed 2^12-fold per pass by a histogram of the bracket (all
    ranks of a column share the passes: both quartiles at once), until the
@@ -117,26 +123,52 @@ def _needs_moments(params: Dict[str, Any]) -> bool:
     return params.get("center") == "mean" or params.get("scale") == "std"
 
 
-def _census(run: _Runner, params: Dict[str, Any], moments: bool) -> Tuple[int, float, float, Any]:
+def _needs_median(params: Dict[str, Any]) -> bool:
+    """Whether the fit selects the median (and so the median deviation)."""
+    return (params.get("center") in ("median", "huber", "tukey")
+            or params.get("scale") in ("nmad", "huber", "tukey"))
+
+
+#: Sketch size of the census's bracketing sketch (rank error 0.35%).
+SKETCH_K = 800
+
+
+def _census(run: _Runner, params: Dict[str, Any], moments: bool,
+            sketch: bool = False) -> Tuple[int, float, float, Any, Any]:
     """Count, min and max of the oriented scores (and, when ``moments``, the
-    merged exact-moments state), checking §5 over the whole column."""
+    merged exact-moments state; when ``sketch``, a merged KLL sketch of the
+    oriented scores that brackets ranks), checking §5 over the whole column."""
     negate = not params["higher_is_outlier"]
     nan_policy = params["nan_policy"]
 
     def kernel(x: np.ndarray) -> Any:
         census = _core.part_census(x)
-        if not moments or census[4]:
-            return census, None
+        if census[4]:
+            return census, None, None
+        sk = None
+        if sketch:
+            k = _core.KllSketch(SKETCH_K, True, 0)
+            k.update(-x if negate else x)
+            sk = k.serialize()
+        if not moments:
+            return census, None, sk
         state = _core.StreamingState("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate, 8, 0)
         state.update(x)
-        return census, state.parts()
+        return census, state.parts(), sk
 
     out = run.map(kernel)
     offset, nan_total, inf_total, count = 0, 0, 0, 0
     lo, hi = float("inf"), float("-inf")
     first_nan = first_inf = None
     state = None
-    for (length, c, nan_c, nan_f, inf_c, inf_f, p_lo, p_hi), parts in out:
+    merged = None
+    for (length, c, nan_c, nan_f, inf_c, inf_f, p_lo, p_hi), parts, sk in out:
+        if sk is not None:
+            part_sketch = _core.KllSketch.deserialize(bytes(sk), True, 0)
+            if merged is None:
+                merged = part_sketch
+            else:
+                merged.merge(part_sketch)
         if nan_c and first_nan is None:
             first_nan = offset + nan_f
         if inf_c and first_inf is None:
@@ -167,7 +199,41 @@ def _census(run: _Runner, params: Dict[str, Any], moments: bool) -> Tuple[int, f
     if count == 0:
         raise ValueError("cannot fit on an empty array of scores" if offset == 0 else
                          f"all {offset} scores are NaN: nothing is left to fit after omitting NaN")
-    return count, (-hi if negate else lo), (-lo if negate else hi), state
+    return count, (-hi if negate else lo), (-lo if negate else hi), state, merged
+
+
+def _guess_pass(run: _Runner, negate: bool, center: Optional[float],
+                guesses: Dict[int, Tuple[float, float]], collect_max: int) -> Dict[int, float]:
+    """One pass that tries to settle ranks from guessed value brackets: per
+    bracket, the count below it and the values in it; a rank is settled
+    exactly when it falls inside its bracket (a bad guess only costs the
+    usual passes: the caller selects the ranks left over)."""
+    brackets = sorted({(_core.order_key(a), _core.order_key(b)) for a, b in guesses.values()})
+
+    def kernel(x: np.ndarray) -> Any:
+        return [(_core.part_histogram(x, center, negate, lo, 63, 1)[0],
+                 _core.part_collect(x, center, negate, lo, hi)) for lo, hi in brackets]
+
+    out = run.map(kernel)
+    values: Dict[int, float] = {}
+    for i, (lo, hi) in enumerate(brackets):
+        below = sum(int(p[i][0]) for p in out)
+        vals = np.concatenate([p[i][1] for p in out])
+        rs = sorted(r for r, (a, b) in guesses.items()
+                    if (_core.order_key(a), _core.order_key(b)) == (lo, hi)
+                    and below <= r < below + vals.size)
+        if rs:
+            values.update(zip(rs, _core.select_exact(vals.tolist(), [r - below for r in rs])))
+    return values
+
+
+def _bracket(sorted_values: np.ndarray, cum_weights: np.ndarray, rank: int, slack: float) -> Tuple[float, float]:
+    """Values of a weighted sample around a 0-based rank, ``slack`` ranks
+    either side."""
+    last = len(sorted_values) - 1
+    lo = int(np.searchsorted(cum_weights, rank + 1 - slack, side="left"))
+    hi = int(np.searchsorted(cum_weights, rank + 1 + slack, side="left"))
+    return float(sorted_values[min(lo, last)]), float(sorted_values[min(hi, last)])
 
 
 def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float, hi_value: float,
@@ -228,8 +294,11 @@ class _Column:
     def __init__(self, run: _Runner, params: Dict[str, Any], collect_max: int) -> None:
         self.run, self.p, self.collect_max = run, params, collect_max
         self.negate = not params["higher_is_outlier"]
-        # lo/hi: of the oriented scores.
-        self.n, self.lo, self.hi, self._state = _census(run, params, _needs_moments(params))
+        # lo/hi: of the oriented scores. A sketch taken in the census
+        # brackets the median and the median deviation, so that one pass
+        # each usually settles them (exactly, by selection in the bracket).
+        self.n, self.lo, self.hi, self._state, self.sketch = _census(
+            run, params, _needs_moments(params), _needs_median(params) and collect_max > 0)
         self.cache: Dict[Any, Any] = {}
         self.m: Optional[Tuple[Any, ...]] = None
 
@@ -244,16 +313,43 @@ class _Column:
         got = _select(self.run, self.negate, None, self.lo, self.hi, ranks, self.collect_max)
         return [got[r] for r in ranks]
 
+    def _guessed(self, center: Optional[float], ranks: Sequence[int]) -> Dict[int, float]:
+        """Ranks settled by one pass over the sketch's brackets (values, or
+        deviations from ``center``); the others are left out."""
+        if self.sketch is None:
+            return {}
+        v, w = self.sketch.weighted_items()
+        v = np.asarray(v)
+        if center is not None:
+            v = np.abs(v - center)
+        order = np.argsort(v, kind="stable")
+        v, cw = v[order], np.cumsum(np.asarray(w)[order])
+        # Deviation counts err by up to twice the sketch's rank error.
+        slack = 3.0 * self.sketch.normalized_rank_error(False) * self.n + 2
+        guesses = {r: _bracket(v, cw, r, slack) for r in ranks}
+        if any(_core.order_key(b) < _core.order_key(a) for a, b in guesses.values()):
+            return {}
+        if 4 * slack > self.collect_max:  # a bracket would hold too many values to collect
+            return {}
+        return _guess_pass(self.run, self.negate, center, guesses, self.collect_max)
+
     def median(self) -> float:
         if "median" not in self.cache:
             n = self.n
             ranks = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
-            self.cache["median"] = float(_core.median_value(self.values(ranks)))
+            got = self._guessed(None, ranks)
+            rest = [r for r in ranks if r not in got]
+            if rest:
+                got.update(zip(rest, self.values(rest)))
+            self.cache["median"] = float(_core.median_value([got[r] for r in ranks]))
         return float(self.cache["median"])
 
     def deviation_values(self, c: float, ranks: Sequence[int]) -> List[float]:
-        top = max(abs(self.hi - c), abs(c - self.lo))
-        got = _select(self.run, self.negate, c, 0.0, top, ranks, self.collect_max)
+        got = self._guessed(c, ranks)
+        rest = [r for r in ranks if r not in got]
+        if rest:
+            top = max(abs(self.hi - c), abs(c - self.lo))
+            got.update(_select(self.run, self.negate, c, 0.0, top, rest, self.collect_max))
         return [got[r] for r in ranks]
 
     def nmad(self) -> float:
