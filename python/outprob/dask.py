@@ -12,7 +12,8 @@ over partitions and small reductions on the client (no shuffle):
    mean or the scale the SD — the exact sum and SD state (1 pass; a fit
    that needs the mean or SD only as a fallback reads them in 1 more);
    when the fit needs the median (median, nMAD, M-estimates), a KLL sketch
-   (k = 800) of each partition, merged: it brackets the median and then the
+   of each partition (k from 800 to 16000, so that a bracket of 5εn ranks
+   holds at most ``collect_max`` values), merged: it brackets the median and then the
    median deviation, and one pass each (count below the bracket, collect
    the values in it, select exactly) usually settles them — so
    median + nMAD take 3 passes; a bracket that misses the rank (rarer than
@@ -129,12 +130,19 @@ def _needs_median(params: Dict[str, Any]) -> bool:
             or params.get("scale") in ("nmad", "huber", "tukey"))
 
 
-#: Sketch size of the census's bracketing sketch (rank error 0.35%).
-SKETCH_K = 800
+def _sketch_k(n_hint: Optional[int], collect_max: int) -> int:
+    """k of the census's bracketing sketch: a bracket of 5εn ranks should
+    hold at most ``collect_max`` values (k in [800, 16000]; 2000 when the
+    length is unknown)."""
+    if not n_hint:
+        return 2000
+    eps = collect_max / (5.0 * n_hint)
+    k = (2.296 / eps) ** (1 / 0.9723) if eps > 0 else float("inf")
+    return int(min(max(k, 800), 16000))
 
 
 def _census(run: _Runner, params: Dict[str, Any], moments: bool,
-            sketch: bool = False) -> Tuple[int, float, float, Any, Any]:
+            sketch: int = 0) -> Tuple[int, float, float, Any, Any]:
     """Count, min and max of the oriented scores (and, when ``moments``, the
     merged exact-moments state; when ``sketch``, a merged KLL sketch of the
     oriented scores that brackets ranks), checking §5 over the whole column."""
@@ -147,7 +155,7 @@ def _census(run: _Runner, params: Dict[str, Any], moments: bool,
             return census, None, None
         sk = None
         if sketch:
-            k = _core.KllSketch(SKETCH_K, True, 0)
+            k = _core.KllSketch(sketch, True, 0)
             k.update(-x if negate else x)
             sk = k.serialize()
         if not moments:
@@ -291,14 +299,16 @@ def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float
 class _Column:
     """The estimators of one score column, each computed once."""
 
-    def __init__(self, run: _Runner, params: Dict[str, Any], collect_max: int) -> None:
+    def __init__(self, run: _Runner, params: Dict[str, Any], collect_max: int,
+                 n_hint: Optional[int] = None) -> None:
         self.run, self.p, self.collect_max = run, params, collect_max
         self.negate = not params["higher_is_outlier"]
         # lo/hi: of the oriented scores. A sketch taken in the census
         # brackets the median and the median deviation, so that one pass
         # each usually settles them (exactly, by selection in the bracket).
         self.n, self.lo, self.hi, self._state, self.sketch = _census(
-            run, params, _needs_moments(params), _needs_median(params) and collect_max > 0)
+            run, params, _needs_moments(params),
+            _sketch_k(n_hint, collect_max) if _needs_median(params) else 0)
         self.cache: Dict[Any, Any] = {}
         self.m: Optional[Tuple[Any, ...]] = None
 
@@ -324,13 +334,12 @@ class _Column:
             v = np.abs(v - center)
         order = np.argsort(v, kind="stable")
         v, cw = v[order], np.cumsum(np.asarray(w)[order])
-        # Deviation counts err by up to twice the sketch's rank error.
-        slack = 3.0 * self.sketch.normalized_rank_error(False) * self.n + 2
+        # Deviation counts err by up to twice the sketch's rank error ε
+        # (with its 99% confidence); a margin on top.
+        slack = 2.5 * self.sketch.normalized_rank_error(False) * self.n + 2
+        if 2 * slack > self.collect_max:  # a bracket would hold too many values to collect
+            return {}
         guesses = {r: _bracket(v, cw, r, slack) for r in ranks}
-        if any(_core.order_key(b) < _core.order_key(a) for a, b in guesses.values()):
-            return {}
-        if 4 * slack > self.collect_max:  # a bracket would hold too many values to collect
-            return {}
         return _guess_pass(self.run, self.negate, center, guesses, self.collect_max)
 
     def median(self) -> float:
@@ -525,6 +534,8 @@ def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
     p.setdefault("tol", 1e-8)
     linear = "center" not in p
     parts, ndim, ncols = _partitions(collection)
+    size = collection.shape[0] if isinstance(collection, da.Array) else None
+    n_hint = int(size) if size is not None and np.isfinite(size) else None
     info = FitInfo(passes=0, bytes=0, bounds=[])
     columns = []
     if method == "sketch":
@@ -532,7 +543,7 @@ def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
                            _names(collection, ndim))
     for j in range(ncols):
         run = _Runner(parts, ndim, j)
-        col = _Column(run, p, collect_max)
+        col = _Column(run, p, collect_max, n_hint)
         if linear:
             columns.append({"min_": col.lo, "max_": col.hi})
         else:
