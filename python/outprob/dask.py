@@ -136,7 +136,7 @@ def _sketch_k(n_hint: Optional[int], collect_max: int) -> int:
     length is unknown)."""
     if not n_hint:
         return 2000
-    eps = collect_max / (5.0 * n_hint)
+    eps = collect_max / (6.0 * n_hint)  # 5εn + a margin for rounding k
     k = (2.296 / eps) ** (1 / 0.9723) if eps > 0 else float("inf")
     return int(min(max(k, 800), 16000))
 
