@@ -12,8 +12,9 @@ over partitions and small reductions on the client (no shuffle):
    mean or the scale the SD — the exact sum and SD state (1 pass; a fit
    that needs the mean or SD only as a fallback reads them in 1 more);
    when the fit needs the median (median, nMAD, M-estimates), a KLL sketch
-   of each partition (k from 800 to 16000, so that a bracket of 5εn ranks
-   holds at most ``collect_max`` values), merged: it brackets the median and then the
+   of each partition (k from 800 to 20000, so that a bracket of 5εn ranks
+   holds at most ``collect_max`` values; none beyond ~1.5·10⁹ scores),
+   merged: it brackets the median and then the
    median deviation, and one pass each (count below the bracket, collect
    the values in it, select exactly) usually settles them — so
    median + nMAD take 3 passes; a bracket that misses the rank (rarer than
@@ -132,13 +133,13 @@ def _needs_median(params: Dict[str, Any]) -> bool:
 
 def _sketch_k(n_hint: Optional[int], collect_max: int) -> int:
     """k of the census's bracketing sketch: a bracket of 5εn ranks should
-    hold at most ``collect_max`` values (k in [800, 16000]; 2000 when the
-    length is unknown)."""
+    hold at most ``collect_max`` values (k in [800, 20000]; 2000 when the
+    length is unknown; 0 — no sketch — when even k = 20000 is too coarse)."""
     if not n_hint:
         return 2000
     eps = collect_max / (6.0 * n_hint)  # 5εn + a margin for rounding k
     k = (2.296 / eps) ** (1 / 0.9723) if eps > 0 else float("inf")
-    return int(min(max(k, 800), 16000))
+    return 0 if k > 20000 else int(max(k, 800))
 
 
 def _census(run: _Runner, params: Dict[str, Any], moments: bool,
