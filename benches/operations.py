@@ -242,6 +242,62 @@ def _variant(name: str) -> Operation:
     )
 
 
+def _partial_fit(name: str, case: Case, threads: int) -> Tuple[float, float]:
+    """partial_fit in 10 batches; the fitted pair."""
+    s = outprob.scaler(name, threads=threads)
+    for batch in np.array_split(case.x, 10):
+        s.partial_fit(batch)
+    a, b = type(s)._PAIR
+    return getattr(s, a), getattr(s, b)
+
+
+def _fitted_pair(name: str, case: Case) -> Tuple[float, float]:
+    s = outprob.scaler(name).fit(case.x)
+    a, b = type(s)._PAIR
+    return getattr(s, a), getattr(s, b)
+
+
+def _kll_ours(case: Case, threads: int) -> int:
+    from outprob.streaming import KLLSketch
+
+    s = KLLSketch(k=800, dtype="float32" if case.dtype == np.float32 else "float64")
+    for batch in np.array_split(case.x, 10):
+        s.update(batch)
+    return s.n
+
+
+def _kll_datasketches(case: Case) -> int:
+    import datasketches  # outprob[stream]
+
+    s = (datasketches.kll_floats_sketch(800) if case.dtype == np.float32
+         else datasketches.kll_doubles_sketch(800))
+    for batch in np.array_split(case.x, 10):
+        s.update(batch)
+    return int(s.n)
+
+
+def _same_count(ours: Any, base: Any, case: Case) -> Optional[str]:
+    return None if int(ours) == int(base) == case.n else f"n {ours} vs {base}"
+
+
+#: Streaming rows (contract §9): partial_fit against the in-memory fit of
+#: the same scores (goal: at most 2x the time), the KLL update against
+#: DataSketches' (goal: at least as fast; needs outprob[stream]).
+STREAMING: Tuple[Operation, ...] = tuple(
+    Operation(
+        f"partial_fit {name} (10 batches)", partial(_partial_fit, name),
+        f"outprob fit {name} (in memory)", partial(_fitted_pair, name),
+        close(1e-15, 1e-6), (Target(0.5, label="<=2x fit"),), kind="streaming",
+    )
+    for name in ("mean_std", "linear")
+) + (
+    Operation(
+        "KLL update k=800 (10 batches)", _kll_ours, "datasketches kll update",
+        _kll_datasketches, _same_count, (Target(1),), kind="streaming",
+    ),
+)
+
+
 OPERATIONS: Tuple[Operation, ...] = (
     Operation("floor: read", None, "x.sum()", lambda c: c.x.sum(), kind="floor"),
     Operation("floor: read+write", None, "np.copyto(out, x)", lambda c: np.copyto(c.scratch, c.x), kind="floor"),
@@ -306,6 +362,7 @@ OPERATIONS: Tuple[Operation, ...] = (
         "outprob.reference.metrics", lambda c: baselines.reference_evaluate(c.y, c.p),
         evaluation_check, (Target(20, n=10**6),), max_n=10**6, slow_baseline=True, kind="metrics",
     ),
+    *STREAMING,
 )
 
 

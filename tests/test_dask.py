@@ -141,3 +141,28 @@ def test_sketch_method_bounds_hold(client):
     assert b["center_interval"][0] <= want.center_ <= b["center_interval"][1]
     assert b["scale_interval"][0] <= want.scale_ <= b["scale_interval"][1]
     assert got.center_ == b["center"]
+
+
+@pytest.mark.parametrize("name", ["median_nmad", "mean_nmad", "huber"])
+def test_sketch_brackets_settle_the_median_in_one_pass_each(name, monkeypatch):
+    """In estimation mode the census's sketch brackets the median and the
+    median deviation (3 passes for median/nMAD); wrong brackets fall back
+    to the histogram passes and stay exact (synchronous scheduler: the
+    logic, not the cluster)."""
+    import dask
+
+    rng = np.random.default_rng(11)
+    x = np.r_[rng.lognormal(size=150_000), np.floor(rng.exponential(3.0, 50_000))]
+    rng.shuffle(x)
+    arr = da.from_array(x, chunks=23_456)
+    want = in_memory(outprob.scaler(name), x)
+    with dask.config.set(scheduler="sync"):
+        got, info = odask.fit(outprob.scaler(name), arr, return_info=True)
+        assert_same_fit(got, want, name)
+        if name == "median_nmad":
+            assert info["passes"] == 3
+        # Brackets that miss: the usual passes take over, still exact.
+        monkeypatch.setattr(odask, "_bracket", lambda v, cw, r, slack: (float(v[0]), float(v[1])))
+        again, info2 = odask.fit(outprob.scaler(name), arr, return_info=True)
+        assert_same_fit(again, want, name)
+        assert info2["passes"] > info["passes"]

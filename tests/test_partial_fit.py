@@ -238,6 +238,15 @@ def test_scalers_that_cannot_stream_say_so():
 
     with pytest.raises(TypeError, match="cannot be fitted incrementally"):
         Fixed().partial_fit([1.0, 2.0])
+
+    class WithOption(outprob.GaussianScaler):
+        def __init__(self, center="mean", scale="std", *, option=None, **kw):
+            super().__init__(center, scale, **kw)
+            self.option = option
+
+    assert WithOption().partial_fit([1.0, 2.0]).center_ == 1.5  # the default is supported
+    with pytest.raises(TypeError, match=r"option=3\) cannot be fitted incrementally"):
+        WithOption(option=3).partial_fit([1.0, 2.0])
     fitted = Fixed()._set_fitted([{"a_": 0.0, "b_": 2.0}], 1)
     assert fitted.transform(np.array([1.0])) == 0.5
     with pytest.raises(ValueError, match="finite"):

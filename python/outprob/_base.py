@@ -564,10 +564,28 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
             "fit it on all scores at once with fit()"
         )
 
+    def _check_streamable(self, supported: Tuple[str, ...]) -> None:
+        """Refuses parameters ``partial_fit`` does not implement: any
+        parameter outside ``supported`` must keep its default."""
+        defaults = _parameter_defaults(type(self))
+        for name, value in self.get_params(deep=False).items():
+            if name not in supported and not _same(value, defaults.get(name)):
+                raise TypeError(
+                    f"{type(self).__name__}({name}={value!r}) cannot be fitted incrementally "
+                    f"(partial_fit, merge): fit it on all scores at once with fit()"
+                )
+
     def _stream_column(self, result: Any, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         """Fitted attributes of one column from a streaming result, and the
         warnings to emit."""
         raise NotImplementedError
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a is b or a == b)
+    except (TypeError, ValueError):  # arrays and the like: not a default
+        return False
 
 
 def _parameter_defaults(cls: type) -> Dict[str, Any]:

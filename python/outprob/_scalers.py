@@ -305,7 +305,12 @@ class GaussianScaler(ScalerBase):
             ))]
         return []
 
+    #: The parameters partial_fit implements (others must keep their defaults).
+    _STREAMABLE = ("center", "scale", "trim", "ddof", "maxiter", "tol", "nan_policy",
+                   "higher_is_outlier", "threads", "k", "window", "refit_every")
+
     def _stream_params(self) -> Dict[str, Any]:
+        self._check_streamable(self._STREAMABLE)
         return dict(
             center=estimator_spec(self.center, "center"),
             scale=estimator_spec(self.scale, "scale"),
@@ -486,6 +491,7 @@ class LinearScaler(ScalerBase):
         return {"min_": lo, "max_": hi}, []
 
     def _stream_params(self) -> Dict[str, Any]:
+        self._check_streamable(("nan_policy", "higher_is_outlier", "threads", "window", "refit_every"))
         return dict(
             scaling="linear", nan_policy=self.nan_policy,
             higher_is_outlier=bool(self.higher_is_outlier), window=self.window,

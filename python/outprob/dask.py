@@ -8,7 +8,17 @@ order statistics bit for bit, mean bit for bit, SD and trimmed SD within
 1e-15 relative, M-estimates within 1e-12 relative — using only map steps
 over partitions and small reductions on the client (no shuffle):
 
-1. census: count, exact sum, SD state, min/max, NaN and ±inf (1 pass);
+1. census: count, min/max, NaN and ±inf, and — when the center is the
+   mean or the scale the SD — the exact sum and SD state (1 pass; a fit
+   that needs the mean or SD only as a fallback reads them in 1 more);
+   when the fit needs the median (median, nMAD, M-estimates), a KLL sketch
+   of each partition (k from 800 to 20000, so that a bracket of 5εn ranks
+   holds at most ``collect_max`` values; none beyond ~1.5·10⁹ scores),
+   merged: it brackets the median and then the
+   median deviation, and one pass each (count below the bracket, collect
+   the values in it, select exactly) usually settles them — so
+   median + nMAD take 3 passes; a bracket that misses the rank (rarer than
+   the sketch's 1% failure rate) costs the passes below instead;
 2. order statistics: each wanted rank's bracket of 64-bit order-preserving
    keys is narrowed 2^12-fold per pass by a histogram of the bracket (all
    ranks of a column share the passes: both quartiles at once), until the
@@ -20,7 +30,7 @@ over partitions and small reductions on the client (no shuffle):
 4. M-estimates: one sum-reduction per location step of the iteration (the
    scale step's sums come with the first location step of each iteration).
 
-Pass bound per score column: census 1; each selection round at most 7; the
+Pass bound per score column: census 1 (+1 for a fallback to the SD); each selection round at most 7; the
 nMAD or trimmed SD adds a second round; trimmed mean/SD 1 sum pass each;
 M-estimation at most ``maxiter²`` reductions (typically 10–40). Columns are
 fitted one after another. ``method="sketch"`` fits in one pass from merged
@@ -109,22 +119,65 @@ class _Runner:
         return out
 
 
-def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
+def _needs_moments(params: Dict[str, Any]) -> bool:
+    """Whether the fit reads the mean or the SD (else the census skips the
+    exact sums: they cost more than the rest of the census)."""
+    return params.get("center") == "mean" or params.get("scale") == "std"
+
+
+def _needs_median(params: Dict[str, Any]) -> bool:
+    """Whether the fit selects the median (and so the median deviation)."""
+    return (params.get("center") in ("median", "huber", "tukey")
+            or params.get("scale") in ("nmad", "huber", "tukey"))
+
+
+def _sketch_k(n_hint: Optional[int], collect_max: int) -> int:
+    """k of the census's bracketing sketch: a bracket of 5εn ranks should
+    hold at most ``collect_max`` values (k in [800, 20000]; 2000 when the
+    length is unknown; 0 — no sketch — when even k = 20000 is too coarse)."""
+    if not n_hint:
+        return 2000
+    eps = collect_max / (6.0 * n_hint)  # 5εn + a margin for rounding k
+    k = (2.296 / eps) ** (1 / 0.9723) if eps > 0 else float("inf")
+    return 0 if k > 20000 else int(max(k, 800))
+
+
+def _census(run: _Runner, params: Dict[str, Any], moments: bool,
+            sketch: int = 0) -> Tuple[int, float, float, Any, Any]:
+    """Count, min and max of the oriented scores (and, when ``moments``, the
+    merged exact-moments state; when ``sketch``, a merged KLL sketch of the
+    oriented scores that brackets ranks), checking §5 over the whole column."""
     negate = not params["higher_is_outlier"]
     nan_policy = params["nan_policy"]
 
     def kernel(x: np.ndarray) -> Any:
         census = _core.part_census(x)
+        if census[4]:
+            return census, None, None
+        sk = None
+        if sketch:
+            k = _core.KllSketch(sketch, True, 0)
+            k.update(-x if negate else x)
+            sk = k.serialize()
+        if not moments:
+            return census, None, sk
         state = _core.StreamingState("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate, 8, 0)
-        if census[4] == 0:
-            state.update(x)
-        return census, state.parts()
+        state.update(x)
+        return census, state.parts(), sk
 
     out = run.map(kernel)
-    offset, nan_total, inf_total = 0, 0, 0
+    offset, nan_total, inf_total, count = 0, 0, 0, 0
+    lo, hi = float("inf"), float("-inf")
     first_nan = first_inf = None
     state = None
-    for (length, _, nan_c, nan_f, inf_c, inf_f, _, _), parts in out:
+    merged = None
+    for (length, c, nan_c, nan_f, inf_c, inf_f, p_lo, p_hi), parts, sk in out:
+        if sk is not None:
+            part_sketch = _core.KllSketch.deserialize(bytes(sk), True, 0)
+            if merged is None:
+                merged = part_sketch
+            else:
+                merged.merge(part_sketch)
         if nan_c and first_nan is None:
             first_nan = offset + nan_f
         if inf_c and first_inf is None:
@@ -132,12 +185,16 @@ def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
         nan_total += nan_c
         inf_total += inf_c
         offset += length
-        s = _core.StreamingState.from_parts("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate,
-                                            parts["moments"], None, 0)
-        if state is None:
-            state = s
-        else:
-            state.merge(s)
+        count += c
+        if c:
+            lo, hi = min(lo, p_lo), max(hi, p_hi)
+        if parts is not None:
+            s = _core.StreamingState.from_parts("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit",
+                                                negate, parts["moments"], None, 0)
+            if state is None:
+                state = s
+            else:
+                state.merge(s)
     if inf_total:
         raise ValueError(
             f"scores contain {inf_total} infinite value{'s' if inf_total != 1 else ''} (first at "
@@ -148,11 +205,44 @@ def _census(run: _Runner, params: Dict[str, Any]) -> Tuple[int, Any]:
             f"scores contain {nan_total} NaN value{'s' if nan_total != 1 else ''} (first at index "
             f"{first_nan}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
         )
-    assert state is not None
-    if state.n() == 0:
+    if count == 0:
         raise ValueError("cannot fit on an empty array of scores" if offset == 0 else
                          f"all {offset} scores are NaN: nothing is left to fit after omitting NaN")
-    return int(state.n()), state
+    return count, (-hi if negate else lo), (-lo if negate else hi), state, merged
+
+
+def _guess_pass(run: _Runner, negate: bool, center: Optional[float],
+                guesses: Dict[int, Tuple[float, float]], collect_max: int) -> Dict[int, float]:
+    """One pass that tries to settle ranks from guessed value brackets: per
+    bracket, the count below it and the values in it; a rank is settled
+    exactly when it falls inside its bracket (a bad guess only costs the
+    usual passes: the caller selects the ranks left over)."""
+    brackets = sorted({(_core.order_key(a), _core.order_key(b)) for a, b in guesses.values()})
+
+    def kernel(x: np.ndarray) -> Any:
+        return [(_core.part_histogram(x, center, negate, lo, 63, 1)[0],
+                 _core.part_collect(x, center, negate, lo, hi)) for lo, hi in brackets]
+
+    out = run.map(kernel)
+    values: Dict[int, float] = {}
+    for i, (lo, hi) in enumerate(brackets):
+        below = sum(int(p[i][0]) for p in out)
+        vals = np.concatenate([p[i][1] for p in out])
+        rs = sorted(r for r, (a, b) in guesses.items()
+                    if (_core.order_key(a), _core.order_key(b)) == (lo, hi)
+                    and below <= r < below + vals.size)
+        if rs:
+            values.update(zip(rs, _core.select_exact(vals.tolist(), [r - below for r in rs])))
+    return values
+
+
+def _bracket(sorted_values: np.ndarray, cum_weights: np.ndarray, rank: int, slack: float) -> Tuple[float, float]:
+    """Values of a weighted sample around a 0-based rank, ``slack`` ranks
+    either side."""
+    last = len(sorted_values) - 1
+    lo = int(np.searchsorted(cum_weights, rank + 1 - slack, side="left"))
+    hi = int(np.searchsorted(cum_weights, rank + 1 + slack, side="left"))
+    return float(sorted_values[min(lo, last)]), float(sorted_values[min(hi, last)])
 
 
 def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float, hi_value: float,
@@ -210,28 +300,66 @@ def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float
 class _Column:
     """The estimators of one score column, each computed once."""
 
-    def __init__(self, run: _Runner, params: Dict[str, Any], collect_max: int) -> None:
+    def __init__(self, run: _Runner, params: Dict[str, Any], collect_max: int,
+                 n_hint: Optional[int] = None) -> None:
         self.run, self.p, self.collect_max = run, params, collect_max
         self.negate = not params["higher_is_outlier"]
-        self.n, self.state = _census(run, params)
-        self.lo, self.hi = self.state.extremes()  # of the oriented scores
+        # lo/hi: of the oriented scores. A sketch taken in the census
+        # brackets the median and the median deviation, so that one pass
+        # each usually settles them (exactly, by selection in the bracket).
+        self.n, self.lo, self.hi, self._state, self.sketch = _census(
+            run, params, _needs_moments(params),
+            _sketch_k(n_hint, collect_max) if _needs_median(params) else 0)
         self.cache: Dict[Any, Any] = {}
         self.m: Optional[Tuple[Any, ...]] = None
+
+    @property
+    def state(self) -> Any:
+        """The exact-moments state (one more pass if the census skipped it)."""
+        if self._state is None:
+            self._state = _census(self.run, self.p, True)[3]
+        return self._state
 
     def values(self, ranks: Sequence[int]) -> List[float]:
         got = _select(self.run, self.negate, None, self.lo, self.hi, ranks, self.collect_max)
         return [got[r] for r in ranks]
 
+    def _guessed(self, center: Optional[float], ranks: Sequence[int]) -> Dict[int, float]:
+        """Ranks settled by one pass over the sketch's brackets (values, or
+        deviations from ``center``); the others are left out."""
+        if self.sketch is None:
+            return {}
+        v, w = self.sketch.weighted_items()
+        v = np.asarray(v)
+        if center is not None:
+            v = np.abs(v - center)
+        order = np.argsort(v, kind="stable")
+        v, cw = v[order], np.cumsum(np.asarray(w)[order])
+        # Deviation counts err by up to twice the sketch's rank error ε
+        # (with its 99% confidence); a margin on top.
+        slack = 2.5 * self.sketch.normalized_rank_error(False) * self.n + 2
+        if 2 * slack > self.collect_max:  # a bracket would hold too many values to collect
+            return {}
+        guesses = {r: _bracket(v, cw, r, slack) for r in ranks}
+        return _guess_pass(self.run, self.negate, center, guesses, self.collect_max)
+
     def median(self) -> float:
         if "median" not in self.cache:
             n = self.n
             ranks = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
-            self.cache["median"] = float(_core.median_value(self.values(ranks)))
+            got = self._guessed(None, ranks)
+            rest = [r for r in ranks if r not in got]
+            if rest:
+                got.update(zip(rest, self.values(rest)))
+            self.cache["median"] = float(_core.median_value([got[r] for r in ranks]))
         return float(self.cache["median"])
 
     def deviation_values(self, c: float, ranks: Sequence[int]) -> List[float]:
-        top = max(abs(self.hi - c), abs(c - self.lo))
-        got = _select(self.run, self.negate, c, 0.0, top, ranks, self.collect_max)
+        got = self._guessed(c, ranks)
+        rest = [r for r in ranks if r not in got]
+        if rest:
+            top = max(abs(self.hi - c), abs(c - self.lo))
+            got.update(_select(self.run, self.negate, c, 0.0, top, rest, self.collect_max))
         return [got[r] for r in ranks]
 
     def nmad(self) -> float:
@@ -407,6 +535,8 @@ def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
     p.setdefault("tol", 1e-8)
     linear = "center" not in p
     parts, ndim, ncols = _partitions(collection)
+    size = collection.shape[0] if isinstance(collection, da.Array) else None
+    n_hint = int(size) if size is not None and np.isfinite(size) else None
     info = FitInfo(passes=0, bytes=0, bounds=[])
     columns = []
     if method == "sketch":
@@ -414,7 +544,7 @@ def fit(scaler: Any, collection: Any, *, method: str = "exact", k: int = 800,
                            _names(collection, ndim))
     for j in range(ncols):
         run = _Runner(parts, ndim, j)
-        col = _Column(run, p, collect_max)
+        col = _Column(run, p, collect_max, n_hint)
         if linear:
             columns.append({"min_": col.lo, "max_": col.hi})
         else:
