@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ._base import Notes, ScalerBase, column_label
 from ._core import fit_gaussian, fit_linear
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
-from ._input import check_fraction, check_int, check_positive, check_threads, estimator_spec
+from ._input import MAX_ITER, check_fraction, check_int, check_positive, check_threads, estimator_spec
 
 Floats = Union[float, npt.NDArray[np.float64]]
 
@@ -136,7 +136,7 @@ class GaussianScaler(ScalerBase):
         estimator_spec(self.scale, "scale")
         check_fraction(self.trim, "trim")
         check_int(self.ddof, "ddof", 0)
-        check_int(self.maxiter, "maxiter", 1)
+        check_int(self.maxiter, "maxiter", 1, MAX_ITER)
         check_positive(self.tol, "tol")
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
@@ -154,7 +154,7 @@ class GaussianScaler(ScalerBase):
         )
         where = column_label(column)
         notes: Notes = []
-        for norm, (_, _, _, converged, start) in m_estimates:
+        for norm, (_, _, n_iter, converged, start) in m_estimates:
             if start not in ("nmad", "constant"):
                 notes.append((ZeroScaleWarning, (
                     f"the nMAD{where} is zero (more than half of the scores tie); "
@@ -162,8 +162,8 @@ class GaussianScaler(ScalerBase):
                 )))
             if not converged:
                 notes.append((ConvergenceWarning, (
-                    f"Huber's proposal 2 ({norm}){where} did not converge within "
-                    f"maxiter={self.maxiter} iterations (tol={self.tol}); "
+                    f"Huber's proposal 2 ({norm}){where} did not converge: stopped after "
+                    f"{n_iter} of at most maxiter={self.maxiter} iterations (tol={self.tol}); "
                     "using the last iterate"
                 )))
         chosen = self.scale if isinstance(self.scale, str) else "value"
