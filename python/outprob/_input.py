@@ -239,13 +239,20 @@ def check_fraction(value: Any, name: str) -> float:
     return v
 
 
-def check_int(value: Any, name: str, minimum: int) -> int:
-    if type(value) is int and value >= minimum:
+#: Largest ``maxiter`` of M-estimation (contract §5; the core's ``MAX_ITER``):
+#: no call runs unbounded.
+MAX_ITER = 1_000
+
+
+def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None) -> int:
+    if type(value) is int and value >= minimum and (maximum is None or value <= maximum):
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
+    if maximum is not None and int(value) > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value!r}")
     return int(value)
 
 

@@ -21,6 +21,7 @@ from ._core import fit_gaussian, fit_linear
 from ._gamma import GammaScaler
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._input import (
+    MAX_ITER,
     check_fraction,
     check_int,
     check_out,
@@ -221,7 +222,7 @@ class GaussianScaler(ScalerBase):
         estimator_spec(self.scale, "scale")
         check_fraction(self.trim, "trim")
         check_int(self.ddof, "ddof", 0)
-        check_int(self.maxiter, "maxiter", 1)
+        check_int(self.maxiter, "maxiter", 1, MAX_ITER)
         check_positive(self.tol, "tol")
         check_int(self.k, "k", 8)
         if self.pretransform not in (None, "sqrt", "minus_log"):
@@ -269,7 +270,7 @@ class GaussianScaler(ScalerBase):
             )
         where = column_label(column)
         notes: Notes = []
-        for norm, (_, _, _, converged, start) in m_estimates:
+        for norm, (_, _, n_iter, converged, start) in m_estimates:
             if start not in ("nmad", "constant"):
                 notes.append((ZeroScaleWarning, (
                     f"the nMAD{where} is zero (more than half of the scores tie); "
@@ -277,8 +278,8 @@ class GaussianScaler(ScalerBase):
                 )))
             if not converged:
                 notes.append((ConvergenceWarning, (
-                    f"Huber's proposal 2 ({norm}){where} did not converge within "
-                    f"maxiter={self.maxiter} iterations (tol={self.tol}); "
+                    f"Huber's proposal 2 ({norm}){where} did not converge: stopped after "
+                    f"{n_iter} of at most maxiter={self.maxiter} iterations (tol={self.tol}); "
                     "using the last iterate"
                 )))
         notes += self._scale_notes(center, scale, scale_used, where)

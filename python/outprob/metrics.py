@@ -41,6 +41,8 @@ from ._optional import require
 
 __all__ = [
     "DEFAULT_N_BINS",
+    "MAX_BINS",
+    "MAX_BIN_COUNTS",
     "SCHEMES",
     "brier_score",
     "sharpness_error",
@@ -58,6 +60,10 @@ __all__ = [
 
 #: The paper's bin counts: k = 5, …, 20, results averaged.
 DEFAULT_N_BINS: Tuple[int, ...] = tuple(range(5, 21))
+#: Largest bin count accepted (contract §5); checked before anything is allocated.
+MAX_BINS = 1_000_000
+#: Largest number of bin counts in one ``n_bins`` sequence.
+MAX_BIN_COUNTS = 1_000
 #: Binning schemes.
 SCHEMES = ("equiareal", "equal_width", "equal_frequency")
 _STRATIFY = (None, "outlier", "inlier", "both")
@@ -81,11 +87,25 @@ def _pair(y_true: Any, p: Any) -> Tuple[np.ndarray, np.ndarray]:
     return y, q
 
 
+def _bin_count(k: Any, name: str) -> int:
+    # Python ints of any size are compared here, before the extension would
+    # convert them to usize (OverflowError) or allocate k edges.
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"{name} must be a positive int, got {k!r}")
+    if k > MAX_BINS:
+        raise ValueError(f"{name} must be at most {MAX_BINS} bins, got {k}")
+    return int(k)
+
+
 def _n_bins(n_bins: NBins) -> List[int]:
-    ks = [n_bins] if isinstance(n_bins, (int, np.integer)) else list(n_bins)
-    if not ks or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in ks):
+    if isinstance(n_bins, (str, bytes)):
         raise ValueError(f"n_bins must be a positive int or a non-empty sequence of them, got {n_bins!r}")
-    return [int(k) for k in ks]
+    ks = [n_bins] if isinstance(n_bins, (int, np.integer)) else list(n_bins)
+    if not ks:
+        raise ValueError(f"n_bins must be a positive int or a non-empty sequence of them, got {n_bins!r}")
+    if len(ks) > MAX_BIN_COUNTS:
+        raise ValueError(f"n_bins may hold at most {MAX_BIN_COUNTS} bin counts, got {len(ks)}")
+    return [_bin_count(k, "n_bins") for k in ks]
 
 
 def _scheme(bins: str) -> str:
@@ -250,9 +270,7 @@ def bin_edges(
     array([0.  , 0.25, 1.  ])
     """
     q = as_float_array(p, "p").reshape(-1)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}")
-    return np.array(_core.bin_edges(q, int(k), _scheme(scheme), check_threads(threads)))
+    return np.array(_core.bin_edges(q, _bin_count(k, "k"), _scheme(scheme), check_threads(threads)))
 
 
 class ReliabilityCurve(NamedTuple):

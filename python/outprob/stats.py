@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from . import _core, _exceptions
 from ._input import (
+    MAX_ITER,
     as_float_array,
     check_fraction,
     check_int,
@@ -441,6 +442,7 @@ def m_estimate(
         Tuning constant of the norm (default 1.345 for Huber's T, 4.685 for
         Tukey's biweight).
     maxiter : int, default 30
+        At most ``MAX_ITER`` = 1000 (contract §5).
     tol : float, default 1e-8
     nan_policy : {"omit", "raise"}, default "omit"
 
@@ -459,7 +461,7 @@ def m_estimate(
     check_nan_policy(nan_policy)
     c = check_positive(c, "c")
     t = None if tuning is None else check_positive(tuning, "tuning")
-    maxiter = check_int(maxiter, "maxiter", 1)
+    maxiter = check_int(maxiter, "maxiter", 1, MAX_ITER)
     tol = check_positive(tol, "tol")
     a = as_float_array(x)
     loc, scale, n_iter, converged, _start = _core.m_estimate(
@@ -467,8 +469,8 @@ def m_estimate(
     )
     if not converged:
         warnings.warn(
-            f"Huber's proposal 2 ({norm}) did not converge within maxiter={maxiter} "
-            f"iterations (tol={tol}); returning the last iterate",
+            f"Huber's proposal 2 ({norm}) did not converge: stopped after {n_iter} of at "
+            f"most maxiter={maxiter} iterations (tol={tol}); returning the last iterate",
             _exceptions.ConvergenceWarning,  # made on first use: imports scikit-learn
             stacklevel=2,
         )

@@ -5,6 +5,7 @@ depend on summation order. Input: a 1-D array of finite scores."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -29,7 +30,12 @@ def _scores(x) -> np.ndarray:
 def mean(x) -> float:
     """(1/N) Σ s_i."""
     s = _scores(x)
-    return math.fsum(s) / s.size
+    try:
+        return math.fsum(s) / s.size
+    except OverflowError:
+        # The sum exceeds the double range (scores near ±1.8e308): the mean
+        # of the exact rational sum (contract §5).
+        return float(sum(map(Fraction, s.tolist())) / s.size)
 
 
 def median(x) -> float:
@@ -99,7 +105,11 @@ def std(x, ddof: int = 0) -> float:
     s = _scores(x)
     if ddof >= s.size:
         raise ValueError("ddof must be smaller than the number of scores")
-    return _root_mean_square(s - mean(s), s.size - ddof, corrected=True)
+    m = mean(s)
+    if max(abs(float(np.max(s))), abs(float(np.min(s))), abs(m)) > 2.0**1000:
+        # s − mean may overflow: halves are exact at this magnitude.
+        return 2.0 * _root_mean_square(s * 0.5 - m * 0.5, s.size - ddof, corrected=True)
+    return _root_mean_square(s - m, s.size - ddof, corrected=True)
 
 
 def nmad(x) -> float:
@@ -165,11 +175,22 @@ def m_estimate(
     sigma = nmad(s) or niqr(s) or std(s)
     if sigma == 0.0:
         return MEstimate(mu, 0.0, 0, True)
+    if not math.isfinite(sigma):
+        raise ValueError("the starting scale of M-estimation exceeds the double range")
     g = gamma(c)
-    # Residuals of far outliers may overflow to ±inf when σ is tiny; their
+    # The iteration runs on s·2^-k with σ₀·2^-k in [1, 2) (exact), k raised
+    # so that every scaled score stays below 2^1021: the estimate is
+    # equivariant under powers of two and tol·σ means the same at every
+    # magnitude. Residuals of far outliers may still overflow to ±inf; their
     # weight is then 0 (Tukey) or t/inf = 0 (Huber), as in the limit.
+    k = math.frexp(sigma)[1] - 1
+    largest = float(np.max(np.abs(s)))
+    if largest > 0:
+        k = max(k, math.frexp(largest)[1] - 1 - 1021)
     with np.errstate(over="ignore"):
-        return _iterate(s, norm, t, c, g, maxiter, tol, mu, sigma)
+        est = _iterate(np.ldexp(s, -k), norm, t, c, g, maxiter, tol,
+                       math.ldexp(mu, -k), math.ldexp(sigma, -k))
+    return MEstimate(math.ldexp(est.location, k), math.ldexp(est.scale, k), est.n_iter, est.converged)
 
 
 def _iterate(s, norm, t, c, g, maxiter, tol, mu, sigma) -> MEstimate:

@@ -17,9 +17,14 @@ def gaussian_scaling(s, center: float, scale: float) -> np.ndarray:
     """p = max(0, erf((s − μ)/(σ√2))); with σ = 0 the σ → 0 limit: 1 above μ, else 0."""
     s = np.asarray(s, dtype=np.float64)
     if scale > 0:
+        if scale > 2.0**1000:
+            # s − μ and σ√2 may overflow: a common factor 2^-4 (exact)
+            # leaves z unchanged and keeps both finite (contract §5).
+            s, center, scale = s * 0.0625, center * 0.0625, scale * 0.0625
         # Scores far above μ may overflow z to inf: erf(inf) = 1, as meant.
-        with np.errstate(over="ignore"):
-            return np.maximum(0.0, erf((s - center) / (scale * np.sqrt(2))))
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.where(np.isinf(s), s, (s - center) / (scale * np.sqrt(2)))
+            return np.maximum(0.0, erf(z))
     return np.where(np.isnan(s), np.nan, np.where(s > center, 1.0, 0.0))
 
 
@@ -27,7 +32,12 @@ def linear_scaling(s, lo: float, hi: float) -> np.ndarray:
     """p = clip((s − min)/(max − min), 0, 1); with max = min: 1 above, else 0."""
     s = np.asarray(s, dtype=np.float64)
     if hi > lo:
-        return np.clip((s - lo) / (hi - lo), 0.0, 1.0)
+        with np.errstate(over="ignore"):
+            if np.isfinite(hi - lo):
+                # s − lo overflows only far outside [lo, hi]: ±inf clips.
+                return np.clip((s - lo) / (hi - lo), 0.0, 1.0)
+            # max − min beyond the double range: exact halves (contract §5).
+            return np.clip((s * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5), 0.0, 1.0)
     return np.where(np.isnan(s), np.nan, np.where(s > hi, 1.0, 0.0))
 
 
@@ -75,6 +85,8 @@ def fit_gaussian(
     chain = {"std": ["std"], "niqr": ["niqr", "std"]}.get(scale, [scale, "niqr", "std"])
     for name in chain:
         sigma = fit_scale(s, name, mu, ddof=ddof, **opts)
+        if not np.isfinite(sigma):
+            raise ValueError(f"the fitted {name} scale exceeds the double range")
         if sigma > 0:
             return mu, sigma, name
     return mu, 0.0, chain[-1]

@@ -3,7 +3,7 @@
 
 use crate::{parse, to_py, with_slice, Floats};
 use numpy::PyReadonlyArray1;
-use outprob_core::evaluation::binning::{Scheme, Sorted};
+use outprob_core::evaluation::binning::{check_bin_counts, Scheme, Sorted};
 use outprob_core::evaluation::metrics::{self, Strata};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -75,6 +75,7 @@ fn refinement_and_calibration(
     threads: usize,
 ) -> PyResult<(StrataTuple, StrataTuple)> {
     let (y, scheme): (_, Scheme) = (labels(&y)?, parse(bins)?);
+    check_bin_counts(&n_bins).map_err(to_py)?;
     let (r, c) = with_slice!(py, threads, p, |s| Sorted::new(s, Some(y))
         .and_then(|sorted| metrics::refinement_and_calibration(&sorted, scheme, &n_bins)))
     .map_err(to_py)?;
@@ -90,11 +91,9 @@ fn bin_edges(
     threads: usize,
 ) -> PyResult<Vec<f64>> {
     let scheme: Scheme = parse(bins)?;
-    if k == 0 {
-        return Err(PyValueError::new_err("k: need at least one bin"));
-    }
+    check_bin_counts(&[k]).map_err(to_py)?;
     with_slice!(py, threads, p, |s| Sorted::new(s, None)
-        .map(|sorted| sorted.edges(scheme, k)))
+        .and_then(|sorted| sorted.edges(scheme, k)))
     .map_err(to_py)
 }
 

@@ -150,11 +150,18 @@ impl<T: Float> Blocks<T> {
     /// Copies the scores of a sample into value buckets and takes their
     /// moments.
     pub fn new(s: &Sample<'_, T>) -> Self {
+        Self::scaled(s, 0)
+    }
+
+    /// [`Blocks::new`] of the scores times 2^k, under which every score
+    /// stays finite in `T` (M-estimation's scaled domain).
+    pub fn scaled(s: &Sample<'_, T>, k: i32) -> Self {
         let n = s.len();
+        let scale = |v: f64| crate::estimators::mest::ldexp(v, k);
         let (lo, hi) = if s.negate {
-            (-s.summary.max, -s.summary.min)
+            (scale(-s.summary.max), scale(-s.summary.min))
         } else {
-            (s.summary.min, s.summary.max)
+            (scale(s.summary.min), scale(s.summary.max))
         };
         let (kmin, kmax) = (key(lo), key(hi));
         let want = (n / MIN_PER_BUCKET).clamp(1, MAX_BUCKETS);
@@ -167,7 +174,7 @@ impl<T: Float> Blocks<T> {
             .unwrap_or(64);
         let nb = shifted(range, shift) as usize + 1;
         let bucket = |v: f64| shifted(key(v) - kmin, shift) as usize;
-        let oriented = |v: T| s.orient(v.to_f64());
+        let oriented = |v: T| scale(s.orient(v.to_f64()));
 
         // NaN map to bucket `nb`, which is dropped.
         let has_nan = s.summary.nan.count > 0;

@@ -76,7 +76,7 @@ pub fn upper_trimmed_mean<T: Float>(s: &Sample<'_, T>, alpha: f64) -> Result<f64
     let v = ranked(s.x, n, Key::Value { negate: s.negate }, &[keep - 1])[0];
     // Everything below v is kept, and as many copies of v as fill `keep`.
     let (sum, _) = sum_below(s.x, s.negate, v, |below| keep - below);
-    Ok(sum / keep as f64)
+    Ok(sum.mean(keep))
 }
 
 #[cfg(test)]
@@ -123,6 +123,21 @@ mod tests {
         );
         let many = vec![0.5; 1000];
         assert_eq!(upper_trimmed_mean(&sample(&many), 0.1).unwrap(), 0.5);
+    }
+
+    #[test]
+    fn trimmed_mean_at_the_top_of_the_double_range() {
+        let x = vec![1e307; 20];
+        assert_eq!(upper_trimmed_mean(&sample(&x), 0.1).unwrap(), 1e307);
+        let x = vec![f64::MAX; 20];
+        assert_eq!(upper_trimmed_mean(&sample(&x), 0.1).unwrap(), f64::MAX);
+        let x = vec![-f64::MAX; 20];
+        assert_eq!(upper_trimmed_mean(&sample(&x), 0.25).unwrap(), -f64::MAX);
+        let x = [1.7e308, 1.7e308, -1.0, 1.7e308];
+        assert_eq!(
+            upper_trimmed_mean(&sample(&x), 0.25).unwrap(),
+            (1.7e308 / 3.0) * 2.0 - 1.0 / 3.0
+        );
     }
 
     #[test]

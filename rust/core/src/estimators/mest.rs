@@ -6,6 +6,7 @@ use crate::error::Error;
 use crate::estimators::blocks::Blocks;
 use crate::estimators::location::median;
 use crate::numeric::float::Float;
+use crate::numeric::reduce::binary_exponent;
 use crate::numeric::sum::Neumaier;
 use crate::sample::Sample;
 
@@ -89,6 +90,13 @@ pub struct MParams {
     pub tol: f64,
 }
 
+/// Largest `maxiter` accepted (contract §5: no call runs unbounded). The
+/// iteration converges linearly, in tens of steps from the nMAD start; a
+/// step budget beyond a thousand only lengthens a run that does not
+/// converge, and the inner loop can take up to `maxiter` steps per outer
+/// step, so the work is bounded by `MAX_ITER²` passes.
+pub const MAX_ITER: usize = 1_000;
+
 impl MParams {
     /// statsmodels' defaults for `norm`: c = 1.5, tol = 1e-8, maxiter = 30.
     pub fn new(norm: Norm) -> Self {
@@ -116,8 +124,11 @@ impl MParams {
         positive("c", self.c)?;
         positive("tuning", self.tuning)?;
         positive("tol", self.tol)?;
-        if self.maxiter == 0 {
-            return Err(Error::invalid("maxiter", "must be at least 1"));
+        if self.maxiter == 0 || self.maxiter > MAX_ITER {
+            return Err(Error::invalid(
+                "maxiter",
+                format!("must be in [1, {MAX_ITER}], got {}", self.maxiter),
+            ));
         }
         Ok(())
     }
@@ -194,11 +205,53 @@ pub fn m_estimate_from_median<T: Float>(
             start,
         });
     }
-    Ok(if s.len() < BUCKETED_MIN {
-        iterate(&Direct(&s.to_vec()), params, mu0, sigma0, start)
+    if !sigma0.is_finite() {
+        return Err(Error::invalid(
+            "scale",
+            "the starting scale of M-estimation exceeds the double range (the scores \
+             spread over more than ±1.8e308); divide the scores by a power of two, \
+             e.g. 2**8, before fitting",
+        ));
+    }
+    // The iteration runs on the scores times 2^-k, σ₀·2^-k in [1, 2): the
+    // rescaling is exact, so the estimate is equivariant under scaling the
+    // scores by a power of two, and its tolerances (tol·σ) mean the same
+    // at every magnitude — no overflow near 1e308, no underflow of tol·σ
+    // for subnormal scores. k is raised where needed so that the largest
+    // scaled score stays finite in the element type.
+    let k = scale_exponent::<T>(s, sigma0);
+    let (mu, sigma) = (ldexp(mu0, -k), ldexp(sigma0, -k));
+    let est = if s.len() < BUCKETED_MIN {
+        let scaled: Vec<f64> = s.to_vec().iter().map(|v| ldexp(v.to_f64(), -k)).collect();
+        iterate(&Direct(&scaled), params, mu, sigma, start)
     } else {
-        iterate(&Blocks::new(s), params, mu0, sigma0, start)
+        iterate(&Blocks::scaled(s, -k), params, mu, sigma, start)
+    };
+    Ok(MEstimate {
+        location: ldexp(est.location, k),
+        scale: ldexp(est.scale, k),
+        ..est
     })
+}
+
+/// `k` with σ₀·2^-k in [1, 2), raised so that every score times 2^-k is
+/// below 2^(emax−2) of the element type `T`.
+fn scale_exponent<T: Float>(s: &Sample<'_, T>, sigma0: f64) -> i32 {
+    let emax = if T::MANTISSA_DIGITS == 24 { 127 } else { 1023 };
+    let largest = s.summary.max.abs().max(s.summary.min.abs());
+    let k = binary_exponent(sigma0);
+    if largest > 0.0 && largest.is_finite() {
+        k.max(binary_exponent(largest) - (emax - 2))
+    } else {
+        k
+    }
+}
+
+/// `x·2^k` for |k| <= 2044, in two steps of normal powers of two (2^k
+/// itself may not be a double): exact whenever the result is normal.
+pub(crate) fn ldexp(x: f64, k: i32) -> f64 {
+    let half = k / 2;
+    x * crate::numeric::reduce::pow2(half) * crate::numeric::reduce::pow2(k - half)
 }
 
 /// From this many scores on, the iteration runs on bucketed scores with
@@ -399,6 +452,29 @@ mod tests {
         2.20, 2.20, 2.4, 2.4, 2.5, 2.7, 2.8, 2.9, 3.03, 3.03, 3.10, 3.37, 3.4, 3.4, 3.4, 3.5, 3.6,
         3.7, 3.7, 3.7, 3.7, 3.77, 5.28, 28.95,
     ];
+
+    #[test]
+    fn estimates_are_equivariant_under_powers_of_two() {
+        let base = [1.0, 2.0, 6.0, 40.0, 3.0, 2.5, 2.25, -7.0];
+        for norm in [Norm::Huber, Norm::Tukey] {
+            let p = MParams::new(norm);
+            let want = m_estimate(&mut base.clone(), &p).unwrap();
+            for k in [-1070, -1000, -500, 500, 1000, 1015] {
+                let mut x: Vec<f64> = base.iter().map(|&v| ldexp(v, k)).collect();
+                let got = m_estimate(&mut x, &p).unwrap();
+                assert_eq!(
+                    (got.location, got.scale, got.n_iter, got.converged),
+                    (
+                        ldexp(want.location, k),
+                        ldexp(want.scale, k),
+                        want.n_iter,
+                        want.converged
+                    ),
+                    "{norm:?} 2^{k}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn gamma_matches_statsmodels() {

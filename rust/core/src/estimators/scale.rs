@@ -6,7 +6,7 @@ use crate::estimators::location::{
 };
 use crate::numeric::float::Float;
 use crate::numeric::rank::{ranked, Key};
-use crate::numeric::reduce::{pow2, squares};
+use crate::numeric::reduce::{binary_exponent, pow2, spread_exponent, squares};
 use crate::sample::Sample;
 
 /// Φ⁻¹(3/4), the divisor that makes the MAD consistent for the normal SD
@@ -30,8 +30,8 @@ pub fn std<T: Float>(s: &Sample<'_, T>, ddof: usize) -> Result<f64, Error> {
     }
     // The SD does not change under negation: work on the raw scores.
     let m = s.orient(mean(s));
-    let spread = (s.summary.max - m).max(m - s.summary.min);
-    let q = squares(s.x, false, m, spread, f64::INFINITY);
+    let k = spread_exponent(s.summary.min, s.summary.max, m);
+    let q = squares(s.x, false, m, k, f64::INFINITY);
     let corrected = q.scaled_squares - q.scaled_sum * q.scaled_sum / n as f64;
     Ok((corrected.max(0.0) / (n - ddof) as f64).sqrt() * pow2(q.k))
 }
@@ -82,7 +82,15 @@ pub fn trimmed_std<T: Float>(s: &Sample<'_, T>, center: f64, alpha: f64) -> Resu
     if w == 0.0 {
         return Ok(0.0);
     }
-    let q = squares(s.x, s.negate, center, w, w);
+    if w.is_infinite() {
+        // The kept deviations reach beyond the double range (|x − center|
+        // overflowed): so does their RMS but for rare cases with one such
+        // deviation among many zeros; report the overflow, which a fit
+        // refuses as an unrepresentable scale (contract §5).
+        return Ok(f64::INFINITY);
+    }
+    let k = binary_exponent(w).clamp(-1022, 1022);
+    let q = squares(s.x, s.negate, center, k, w);
     // (w·2^-k)², exact: w's rescaling is a power of two.
     let tie = w * pow2(-q.k);
     let total = q.scaled_squares + (keep - q.count) as f64 * tie * tie;
@@ -127,6 +135,24 @@ mod tests {
             trimmed_std(&sample(&[2.0, -9.0, 2.0, 1.0, -2.0]), 0.0, 0.2).unwrap(),
             (13.0f64 / 4.0).sqrt()
         );
+    }
+
+    #[test]
+    fn std_at_the_top_of_the_double_range() {
+        // Exact: sqrt(2)·1e308 (deviations ±2e308 from the mean 5e307).
+        let got = std(&sample(&[-1.5e308, 1.5e308, 1.5e308]), 0).unwrap();
+        assert!(
+            (got / 1.414_213_562_373_095e308 - 1.0).abs() < 1e-15,
+            "{got}"
+        );
+        let m = f64::MAX;
+        let got = std(&sample(&[m, -m, m / 3.0]), 0).unwrap();
+        // Population SD of (1, −1, 1/3)·MAX: MAX·sqrt(2·(1 + 1 + 1/9)/9 − ...)
+        let x = [1.0, -1.0, 1.0 / 3.0];
+        let want = naive_std(&x, 0) * m;
+        assert!((got / want - 1.0).abs() < 1e-15, "{got} {want}");
+        let neg = Sample::new(&[-1.5e308, 1.5e308, 1.5e308][..], NanPolicy::Omit, true).unwrap();
+        assert!((std(&neg, 0).unwrap() / 1.414_213_562_373_095e308 - 1.0).abs() < 1e-15);
     }
 
     #[test]

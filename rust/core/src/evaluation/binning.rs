@@ -49,12 +49,38 @@ pub fn check_probabilities<T: Float>(p: &[T]) -> Result<(), Error> {
     }
 }
 
-/// Checks `k` (bins per binning) values.
+/// Largest bin count accepted (contract §5): far beyond any useful
+/// resolution of a reliability diagram, and small enough that the edges
+/// (8 bytes each) and the O(k) work per binning are bounded before anything
+/// is allocated.
+pub const MAX_BINS: usize = 1_000_000;
+
+/// Largest number of bin counts averaged over in one call: the work is the
+/// sum of the counts, so both factors are bounded.
+pub const MAX_BIN_COUNTS: usize = 1_000;
+
+/// Checks `k` (bins per binning) values: each in [1, [`MAX_BINS`]], at most
+/// [`MAX_BIN_COUNTS`] of them.
 pub fn check_bin_counts(ks: &[usize]) -> Result<(), Error> {
     if ks.is_empty() || ks.contains(&0) {
         return Err(Error::invalid(
             "n_bins",
             "need at least one bin count, each at least 1",
+        ));
+    }
+    if let Some(&k) = ks.iter().find(|&&k| k > MAX_BINS) {
+        return Err(Error::invalid(
+            "n_bins",
+            format!("a bin count must be at most {MAX_BINS}, got {k}"),
+        ));
+    }
+    if ks.len() > MAX_BIN_COUNTS {
+        return Err(Error::invalid(
+            "n_bins",
+            format!(
+                "at most {MAX_BIN_COUNTS} bin counts can be averaged over, got {}",
+                ks.len()
+            ),
         ));
     }
     Ok(())
@@ -192,9 +218,10 @@ impl Sorted {
 
     /// Bin edges `[0, t₁, …, 1]` for `k` bins of a scheme; fewer when
     /// repeated edges merge (equal frequency) or the data cannot fill `k`
-    /// bins (equiareal).
-    pub fn edges(&self, scheme: Scheme, k: usize) -> Vec<f64> {
-        match scheme {
+    /// bins (equiareal). `k` must pass [`check_bin_counts`].
+    pub fn edges(&self, scheme: Scheme, k: usize) -> Result<Vec<f64>, Error> {
+        check_bin_counts(&[k])?;
+        Ok(match scheme {
             Scheme::EqualWidth => (0..=k).map(|b| b as f64 / k as f64).collect(),
             Scheme::EqualFrequency => {
                 let mut edges = vec![0.0];
@@ -214,7 +241,7 @@ impl Sorted {
                 edges
             }
             Scheme::Equiareal => self.equiareal_edges(k),
-        }
+        })
     }
 
     /// contract §6: the smallest target area T for which the greedy placement
@@ -330,7 +357,7 @@ mod tests {
     fn equal_width_and_frequency() {
         let s = sorted(&[0.1, 0.2, 0.3, 0.9]);
         assert_eq!(
-            s.edges(Scheme::EqualWidth, 4),
+            s.edges(Scheme::EqualWidth, 4).unwrap(),
             vec![0.0, 0.25, 0.5, 0.75, 1.0]
         );
         let counts: Vec<usize> = s
@@ -340,15 +367,21 @@ mod tests {
             .collect();
         assert_eq!(counts, vec![2, 1, 0, 1]);
         // Q(1/2) of [0.1, 0.2, 0.3, 0.9] = 0.25.
-        assert_eq!(s.edges(Scheme::EqualFrequency, 2), vec![0.0, 0.25, 1.0]);
+        assert_eq!(
+            s.edges(Scheme::EqualFrequency, 2).unwrap(),
+            vec![0.0, 0.25, 1.0]
+        );
         // Repeated quantiles merge bins; a first edge at 0 keeps the zeros
         // in a bin [0, 0] of their own.
         let t = sorted(&[0.0, 0.0, 0.0, 0.0, 1.0]);
-        assert_eq!(t.edges(Scheme::EqualFrequency, 4), vec![0.0, 0.0, 1.0]);
+        assert_eq!(
+            t.edges(Scheme::EqualFrequency, 4).unwrap(),
+            vec![0.0, 0.0, 1.0]
+        );
         let counts: Vec<usize> = t.bins(&[0.0, 0.0, 1.0]).iter().map(|b| b.count).collect();
         assert_eq!(counts, vec![4, 1]);
         let u = sorted(&[0.0, 1.0, 1.0, 1.0, 1.0]);
-        assert_eq!(u.edges(Scheme::EqualFrequency, 4), vec![0.0, 1.0]);
+        assert_eq!(u.edges(Scheme::EqualFrequency, 4).unwrap(), vec![0.0, 1.0]);
     }
 
     #[test]
@@ -370,7 +403,7 @@ mod tests {
         ] {
             let s = sorted(&p);
             for k in [1, 2, 5, 20] {
-                let e = s.edges(Scheme::Equiareal, k);
+                let e = s.edges(Scheme::Equiareal, k).unwrap();
                 assert_eq!(e[0], 0.0);
                 assert_eq!(*e.last().unwrap(), 1.0);
                 assert!(e.len() - 1 <= k.max(1), "{p:?} {k} {e:?}");
@@ -385,7 +418,7 @@ mod tests {
     fn equiareal_uniform_data_gives_near_equal_widths() {
         let p: Vec<f64> = (0..1000).map(|i| (f64::from(i) + 0.5) / 1000.0).collect();
         let s = sorted(&p);
-        let e = s.edges(Scheme::Equiareal, 10);
+        let e = s.edges(Scheme::Equiareal, 10).unwrap();
         assert_eq!(e.len(), 11);
         for a in areas(&s, &e) {
             assert!((a - 0.01).abs() < 0.001, "{a}");
@@ -422,6 +455,26 @@ mod tests {
         assert!("uniform".parse::<Scheme>().is_err());
     }
 
+    #[test]
+    fn bin_counts_are_bounded_before_allocating() {
+        let s = sorted(&[0.1, 0.5]);
+        for scheme in [
+            Scheme::Equiareal,
+            Scheme::EqualWidth,
+            Scheme::EqualFrequency,
+        ] {
+            assert!(s.edges(scheme, MAX_BINS + 1).is_err());
+            assert!(s.edges(scheme, usize::MAX).is_err());
+            assert!(s.edges(scheme, 0).is_err());
+        }
+        assert_eq!(
+            s.edges(Scheme::EqualWidth, MAX_BINS).unwrap().len(),
+            MAX_BINS + 1
+        );
+        assert!(check_bin_counts(&[1; MAX_BIN_COUNTS + 1]).is_err());
+        assert!(check_bin_counts(&[MAX_BINS; MAX_BIN_COUNTS]).is_ok());
+    }
+
     proptest! {
         #[test]
         fn equiareal_bins_partition_and_have_equal_area(
@@ -429,7 +482,7 @@ mod tests {
             k in 1usize..25,
         ) {
             let s = sorted(&p);
-            let e = s.edges(Scheme::Equiareal, k);
+            let e = s.edges(Scheme::Equiareal, k).unwrap();
             prop_assert_eq!(e[0], 0.0);
             prop_assert_eq!(*e.last().unwrap(), 1.0);
             prop_assert!(e.len() >= 2 && e.len() - 1 <= k);
@@ -461,7 +514,7 @@ mod tests {
         ) {
             let s = sorted(&p);
             for scheme in [Scheme::Equiareal, Scheme::EqualWidth, Scheme::EqualFrequency] {
-                let e = s.edges(scheme, k);
+                let e = s.edges(scheme, k).unwrap();
                 let vals = s.values();
                 let mut start = 0;
                 for b in s.bins(&e) {

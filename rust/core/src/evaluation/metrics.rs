@@ -143,7 +143,7 @@ pub fn refinement_and_calibration(
     let (n, n1) = (sorted.len(), sorted.n_outliers());
     let mut acc = [Neumaier::default(); 6];
     for &k in ks {
-        let (r, c) = binned_strata(&sorted.bins(&sorted.edges(scheme, k)), n1, n);
+        let (r, c) = binned_strata(&sorted.bins(&sorted.edges(scheme, k)?), n1, n);
         for (a, v) in acc
             .iter_mut()
             .zip([r.all, r.outlier, r.inlier, c.all, c.outlier, c.inlier])
@@ -229,7 +229,7 @@ pub fn reliability_curve<T: Float>(
     check_bin_counts(&[k])?;
     check_pairs(p, y)?;
     let sorted = Sorted::new(p, Some(y))?;
-    let edges = sorted.edges(scheme, k);
+    let edges = sorted.edges(scheme, k)?;
     let bins = sorted.bins(&edges);
     Ok(Reliability {
         mean_probability: bins.iter().map(|b| mean_or_nan(b.sum, b.count)).collect(),

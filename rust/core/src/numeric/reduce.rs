@@ -294,17 +294,18 @@ multiversion! {
     }
 }
 
-/// The correctly rounded value of `Σ_{±x < v} ±x + ties·v` (the sum of
-/// the values kept by an upper trim at v, `ties` copies of v included),
-/// and how many values lie below v. `ties·v` joins the double-double as its
-/// exact product and rounding error, so the certificate covers the whole
-/// sum.
+/// The exact value of `Σ_{±x < v} ±x + ties·v` (the sum of the values
+/// kept by an upper trim at v, `ties` copies of v included), and how many
+/// values lie below v. `ties·v` joins the double-double as its exact
+/// product and rounding error, so the certificate covers the whole sum; the
+/// sum is returned exact (not rounded) so that a mean of values near the top
+/// of the double range is taken before anything overflows.
 pub fn sum_below<T: Float>(
     x: &[T],
     negate: bool,
     v: f64,
     ties: impl FnOnce(usize) -> usize,
-) -> (f64, usize) {
+) -> (ExactSum, usize) {
     let sign = if negate { -1.0 } else { 1.0 };
     let parts = map_chunks(x, |_, c| chunk_below(c, sign, v));
     let mut total = Summary::empty();
@@ -320,9 +321,9 @@ pub fn sum_below<T: Float>(
         });
     }
     let below = total.count;
-    let n_ties = ties(below) as f64;
-    let product = v * n_ties;
-    let error = v.mul_add(n_ties, -product);
+    let n_ties = ties(below);
+    let product = v * n_ties as f64;
+    let error = v.mul_add(n_ties as f64, -product);
     for term in [product, error] {
         let (s, e) = two_sum(total.hi, term);
         total.hi = s;
@@ -331,9 +332,9 @@ pub fn sum_below<T: Float>(
     }
     total.chunks += 2;
     if let Some(sum) = total.certified_sum() {
-        return (sum, below);
+        return (ExactSum::from(sum), below);
     }
-    let mut exact = crate::numeric::sum::exact_product(v, n_ties as usize);
+    let mut exact = crate::numeric::sum::exact_product(v, n_ties);
     for c in x.chunks(CHUNK) {
         let kept: Vec<f64> = c
             .iter()
@@ -342,7 +343,7 @@ pub fn sum_below<T: Float>(
             .collect();
         exact.merge(&exact_sum(&kept));
     }
-    (exact.value(), below)
+    (exact, below)
 }
 
 /// `math.fsum(x) / N` over the non-NaN values.
@@ -351,27 +352,30 @@ pub fn mean_of<T: Float>(x: &[T], summary: &Summary) -> f64 {
 }
 
 multiversion! {
-    /// Σ(d·s)², Σ d·s and the count over d = sign·x − c with |d| < `below`
-    /// (NaN never are), in lanes.
+    /// Σ(d·s)², Σ d·s and the count over d·s = sign·x·s − c·s with
+    /// |d·s| < `below` (NaN never are), in lanes. Scaling each term before
+    /// the difference is exact (s a power of two) and keeps ±x − c from
+    /// overflowing when x and c sit at opposite ends of the double range.
     fn chunk_squares<T: Float>(x: &[T], sign: f64, c: f64, s: f64, below: f64) -> (f64, f64, usize) {
         let (mut sq, mut lin) = ([0.0f64; LANES], [0.0f64; LANES]);
         let mut count = [0usize; LANES];
+        let cs = c * s;
         let mut groups = x.chunks_exact(LANES);
         for g in &mut groups {
             for i in 0..LANES {
-                let d = sign * g[i].to_f64() - c;
+                let d = (sign * s) * g[i].to_f64() - cs;
                 let take = d.abs() < below;
-                let ds = if take { d * s } else { 0.0 };
+                let ds = if take { d } else { 0.0 };
                 sq[i] += ds * ds;
                 lin[i] += ds;
                 count[i] += usize::from(take);
             }
         }
         for (i, &v) in groups.remainder().iter().enumerate() {
-            let d = sign * v.to_f64() - c;
+            let d = (sign * s) * v.to_f64() - cs;
             if d.abs() < below {
-                sq[i] += (d * s) * (d * s);
-                lin[i] += d * s;
+                sq[i] += d * d;
+                lin[i] += d;
                 count[i] += 1;
             }
         }
@@ -407,17 +411,26 @@ pub struct Squares {
     pub k: i32,
 }
 
-/// The deviations' sums over one read, rescaled by a power of two near
-/// `spread` (their largest magnitude) so that squares neither overflow nor
-/// underflow.
-pub fn squares<T: Float>(x: &[T], negate: bool, c: f64, spread: f64, below: f64) -> Squares {
-    let k = if spread > 0.0 && spread.is_finite() {
-        binary_exponent(spread).clamp(-1022, 1022)
+/// `k` with `2^k` near `max(hi − c, c − lo)`, the largest deviation from
+/// `c` of values in [lo, hi], computed from halves so that the difference
+/// itself cannot overflow.
+pub fn spread_exponent(lo: f64, hi: f64, c: f64) -> i32 {
+    let half = (hi * 0.5 - c * 0.5).max(c * 0.5 - lo * 0.5);
+    if half > 0.0 && half.is_finite() {
+        (binary_exponent(half) + 1).clamp(-1022, 1022)
     } else {
         0
-    };
+    }
+}
+
+/// The deviations' sums over one read, rescaled by `2^-k` (k from
+/// [`spread_exponent`], near their largest magnitude) so that squares
+/// neither overflow nor underflow; `below` bounds |d| in unscaled units.
+pub fn squares<T: Float>(x: &[T], negate: bool, c: f64, k: i32, below: f64) -> Squares {
     let sign = if negate { -1.0 } else { 1.0 };
-    let parts = map_chunks(x, |_, chunk| chunk_squares(chunk, sign, c, pow2(-k), below));
+    let s = pow2(-k);
+    let below = below * s;
+    let parts = map_chunks(x, |_, chunk| chunk_squares(chunk, sign, c, s, below));
     let (mut ss, mut lin, mut count) = (
         crate::numeric::sum::Neumaier::default(),
         crate::numeric::sum::Neumaier::default(),

@@ -45,13 +45,42 @@ pub fn exact_sum<T: Float>(xs: &[T]) -> ExactSum {
     bins.into_exact()
 }
 
-/// `v·n` exactly (for `n < 2^53` and no underflow of the product's error
-/// term): the product and its rounding error by FMA, summed exactly.
+/// `v·n` exactly, also beyond the double range (the product of the 53-bit
+/// mantissa and `n` placed at `v`'s exponent): a trimmed sum of many copies
+/// of a value near 1.8e308 must not overflow before its mean is taken.
 pub fn exact_product(v: f64, n: usize) -> ExactSum {
-    let a = n as f64;
-    let p = v * a;
-    let e = v.mul_add(a, -p);
-    exact_sum(&[p, e])
+    if n == 0 {
+        return ExactSum::zero();
+    }
+    if !v.is_finite() {
+        return exact_sum(&[v]);
+    }
+    let b = v.to_bits();
+    let e = ((b >> 52) & 0x7ff) as usize;
+    let m = (b & FRACTION_MASK) | (u64::from(e != 0) << 52);
+    // m·n < 2^117; in units of 2^-1074 it sits e − 1 bits up.
+    let prod = u128::from(m) * n as u128;
+    let shift = e.max(1) - 1;
+    let (word, bit) = (shift / 64, shift % 64);
+    let (p0, p1) = (prod as u64, (prod >> 64) as u64);
+    let mut magnitude = vec![0u64; word];
+    if bit == 0 {
+        magnitude.extend([p0, p1]);
+    } else {
+        magnitude.extend([
+            p0 << bit,
+            (p1 << bit) | (p0 >> (64 - bit)),
+            p1 >> (64 - bit),
+        ]);
+    }
+    while magnitude.last() == Some(&0) {
+        magnitude.pop();
+    }
+    ExactSum {
+        negative: b >> 63 == 1 && !magnitude.is_empty(),
+        magnitude,
+        non_finite: None,
+    }
 }
 
 impl From<f64> for ExactSum {
@@ -79,13 +108,25 @@ impl ExactSum {
 
     /// `fl(fl(Σx) / n)`, the same double rounding as `math.fsum(x) / n`; if
     /// the sum itself overflows (only for |x| near 1.8e308) the mean is taken
-    /// of the sum scaled by 2^-64 instead, so a finite mean stays finite.
+    /// of the sum scaled by 2^-64 instead, as a double-double `s₁ + s₂` and
+    /// one correction step, so that a finite mean stays finite and the mean
+    /// of n copies of v is v.
     pub fn mean(&self, n: usize) -> f64 {
         let s = self.value();
         if s.is_finite() || self.non_finite.is_some() {
             return s / n as f64;
         }
-        self.scaled_value(-64) / n as f64 * pow2(64)
+        let s1 = self.scaled_value(-64);
+        // s₁·2^64 exactly, as limbs one word up.
+        let mut back = ExactSum::from(-s1);
+        back.magnitude.insert(0, 0);
+        let mut rest = self.clone();
+        rest.merge(&back);
+        let s2 = rest.scaled_value(-64);
+        let a = n as f64;
+        let q = s1 / a;
+        let r = (-q).mul_add(a, s1) + s2;
+        (q + r / a) * pow2(64)
     }
 
     /// Adds another exact sum.

@@ -95,7 +95,16 @@ impl Scaling for Linear {
             return s;
         }
         if self.max > self.min {
-            ((s - self.min) / (self.max - self.min)).clamp(0.0, 1.0)
+            let range = self.max - self.min;
+            if range.is_finite() {
+                // s − min overflows only for s far outside [min, max]: ±inf
+                // clamps to the right end.
+                ((s - self.min) / range).clamp(0.0, 1.0)
+            } else {
+                // max − min beyond the double range: halves are exact here
+                // (|min|, |max| > 2^1022) and their differences finite.
+                ((s * 0.5 - self.min * 0.5) / (self.max * 0.5 - self.min * 0.5)).clamp(0.0, 1.0)
+            }
         } else if s > self.max {
             1.0
         } else {
@@ -189,6 +198,54 @@ mod tests {
         );
         let flat = Linear { min: 2.0, max: 2.0 };
         assert_eq!([flat.probability(2.0), flat.probability(2.5)], [0.0, 1.0]);
+    }
+
+    #[test]
+    fn maps_do_not_overflow_at_the_ends_of_the_range() {
+        let m = f64::MAX;
+        let l = Linear {
+            min: -1.7e308,
+            max: 1.7e308,
+        };
+        assert_eq!(
+            [
+                l.probability(-1.7e308),
+                l.probability(0.0),
+                l.probability(1.7e308)
+            ],
+            [0.0, 0.5, 1.0]
+        );
+        assert_eq!([l.probability(-m), l.probability(m)], [0.0, 1.0]);
+        // mean_std of [−1.7e308, −1.7e308, 1.7e308, 1.7e308]: μ = 0, σ = 1.7e308.
+        let g = Gaussian {
+            center: 0.0,
+            scale: 1.7e308,
+        };
+        let p = g.probability(1.7e308); // erf(1/√2)
+        assert!((p - 0.682_689_492_137_085_9).abs() < 1e-15, "{p}");
+        let mut dst = [0.0; 4];
+        transform(
+            &[-1.7e308, -1.7e308, 1.7e308, 1.7e308],
+            &mut dst,
+            &[g],
+            false,
+        )
+        .unwrap();
+        assert_eq!(dst, [0.0, 0.0, p, p]);
+        // s − μ beyond the range: z = (1e308 + 1.7e308)/(σ√2) with σ = 1.3e308.
+        let g = Gaussian {
+            center: -1.7e308,
+            scale: 1.3e308,
+        };
+        let p = g.probability(1e308);
+        let want = libm::erf(2.7 / (1.3 * core::f64::consts::SQRT_2));
+        assert!((p - want).abs() < 1e-15, "{p} {want}");
+        let g = Gaussian {
+            center: m,
+            scale: m,
+        };
+        assert_eq!(g.probability(-m), 0.0);
+        assert!((g.probability(m) - 0.0).abs() == 0.0);
     }
 
     #[test]

@@ -385,6 +385,27 @@ pub fn gaussian_probabilities_f32_with(
     gaussian_with(kernel, src, dst, center, scale, negate);
 }
 
+/// Above this σ, scores, μ and σ are scaled by [`PRE_SCALE`] first.
+const PRE_SCALE_ABOVE: f64 = 1.071_508_607_186_267_3e301; // 2^1000
+/// 2^-4: exact, and keeps `s − μ` (|s|, |μ| <= MAX/16) and `σ√2` finite
+/// for every finite σ.
+const PRE_SCALE: f64 = 0.0625;
+
+/// `(sign, μ, σ)` of the map, all times 2^-4 when σ > 2^1000 (contract §5:
+/// no overflow at the ends of the float range). z = (s − μ)/(σ√2) is
+/// unchanged by a common power-of-two factor, but unscaled `s − μ` overflows
+/// when s and μ sit near opposite ends of the range and `σ√2` overflows for
+/// σ > 1.27e308. Below 2^1000 an overflowing `s − μ` means |z| > 2^23: the
+/// probability is 0 or 1 either way.
+#[inline]
+fn pre_scaled(sign: f64, center: f64, scale: f64) -> (f64, f64, f64) {
+    if scale > PRE_SCALE_ABOVE {
+        (sign * PRE_SCALE, center * PRE_SCALE, scale * PRE_SCALE)
+    } else {
+        (sign, center, scale)
+    }
+}
+
 /// One probability of the Gaussian scaling, bit-identical to what the
 /// kernels write for that score (same `z`, same erf), for callers that map
 /// scores one at a time.
@@ -394,18 +415,14 @@ pub fn gaussian_probability(s: f64, center: f64, scale: f64) -> f64 {
         gaussian_with(Kernel::Portable, &[s], &mut out, center, scale, false);
         return out[0];
     }
+    let (sign, center, scale) = pre_scaled(1.0, center, scale);
     let den = scale * SQRT_2;
     let k = 1.0 / den;
-    let z = if k.is_normal() {
-        Params {
-            sign: 1.0,
-            center,
-            k,
-        }
-        .z::<false>(s)
+    let z = if k.is_normal() && scale <= PRE_SCALE_ABOVE * PRE_SCALE {
+        Params { sign, center, k }.z::<false>(s)
     } else {
         Params {
-            sign: 1.0,
+            sign,
             center,
             k: den,
         }
@@ -463,10 +480,13 @@ fn gaussian_with<T: Elem>(
         }
         return;
     }
+    let (sign, center, scale) = pre_scaled(sign, center, scale);
     let den = scale * SQRT_2;
     let k = 1.0 / den;
     let kernel = kernel.or_portable();
-    if k.is_normal() {
+    // Pre-scaled (large σ): divide, as the unscaled map did, so that z is
+    // fl((s − μ)/(σ√2)) whenever that has no overflow.
+    if k.is_normal() && scale <= PRE_SCALE_ABOVE * PRE_SCALE {
         let p = Params { sign, center, k };
         run::<T, false>(kernel, src, dst, p);
     } else {

@@ -615,9 +615,13 @@ fn model(s: f64, center: f64, scale: f64, negate: bool) -> f64 {
     if scale == 0.0 {
         return if s > center { 1.0 } else { 0.0 };
     }
+    // σ > 2^1000: s, μ, σ times 2^-4 (exact), then the division.
+    let pre = scale > 2f64.powi(1000);
+    let f = if pre { 0.0625 } else { 1.0 };
+    let (s, center, scale) = (s * f, center * f, scale * f);
     let den = scale * SQRT_2;
     let k = 1.0 / den;
-    let z = if k.is_normal() {
+    let z = if k.is_normal() && !pre {
         (s - center) * k
     } else if s.is_infinite() {
         s
@@ -770,7 +774,8 @@ fn gaussian_edges() {
     assert!(out[3].is_nan());
     gaussian_probabilities_f64(&[0.5, 1.0, 1.5, f64::NAN], &mut out, -1.0, 0.0, true);
     assert_eq!(out[..3], [1.0, 0.0, 0.0]);
-    // σ√2 = inf: ±inf scores still map to 1 and 0, finite ones to 0
+    // σ√2 = inf unscaled: ±inf scores still map to 1 and 0, finite ones by
+    // the pre-scaled map (erf(1e300/(MAX·√2)) = 4.44e-9, not 0)
     let mut out = [9.0; 3];
     gaussian_probabilities_f64(
         &[f64::INFINITY, f64::NEG_INFINITY, 1e300],
@@ -779,7 +784,9 @@ fn gaussian_edges() {
         f64::MAX,
         false,
     );
-    assert_eq!(out, [1.0, 0.0, 0.0]);
+    assert_eq!(out[..2], [1.0, 0.0]);
+    let want = 2.0 / core::f64::consts::PI.sqrt() * (1e300 / f64::MAX / SQRT_2);
+    assert!((out[2] / want - 1.0).abs() < 1e-15, "{}", out[2]);
     // unequal lengths: common prefix, no panic
     let mut out = [9.0; 2];
     gaussian_probabilities_f64(&[50.0; 9], &mut out, 0.0, 1.0, false);
