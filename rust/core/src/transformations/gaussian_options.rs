@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::estimators::scale::{niqr, nmad_about_median};
 use crate::numeric::float::Float;
 use crate::numeric::par::{zip_chunks_of, CHUNK};
-use crate::numeric::reduce::{pow2, squares};
+use crate::numeric::reduce::{pow2, spread_exponent, squares};
 use crate::sample::Sample;
 use crate::transformations::fit::{fit_gaussian, Center, GaussianFit, GaussianSpec, Scale};
 use crate::transformations::scaling::Gaussian;
@@ -176,10 +176,9 @@ fn rms_about<T: Float>(s: &Sample<'_, T>, c: f64, ddof: usize) -> f64 {
     if n <= ddof {
         return 0.0;
     }
-    let lo = s.orient(s.summary.min) - c;
-    let hi = s.orient(s.summary.max) - c;
-    let spread = lo.abs().max(hi.abs());
-    let q = squares(s.x, s.negate, c, spread, f64::INFINITY);
+    let (a, b) = (s.orient(s.summary.min), s.orient(s.summary.max));
+    let k = spread_exponent(a.min(b), a.max(b), c);
+    let q = squares(s.x, s.negate, c, k, f64::INFINITY);
     (q.scaled_squares / (n - ddof) as f64).sqrt() * pow2(q.k)
 }
 

@@ -1,9 +1,9 @@
 //! Score → probability maps (contract §4) and fitting them (§5).
 
 pub mod fit;
-pub mod mixture;
-pub mod rank;
 pub mod gamma;
 pub mod gaussian_options;
+pub mod mixture;
+pub mod rank;
 pub mod scaling;
 pub mod sigmoid;
