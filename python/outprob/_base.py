@@ -40,6 +40,20 @@ _F32 = npt.NDArray[np.float32]
 _F64 = npt.NDArray[np.float64]
 _Out = Optional[np.ndarray]
 Notes = List[Tuple[type, str]]
+_C = TypeVar("_C")
+
+if TYPE_CHECKING:
+
+    def _if_streamable(method: _C) -> _C:
+        return method
+
+else:
+    from sklearn.utils.metaestimators import available_if
+
+    # partial_fit/merge/refit exist only on scalers that can stream: tools
+    # that probe for partial_fit (scikit-learn's checks, incremental
+    # learners) must not find it on the others.
+    _if_streamable = available_if(lambda est: est._CAN_STREAM)
 
 
 if TYPE_CHECKING:
@@ -105,6 +119,9 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         # of transform would double the cost of a one-score transform.
         super().__init_subclass__(auto_wrap_output_keys=None, **kwargs)
 
+    #: Whether the scaler implements partial_fit/merge/refit (contract §9).
+    _CAN_STREAM = False
+
     # -- fitting and transforming ------------------------------------------
     def fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
         """Fits the scaling to scores.
@@ -133,6 +150,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         self.__dict__.pop("_stream", None)
         return self
 
+    @_if_streamable
     def partial_fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
         """Fits the scaling incrementally: adds a batch of scores.
 
@@ -181,6 +199,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         _partial.partial_fit(self, X, 3)
         return self
 
+    @_if_streamable
     def merge(self: _S, other: _S) -> _S:
         """Adds the scores another scaler saw through ``partial_fit``.
 
@@ -205,6 +224,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         _partial.merge(self, other)
         return self
 
+    @_if_streamable
     def refit(self: _S) -> _S:
         """Refits a ``window`` scaler on its newest scores now (other
         incremental fits are always current).

@@ -14,6 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _partial
+from ._auto_trim import FALLBACK as FALLBACK_TRIM
+from ._auto_trim import auto_trim
 from ._base import Notes, ScalerBase, column_label
 from ._persist import State
 from . import _core
@@ -62,9 +64,13 @@ class GaussianScaler(ScalerBase):
         zero the fit falls back to ``"niqr"``, then ``"std"``, with a
         :class:`~outprob.ZeroScaleWarning`; if all are zero the scores are
         constant and every fitted score maps to 0.
-    trim : float, default 0.1
+    trim : float or "auto", default 0.1
         Fraction of the largest scores dropped by ``"trimmed_mean"`` and of
         the largest squared deviations dropped by ``"trimmed_std"``.
+        ``"auto"`` chooses it per column from the scores, without labels
+        (contract §10): the fraction of 0, 0.01, …, 0.30 whose retained
+        scores are straightest on a normal Q–Q plot (largest Shapiro–Francia
+        correlation, read as a complete sample); the choice is ``trim_``.
     ddof : int, default 0
         Delta degrees of freedom of ``"std"`` (0 as ``numpy.std``).
     maxiter : int, default 30
@@ -167,9 +173,11 @@ class GaussianScaler(ScalerBase):
         "n_iter_": int,
         "converged_": bool,
         "pre_min_": float,
+        "trim_": float,
     }
     _PAIR = ("center_", "scale_")
     _KIND = "gaussian"
+    _CAN_STREAM = True
     _STREAM_FITTED = {
         "n_samples_seen_": int,
         "rank_error_": float,
@@ -220,7 +228,13 @@ class GaussianScaler(ScalerBase):
         super()._check_params()
         estimator_spec(self.center, "center")
         estimator_spec(self.scale, "scale")
-        check_fraction(self.trim, "trim")
+        if isinstance(self.trim, str):
+            if self.trim != "auto":
+                raise ValueError(f"trim must be a number in [0, 1) or 'auto', got {self.trim!r}")
+            if self.pretransform is not None:
+                raise ValueError("trim='auto' reads the raw scores; it does not combine with a pretransform")
+        else:
+            check_fraction(self.trim, "trim")
         check_int(self.ddof, "ddof", 0)
         check_int(self.maxiter, "maxiter", 1, MAX_ITER)
         check_positive(self.tol, "tol")
@@ -246,12 +260,23 @@ class GaussianScaler(ScalerBase):
         """Whether the fit needs the options' path (pretransform or fixed center)."""
         return self.pretransform is not None or self.fixed_center is not None
 
+    def _trim_for(self, x: np.ndarray) -> Tuple[float, bool]:
+        """The trim fraction of this column, and whether it was chosen
+        (``trim="auto"`` with a trimmed estimator, contract §10)."""
+        if not isinstance(self.trim, str):
+            return float(self.trim), False
+        if "trimmed_mean" not in (self.center,) and "trimmed_std" not in (self.scale,):
+            return FALLBACK_TRIM, False
+        oriented = x[~np.isnan(x)]
+        return auto_trim(oriented if self.higher_is_outlier else -oriented), True
+
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
+        trim, chosen = self._trim_for(x)
         args = (
             x,
             estimator_spec(self.center, "center"),
             estimator_spec(self.scale, "scale"),
-            float(self.trim),
+            trim,
             int(self.ddof),
             int(self.maxiter),
             float(self.tol),
@@ -286,6 +311,8 @@ class GaussianScaler(ScalerBase):
         fit: Dict[str, Any] = {"center_": center, "scale_": scale, "scale_used_": scale_used}
         if self.pretransform == "sqrt":
             fit["pre_min_"] = pre_min
+        if chosen:
+            fit["trim_"] = trim
         if m_estimates:
             fit["n_iter_"] = max(m[1][2] for m in m_estimates)
             fit["converged_"] = all(m[1][3] for m in m_estimates)
@@ -390,6 +417,12 @@ class GaussianScaler(ScalerBase):
         return self._fitted("scale_")  # type: ignore[no-any-return]
 
     @property
+    def trim_(self) -> Floats:
+        """The trim fraction chosen by ``trim="auto"`` (per column for 2-D
+        scores)."""
+        return self._fitted("trim_")  # type: ignore[no-any-return]
+
+    @property
     def scale_used_(self) -> Union[str, npt.NDArray[np.str_]]:
         """The scale estimator that produced ``scale_``."""
         return self._fitted("scale_used_")  # type: ignore[no-any-return]
@@ -469,6 +502,7 @@ class LinearScaler(ScalerBase):
     _FITTED = {"min_": float, "max_": float}
     _PAIR = ("min_", "max_")
     _KIND = "linear"
+    _CAN_STREAM = True
 
     def __init__(
         self,

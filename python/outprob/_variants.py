@@ -4,6 +4,7 @@ every transformation reachable by name (contract §10)."""
 from __future__ import annotations
 
 import difflib
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Callable, Literal, Mapping, NamedTuple, Optional, Union, overload
 
@@ -76,6 +77,18 @@ def _transformations() -> Mapping[str, Transformation]:
 
     table = {name: Transformation(v.scaler, v.note) for name, v in VARIANTS.items()}
     table.update(
+        trimmed_mean_std_auto=Transformation(
+            partial(GaussianScaler, "trimmed_mean", "std", trim="auto"),
+            "upper-trimmed mean, trim chosen without labels (Q-Q criterion)",
+        ),
+        trimmed_mean_nmad_auto=Transformation(
+            partial(GaussianScaler, "trimmed_mean", "nmad", trim="auto"),
+            "upper-trimmed mean, trim chosen without labels (Q-Q criterion)",
+        ),
+        trimmed_mean_niqr_auto=Transformation(
+            partial(GaussianScaler, "trimmed_mean", "niqr", trim="auto"),
+            "upper-trimmed mean, trim chosen without labels (Q-Q criterion)",
+        ),
         gamma=Transformation(_gamma, "gamma scaling, method of moments (Kriegel et al. 2011)"),
         robust_gamma=Transformation(
             _robust_gamma, "gamma scaling fitted to the quartiles (robust to the upper quarter)"

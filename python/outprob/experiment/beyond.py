@@ -27,6 +27,7 @@ PAIRS: Tuple[Tuple[str, str, str], ...] = (
     ("robust_gamma", "gamma", "does robust gamma scaling beat gamma scaling?"),
     ("trimmed_mean_nmad_auto", "trimmed_mean_nmad", "does trim='auto' beat the fixed 10 % trim?"),
     ("trimmed_mean_std_auto", "trimmed_mean_std", "does trim='auto' beat the fixed 10 % trim (SD)?"),
+    ("trimmed_mean_niqr_auto", "trimmed_mean_niqr", "does trim='auto' beat the fixed 10 % trim (nIQR)?"),
 )
 
 
