@@ -2,5 +2,6 @@
 
 pub mod fit;
 pub mod gamma;
+pub mod gamma_table;
 pub mod gaussian_options;
 pub mod scaling;

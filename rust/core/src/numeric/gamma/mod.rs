@@ -287,7 +287,11 @@ impl Order {
         Order {
             a,
             norm,
-            ln_gamma: if valid && a < 10.0 { ln_gamma(a) } else { f64::NAN },
+            ln_gamma: if valid && a < 10.0 {
+                ln_gamma(a)
+            } else {
+                f64::NAN
+            },
             ln_gamma_1p: if valid && a < 0.5 {
                 ln_gamma_1p_small(a)
             } else {
