@@ -22,7 +22,7 @@ USER_CODE = Path(__file__).parent / "typecheck" / "user_code.py"
 PACKAGE = ROOT / "python" / "outprob"
 STRICT_MODULES = [
     "__init__.py", "_base.py", "_scalers.py", "_input.py", "_output.py",
-    "_exceptions.py", "_variants.py", "stats.py", "pyod.py",
+    "_exceptions.py", "_variants.py", "_gamma.py", "stats.py", "pyod.py",
 ]  # fmt: skip
 
 
