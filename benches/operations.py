@@ -357,6 +357,22 @@ OPERATIONS: Tuple[Operation, ...] = (
         scaling_target=1.4, slow_baseline=True,
     ),
     *(_variant(name) for name in outprob.VARIANTS),
+    *(
+        Operation(
+            f"fit_transform {name}",
+            partial(_fit_transform, name),
+            "NumPy + scipy.special.gammainc",
+            lambda c, f=base: f(c.x),
+            PROBABILITIES,
+            (Target(10, n=10**6),),
+            scaling_target=1.4,
+            kind="scaling",
+        )
+        for name, base in (
+            ("gamma", baselines.gamma_fit_transform),
+            ("robust_gamma", baselines.robust_gamma_fit_transform),
+        )
+    ),
     Operation(
         "metrics.evaluate", lambda c, t: metrics.evaluate(c.y, c.p, threads=t),
         "outprob.reference.metrics", lambda c: baselines.reference_evaluate(c.y, c.p),

@@ -33,6 +33,7 @@ __all__ = [
     "fit_gamma",
     "gamma_transform",
     "_gamma_pq",
+    "GammaMaps",
     "fit_gaussian_options",
     "gaussian_options_transform",
     "evaluate",
@@ -201,6 +202,12 @@ def gaussian_options_transform(
     negate: bool,
     threads: int,
 ) -> None: ...
+class GammaMaps:
+    """Fitted gamma scalings of the columns, tabulated once."""
+
+    def __new__(cls, offsets: List[float], means: List[float], scales: List[float]) -> "GammaMaps": ...
+    def transform(self, x: _Scores, out: _Scores, negate: bool, threads: int) -> None: ...
+
 def _gamma_pq(
     a: npt.NDArray[np.float64], x: npt.NDArray[np.float64]
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

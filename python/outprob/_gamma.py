@@ -157,12 +157,25 @@ class GammaScaler(ScalerBase):
             check_out(out, x)
             if np.shares_memory(out, x):
                 x = x.copy()
-        offsets = np.atleast_1d(state.attributes["offset_"]).astype(float).tolist()
-        _core.gamma_transform(
-            x, out, offsets, state.first, state.second, state.negate,
-            check_threads(self.threads),
-        )
+        self._maps(state).transform(x, out, state.negate, check_threads(self.threads))
         return out if out.ndim else out[()]
+
+    def _maps(self, state: State) -> _core.GammaMaps:
+        """The core's tabulated maps of ``state`` (contract §10: built once per
+        fit, ~0.3 ms a column, then ~20 ns a score), cached with the state
+        they belong to: a refit replaces both at once."""
+        cached = self.__dict__.get("_gamma_maps")
+        if cached is not None and cached[0] is state:
+            return cached[1]  # type: ignore[no-any-return]
+        offsets = np.atleast_1d(state.attributes["offset_"]).astype(float).tolist()
+        maps = _core.GammaMaps(offsets, state.first, state.second)
+        self._gamma_maps = (state, maps)
+        return maps
+
+    def __getstate__(self) -> Dict[str, Any]:
+        data = super().__getstate__()
+        data.pop("_gamma_maps", None)  # rebuilt on first use
+        return data
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:
         if any(s < 0 for s in second):

@@ -1,10 +1,13 @@
 //! Gamma scaling (contract §10) and the incomplete gamma kernel.
 
 use crate::scaling::transform_any;
-use crate::{parse, to_py, with_slice, Floats};
+use crate::{parse, run, to_py, with_slice, Floats};
+use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use numpy::{PyArray1, PyReadonlyArray1};
 use outprob_core::numeric::gamma::gamma_pq;
 use outprob_core::transformations::gamma::{fit_gamma as core_fit_gamma, Gamma, GammaSpec};
+use outprob_core::transformations::gamma_table::{transform_tabled, GammaTable};
+use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -58,6 +61,75 @@ fn gamma_transform(
     transform_any(py, x, out, &columns, negate, threads)
 }
 
+/// Fitted gamma scalings of the columns with their tables (built once,
+/// kept by the scaler for its transforms).
+#[pyclass(frozen, module = "outprob._core")]
+pub(crate) struct GammaMaps {
+    tables: Vec<GammaTable>,
+}
+
+fn transform_typed<T: Float + Element>(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    tables: &[GammaTable],
+    negate: bool,
+    threads: usize,
+) -> PyResult<()> {
+    let x: PyReadonlyArrayDyn<'_, T> = x.extract()?;
+    let mut out: PyReadwriteArrayDyn<'_, T> = out.extract()?;
+    let src = x
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let dst = out
+        .as_slice_mut()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    run(py, threads, src.len(), || {
+        transform_tabled(src, dst, tables, negate)
+    })?
+    .map_err(to_py)
+}
+
+#[pymethods]
+impl GammaMaps {
+    /// One (offset, mean, scale) per column.
+    #[new]
+    fn new(py: Python<'_>, offsets: Vec<f64>, means: Vec<f64>, scales: Vec<f64>) -> PyResult<Self> {
+        if offsets.len() != means.len() || means.len() != scales.len() {
+            return Err(PyValueError::new_err(
+                "offsets, means and scales need one value per column each",
+            ));
+        }
+        let tables = py
+            .detach(|| {
+                offsets
+                    .iter()
+                    .zip(&means)
+                    .zip(&scales)
+                    .map(|((&o, &m), &s)| GammaTable::new(Gamma::new(o, m, s)))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(to_py)?;
+        Ok(GammaMaps { tables })
+    }
+
+    /// Maps C-contiguous `x` (rows × columns) into the preallocated `out`.
+    fn transform(
+        &self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        out: &Bound<'_, PyAny>,
+        negate: bool,
+        threads: usize,
+    ) -> PyResult<()> {
+        if x.extract::<PyReadonlyArrayDyn<'_, f32>>().is_ok() {
+            transform_typed::<f32>(py, x, out, &self.tables, negate, threads)
+        } else {
+            transform_typed::<f64>(py, x, out, &self.tables, negate, threads)
+        }
+    }
+}
+
 /// `(P(a, x), Q(a, x))` element-wise (for testing the kernel against SciPy).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -79,5 +151,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_gamma, m)?)?;
     m.add_function(wrap_pyfunction!(gamma_transform, m)?)?;
     m.add_function(wrap_pyfunction!(_gamma_pq, m)?)?;
+    m.add_class::<GammaMaps>()?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 pub mod fit;
 pub mod gamma;
+pub mod gamma_table;
 pub mod gaussian_options;
 pub mod mixture;
 pub mod rank;
