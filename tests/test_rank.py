@@ -166,3 +166,11 @@ def test_fit_transform_is_fit_then_transform(name, x, higher, holes):
     out = np.empty_like(x)
     assert fused.fit_transform(x, out=out) is out
     assert_array_equal(out, got)
+
+
+def test_top_k_parameters_take_effect_at_the_next_fit():
+    s = outprob.TopKScaler(k=2, binary=False).fit([-5.0, -3.0, -1.0])
+    before = s.transform([-2.0])
+    s.set_params(binary=True)
+    assert_array_equal(s.transform([-2.0]), before)
+    assert_array_equal(s.fit([-5.0, -3.0, -1.0]).transform([-2.0]), [1.0])

@@ -243,6 +243,8 @@ class TopKScaler(ParametricScaler):
         The largest fitted score.
     k_ : int or ndarray
         The k used.
+    binary_ : bool or ndarray
+        ``binary`` as fitted.
 
     Examples
     --------
@@ -251,7 +253,7 @@ class TopKScaler(ParametricScaler):
     array([0., 1., 0., 1.])
     """
 
-    _FITTED = {"cutoff_": float, "max_": float, "k_": int}
+    _FITTED = {"cutoff_": float, "max_": float, "k_": int, "binary_": bool}
     _PAIR = ("cutoff_", "max_")
     _PARAMS = ("cutoff_", "max_", "binary_")
     _KIND = "top_k"
@@ -293,12 +295,16 @@ class TopKScaler(ParametricScaler):
             x, k, self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
         )
         n_valid = int(np.count_nonzero(~np.isnan(x)))
-        return {"cutoff_": cutoff, "max_": hi, "k_": min(k, n_valid)}, []
+        fit = {"cutoff_": cutoff, "max_": hi, "k_": min(k, n_valid), "binary_": bool(self.binary)}
+        return fit, []
 
     def _rows(self, state: State) -> List[List[float]]:
         cut = np.atleast_1d(np.asarray(state.attributes["cutoff_"], dtype=float))
         hi = np.atleast_1d(np.asarray(state.attributes["max_"], dtype=float))
-        return [[float(c), float(m), float(bool(self.binary))] for c, m in zip(cut, hi)]
+        # As fitted (a parameter changed after fit takes effect at the next fit).
+        binary = np.atleast_1d(np.asarray(state.attributes.get("binary_", True), dtype=bool))
+        binary = np.broadcast_to(binary, cut.shape)
+        return [[float(c), float(m), float(b)] for c, m, b in zip(cut, hi, binary)]
 
     def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
         return ScalerBase._restore(self, fitted, ndim, names, negate)

@@ -6,10 +6,14 @@ from __future__ import annotations
 import difflib
 from functools import partial
 from types import MappingProxyType
-from typing import Any, Callable, Literal, Mapping, NamedTuple, Optional, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, Optional, Union, overload
 
 from ._base import ScalerBase
 from ._scalers import GaussianScaler, LinearScaler
+
+if TYPE_CHECKING:
+    from ._rank import LogRankScaler, RankScaler, TopKScaler
+    from ._sigmoid import MixtureScaler, SigmoidScaler
 
 
 class Variant(NamedTuple):
@@ -118,6 +122,16 @@ PaperName = Literal[
 
 @overload
 def scaler(name: PaperName, **params: Any) -> Union[GaussianScaler, LinearScaler]: ...
+@overload
+def scaler(name: Literal["rank"], **params: Any) -> RankScaler: ...
+@overload
+def scaler(name: Literal["log_rank"], **params: Any) -> LogRankScaler: ...
+@overload
+def scaler(name: Literal["top_k"], **params: Any) -> TopKScaler: ...
+@overload
+def scaler(name: Literal["sigmoid"], **params: Any) -> SigmoidScaler: ...
+@overload
+def scaler(name: Literal["mixture"], **params: Any) -> MixtureScaler: ...
 @overload
 def scaler(name: str, **params: Any) -> ScalerBase: ...
 def scaler(name: str, **params: Any) -> ScalerBase:
