@@ -8,7 +8,7 @@ fitted state, output containers, serialisation, pickling) is
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -194,7 +194,7 @@ class GaussianScaler(ScalerBase):
         center: Any = "mean",
         scale: Any = "std",
         *,
-        trim: float = 0.1,
+        trim: Union[float, Literal["auto"]] = 0.1,
         ddof: int = 0,
         maxiter: int = 30,
         tol: float = 1e-8,
