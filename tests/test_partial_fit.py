@@ -236,8 +236,13 @@ def test_scalers_that_cannot_stream_say_so():
         def __init__(self, *, nan_policy="omit", higher_is_outlier=True, threads=None):
             self.nan_policy, self.higher_is_outlier, self.threads = nan_policy, higher_is_outlier, threads
 
-    with pytest.raises(TypeError, match="cannot be fitted incrementally"):
+    # A scaler that cannot stream has no partial_fit at all (scikit-learn's
+    # available_if), so that tools probing for it take the batch path.
+    assert not hasattr(Fixed(), "partial_fit") and not hasattr(Fixed(), "merge")
+    with pytest.raises(AttributeError, match="partial_fit"):
         Fixed().partial_fit([1.0, 2.0])
+    assert not hasattr(outprob.RankScaler(), "partial_fit")
+    assert hasattr(outprob.GaussianScaler(), "partial_fit") and hasattr(outprob.LinearScaler(), "merge")
 
     class WithOption(outprob.GaussianScaler):
         def __init__(self, center="mean", scale="std", *, option=None, **kw):
