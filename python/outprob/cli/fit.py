@@ -90,7 +90,7 @@ def _fit_dask(model: Any, path: Path, suffix: str, column: Any) -> Any:
         import numpy as np
 
         x = np.load(path, mmap_mode="r", allow_pickle=False)
-        data: Any = da.from_array(x, chunks=(1 << 22,) + x.shape[1:])
+        data: Any = da.from_array(x, chunks=(1 << 22,) + x.shape[1:])  # type: ignore[no-untyped-call]
     elif suffix in (".parquet", ".pq", ".csv"):
         import dask.dataframe as dd
 

@@ -21,7 +21,7 @@ import argparse
 import itertools
 import sys
 import warnings
-from typing import Any
+from typing import Any, Dict
 
 NAME = "stream"
 HELP = "map a stream of scores (one per line) to probabilities, fitting as it goes"
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 def _model(args: argparse.Namespace) -> Any:
     import outprob
 
-    params: dict = {"higher_is_outlier": not args.lower_is_outlier, "window": args.window,
+    params: Dict[str, Any] = {"higher_is_outlier": not args.lower_is_outlier, "window": args.window,
                     "refit_every": args.refit_every}
     if outprob.VARIANTS.get(args.variant) is not None and outprob.VARIANTS[args.variant].center:
         params["k"] = args.k
