@@ -79,3 +79,8 @@ def test_scaler_uses_the_chosen_fraction():
 def test_auto_is_the_only_string():
     with pytest.raises(ValueError, match="trim"):
         outprob.GaussianScaler("trimmed_mean", "std", trim="automatic").fit([1.0, 2.0, 3.0])
+
+
+def test_partial_fit_refuses_auto_with_a_clear_message():
+    with pytest.raises(TypeError, match="all scores at once"):
+        outprob.scaler("trimmed_mean_nmad_auto").partial_fit(np.arange(100.0))

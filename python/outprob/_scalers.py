@@ -339,6 +339,11 @@ class GaussianScaler(ScalerBase):
 
     def _stream_params(self) -> Dict[str, Any]:
         self._check_streamable(self._STREAMABLE)
+        if isinstance(self.trim, str):
+            raise TypeError(
+                "trim='auto' chooses the trim from all scores at once: use fit(), "
+                "or a fixed trim with partial_fit"
+            )
         return dict(
             center=estimator_spec(self.center, "center"),
             scale=estimator_spec(self.scale, "scale"),
