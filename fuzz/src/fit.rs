@@ -133,8 +133,13 @@ fn check<T: Float>(x: &[T], spec: &GaussianSpec) -> Option<GaussianFit> {
         assert_eq!(g.scale, v);
     } else if g.scale == 0.0 {
         // Every scale of the chain is zero only for constant scores (the SD
-        // ends the chain), or N <= ddof.
-        assert!(lo == hi || s.len() <= spec.ddof, "σ = 0 on [{lo}, {hi}]");
+        // ends the chain), N <= ddof, or an SD below half the smallest
+        // subnormal (it rounds to 0): SD >= (hi − lo)/(2√N).
+        let tiny = 2.0 * f64::from_bits(1) * (s.len() as f64).sqrt();
+        assert!(
+            lo == hi || s.len() <= spec.ddof || hi - lo <= tiny,
+            "σ = 0 on [{lo}, {hi}]"
+        );
     }
     // The fitted map on the fitted scores.
     let mut p = vec![T::from_f64(0.0); x.len()];
@@ -143,8 +148,12 @@ fn check<T: Float>(x: &[T], spec: &GaussianSpec) -> Option<GaussianFit> {
     Some(fit)
 }
 
+/// How far a location may lie outside [lo, hi]: a mean is fl(fl(Σx)/n)
+/// (`math.fsum(x)/n`), whose two roundings can leave the mean of n equal
+/// values one ulp away from them; and see above for M-estimation.
 fn slack(scale: f64, lo: f64, hi: f64) -> f64 {
-    ldexp(scale.max(lo.abs()).max(hi.abs()), -1000)
+    let m = lo.abs().max(hi.abs());
+    ldexp(scale.max(m), -1000) + ldexp(m, -51)
 }
 
 /// `p` in [0, 1]; NaN exactly where `x` is; non-decreasing in the oriented

@@ -107,15 +107,16 @@ fn gaussian_oracle(g: &Gaussian, s: f64) -> Option<f64> {
     Some(libm::erf(z).max(0.0))
 }
 
-/// clip((s − min)/(max − min), 0, 1) in halves (exact above the subnormal
-/// range), for maps whose range is not tiny.
+/// clip((s − min)/(max − min), 0, 1); in halves (exact there) when
+/// max − min exceeds the double range.
 fn linear_oracle(l: &Linear, s: f64) -> Option<f64> {
     if s.is_nan() || l.max <= l.min {
         return None;
     }
-    let (a, b) = (l.min * 0.5, l.max * 0.5);
-    if b - a < 1e-290 {
-        return None;
-    }
-    Some(((s * 0.5 - a) / (b - a)).clamp(0.0, 1.0))
+    let range = l.max - l.min;
+    Some(if range.is_finite() {
+        ((s - l.min) / range).clamp(0.0, 1.0)
+    } else {
+        ((s * 0.5 - l.min * 0.5) / (l.max * 0.5 - l.min * 0.5)).clamp(0.0, 1.0)
+    })
 }
