@@ -96,6 +96,9 @@ def main(argv: list[str]) -> int:
     elif job == "test":
         lint_rust()
         cargo("test", "-p", "outprob-core", "--release")
+        # The fuzz targets' checks over the committed corpus (fuzz/README.md),
+        # on the stable toolchain.
+        cargo("test", "-p", "outprob-fuzz", "--release")
         run(
             [py, "-m", "pytest", "tests", "python/outprob", "README.md",
              "--doctest-modules", "--doctest-glob=README.md", *rest],

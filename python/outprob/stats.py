@@ -39,6 +39,7 @@ from ._input import (
 )
 
 __all__ = [
+    "MAX_ITER",
     "MEstimate",
     "mean",
     "median",

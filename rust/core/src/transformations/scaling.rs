@@ -88,7 +88,8 @@ impl Scaling for Linear {
     }
 
     /// The probability of one score. NaN stays NaN; with `max == min` the
-    /// map is 0 at or below `max`, 1 above.
+    /// map is 0 at or below `max`, 1 above. Never −0.0 (`+ 0.0`: a score
+    /// −0.0 at min = 0 would otherwise give −0.0/range).
     #[inline]
     fn probability(&self, s: f64) -> f64 {
         if s.is_nan() {
@@ -96,15 +97,16 @@ impl Scaling for Linear {
         }
         if self.max > self.min {
             let range = self.max - self.min;
-            if range.is_finite() {
+            let p = if range.is_finite() {
                 // s − min overflows only for s far outside [min, max]: ±inf
                 // clamps to the right end.
-                ((s - self.min) / range).clamp(0.0, 1.0)
+                (s - self.min) / range
             } else {
                 // max − min beyond the double range: halves are exact here
                 // (|min|, |max| > 2^1022) and their differences finite.
-                ((s * 0.5 - self.min * 0.5) / (self.max * 0.5 - self.min * 0.5)).clamp(0.0, 1.0)
-            }
+                (s * 0.5 - self.min * 0.5) / (self.max * 0.5 - self.min * 0.5)
+            };
+            p.clamp(0.0, 1.0) + 0.0
         } else if s > self.max {
             1.0
         } else {
