@@ -111,6 +111,16 @@ def beyond_the_paper(results: Any, paper: Sequence[str], reference: str = REFERE
     if best_new is not None:
         lines += ["", f"The best-ranked transformation beyond the paper is {best_new} "
                       f"(#{order.index(best_new) + 1}); the best overall is {order[0]}."]
+    n_all = int(results[(results["measure"] == "harmonic_improvement_score")]
+                [["dataset", "detector"]].drop_duplicates().shape[0])
+    if cmp.n_sets < n_all:
+        lines += ["", f"The ranking covers the {cmp.n_sets} of {n_all} score sets on which every "
+                      "transformation gave probabilities (see the warnings: a transformation may refuse "
+                      "scores outside its domain, e.g. the mixture model negative ones)."]
+    if "top_k" in order:
+        lines += ["", "Read the harmonic improvement score with care for `top_k`: its output is 0 or 1, "
+                      "perfectly sharp by construction, and the score's sharpness terms reward that; its "
+                      "outlier Brier and calibration skills are in the table of the previous section."]
     lines += ["", "```text", str(cmp), "```", ""]
     return lines
 
