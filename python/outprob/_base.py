@@ -108,6 +108,7 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     #: Fitted attributes only ``partial_fit`` makes (the stream's size and
     #: error bounds), with their element types; "interval" marks a pair.
     _STREAM_FITTED: ClassVar[Dict[str, Any]] = {"n_samples_seen_": int}
+    _KINDS_CACHE: ClassVar[Optional[Dict[str, Any]]] = None
 
     nan_policy: str
     higher_is_outlier: bool
@@ -337,13 +338,14 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     ) -> State:
         """The state to publish from each column's fitted attributes."""
         a, b = self._PAIR
-        attributes = {}
-        for name, kind in self._kinds().items():
-            values = [f[name] for f in fits if name in f]
-            if values:
-                if ndim == 1:
-                    attributes[name] = values[0]
-                else:
+        kinds = self._kinds()
+        attributes: Dict[str, Any] = {}
+        if ndim == 1:  # one column: its attributes as they are (the common, latency-bound case)
+            attributes = {name: value for name, value in fits[0].items() if name in kinds}
+        else:
+            for name, kind in kinds.items():
+                values = [f[name] for f in fits if name in f]
+                if values:
                     attributes[name] = np.array(values, dtype=float if kind == "interval" else kind)
         return self._with_transformer(State(
             attributes,
@@ -366,14 +368,20 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         scalings ``_core.Transformer`` knows; others map by ``_apply``)."""
         if self._KIND not in ("gaussian", "linear"):
             return state
-        return state._replace(transformer=_core.Transformer(
+        transformer = _core.Transformer(
             self._KIND, state.first, state.second, state.negate, state.ndim == 2
-        ))
+        )
+        return State(*state[:-1], transformer)  # as _replace, without its cost
 
     @classmethod
     def _kinds(cls) -> Dict[str, Any]:
-        """Every fitted attribute a state may hold, with its element type."""
-        return {**cls._FITTED, **cls._STREAM_FITTED}
+        """Every fitted attribute a state may hold, with its element type
+        (built once per class)."""
+        kinds: Optional[Dict[str, Any]] = cls.__dict__.get("_KINDS_CACHE")
+        if kinds is None:
+            kinds = {**cls._FITTED, **cls._STREAM_FITTED}
+            cls._KINDS_CACHE = kinds
+        return kinds
 
     def _set_fitted(
         self: _S,
