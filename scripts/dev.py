@@ -4,6 +4,7 @@
     python3 scripts/dev.py demo           # build, then score the breast-cancer demo
     python3 scripts/dev.py test           # build, then cargo fmt/clippy/test and pytest
     python3 scripts/dev.py bench          # build, then benches/compare.py (the comparison table)
+    python3 scripts/dev.py sweep          # build, then benches/sweep.py (sizes 1e2..1e7, latency, log-log plot)
     python3 scripts/dev.py bench-pytest   # build, then the pytest-benchmark suite
     python3 scripts/dev.py reproduce      # build, then `outprob reproduce --out paper` (the paper's study)
 
@@ -36,6 +37,7 @@ EXTRAS = {
         "datasketches>=5", "dask[array,dataframe]>=2024.1", "distributed>=2024.1",
     ],
     "bench": ["statsmodels>=0.14", "matplotlib>=3.7"],
+    "sweep": ["statsmodels>=0.14", "matplotlib>=3.7"],
     "bench-pytest": ["pytest-benchmark>=4", "statsmodels>=0.14", "matplotlib>=3.7"],
     "reproduce": ["pyod>=2", "pandas>=2", "tqdm>=4.60", "matplotlib>=3.7"],
 }
@@ -108,6 +110,8 @@ def main(argv: list[str]) -> int:
         run([py, "-m", "outprob", "reproduce", "--out", "paper", *rest])
     elif job == "bench":
         run([py, "benches/compare.py", *rest])
+    elif job == "sweep":
+        run([py, "benches/sweep.py", *rest])
     else:
         run([py, "-m", "pytest", "benches", "--benchmark-only", *rest])
     return 0
