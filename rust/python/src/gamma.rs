@@ -1,13 +1,12 @@
 //! Gamma scaling (contract §10) and the incomplete gamma kernel.
 
 use crate::scaling::transform_any;
-use crate::{parse, run, to_py, with_slice, Floats};
-use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use crate::{map_into, parse, to_py, with_slice, Floats};
+use numpy::PyArrayDyn;
 use numpy::{PyArray1, PyReadonlyArray1};
 use outprob_core::numeric::gamma::gamma_pq;
 use outprob_core::transformations::gamma::{fit_gamma as core_fit_gamma, Gamma, GammaSpec};
 use outprob_core::transformations::gamma_table::{transform_tabled, GammaTable};
-use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -68,28 +67,6 @@ pub(crate) struct GammaMaps {
     tables: Vec<GammaTable>,
 }
 
-fn transform_typed<T: Float + Element>(
-    py: Python<'_>,
-    x: &Bound<'_, PyAny>,
-    out: &Bound<'_, PyAny>,
-    tables: &[GammaTable],
-    negate: bool,
-    threads: usize,
-) -> PyResult<()> {
-    let x: PyReadonlyArrayDyn<'_, T> = x.extract()?;
-    let mut out: PyReadwriteArrayDyn<'_, T> = out.extract()?;
-    let src = x
-        .as_slice()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let dst = out
-        .as_slice_mut()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    run(py, threads, src.len(), || {
-        transform_tabled(src, dst, tables, negate)
-    })?
-    .map_err(to_py)
-}
-
 #[pymethods]
 impl GammaMaps {
     /// One (offset, mean, scale) per column.
@@ -122,10 +99,15 @@ impl GammaMaps {
         negate: bool,
         threads: usize,
     ) -> PyResult<()> {
-        if x.extract::<PyReadonlyArrayDyn<'_, f32>>().is_ok() {
-            transform_typed::<f32>(py, x, out, &self.tables, negate, threads)
+        let tables = &self.tables;
+        if x.cast::<PyArrayDyn<f32>>().is_ok() {
+            map_into::<f32>(py, x, out, threads, |s, d| {
+                transform_tabled(s, d, tables, negate)
+            })
         } else {
-            transform_typed::<f64>(py, x, out, &self.tables, negate, threads)
+            map_into::<f64>(py, x, out, threads, |s, d| {
+                transform_tabled(s, d, tables, negate)
+            })
         }
     }
 }

@@ -3,13 +3,12 @@
 
 use crate::estimators::m_tuple;
 use crate::scaling::{gaussian_spec, FitTuple, Spec};
-use crate::{run, to_py, with_slice, Floats};
-use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use crate::{map_into, to_py, with_slice, Floats};
+use numpy::PyArrayDyn;
 use outprob_core::transformations::gaussian_options::{
     fit_gaussian_with, transform_with, Pretransform,
 };
 use outprob_core::transformations::scaling::Gaussian;
-use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -60,28 +59,6 @@ fn fit_gaussian_options(
     ))
 }
 
-fn transform_typed<T: Float + Element>(
-    py: Python<'_>,
-    x: &Bound<'_, PyAny>,
-    out: &Bound<'_, PyAny>,
-    columns: &[(Pretransform, Gaussian)],
-    negate: bool,
-    threads: usize,
-) -> PyResult<()> {
-    let x: PyReadonlyArrayDyn<'_, T> = x.extract()?;
-    let mut out: PyReadwriteArrayDyn<'_, T> = out.extract()?;
-    let src = x
-        .as_slice()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let dst = out
-        .as_slice_mut()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    run(py, threads, src.len(), || {
-        transform_with(src, dst, columns, negate)
-    })?
-    .map_err(to_py)
-}
-
 /// Gaussian scaling after a pretransform ("none", "sqrt", "minus_log"),
 /// one (pre_min, center, λ·scale) per column, into the preallocated `out`.
 #[pyfunction]
@@ -116,10 +93,14 @@ fn gaussian_options_transform(
         };
         columns.push((pre, Gaussian { center, scale }));
     }
-    if x.extract::<PyReadonlyArrayDyn<'_, f32>>().is_ok() {
-        transform_typed::<f32>(py, x, out, &columns, negate, threads)
+    if x.cast::<PyArrayDyn<f32>>().is_ok() {
+        map_into::<f32>(py, x, out, threads, |s, d| {
+            transform_with(s, d, &columns, negate)
+        })
     } else {
-        transform_typed::<f64>(py, x, out, &columns, negate, threads)
+        map_into::<f64>(py, x, out, threads, |s, d| {
+            transform_with(s, d, &columns, negate)
+        })
     }
 }
 

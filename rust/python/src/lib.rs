@@ -107,6 +107,46 @@ pub(crate) fn run<R: Send>(
     Ok(py.detach(|| pool.install(f)))
 }
 
+/// Below this many scores a map into an array keeps the GIL: it takes
+/// microseconds, releasing and retaking the GIL would cost a good part of
+/// that, and `Transformer::try_apply` reads arrays this small without a
+/// borrow because no map of this extension writes into one without the GIL.
+pub(crate) const HOLD_GIL_MAX: usize = 4096;
+
+/// Runs a map that writes into a caller's array of `n` elements: with the
+/// GIL held below [`HOLD_GIL_MAX`], else as [`run`].
+pub(crate) fn run_map<R: Send>(
+    py: Python<'_>,
+    threads: usize,
+    n: usize,
+    f: impl FnOnce() -> R + Send,
+) -> PyResult<R> {
+    if n < HOLD_GIL_MAX {
+        return Ok(f());
+    }
+    run(py, threads, n, f)
+}
+
+/// `map(src, dst)` from C-contiguous `x` into the preallocated `out` of the
+/// same dtype and shape (the transforms of every scaling).
+pub(crate) fn map_into<T: numpy::Element + Sync + Send>(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    threads: usize,
+    map: impl FnOnce(&[T], &mut [T]) -> Result<(), Error> + Send,
+) -> PyResult<()> {
+    let x: numpy::PyReadonlyArrayDyn<'_, T> = x.extract()?;
+    let mut out: numpy::PyReadwriteArrayDyn<'_, T> = out.extract()?;
+    let src = x
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let dst = out
+        .as_slice_mut()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    run_map(py, threads, src.len(), || map(src, dst))?.map_err(to_py)
+}
+
 /// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
 /// without the GIL, in `$threads` threads.
 macro_rules! with_slice {

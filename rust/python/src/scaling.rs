@@ -1,15 +1,13 @@
 //! Fitting and applying scalings (contract §4–§5, the scalers).
 
 use crate::estimators::{m_tuple, MTuple};
-use crate::transformer::HOLD_GIL_MAX;
-use crate::{parse, run, to_py, with_slice, Floats};
-use numpy::{Element, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use crate::{map_into, parse, to_py, with_slice, Floats};
+use numpy::PyArrayDyn;
 use outprob_core::transformations::fit::{
     fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear,
 };
 use outprob_core::transformations::fit::{Center, GaussianSpec, Scale};
 use outprob_core::transformations::scaling::{self, Gaussian, Linear, Scaling};
-use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -112,35 +110,6 @@ fn fit_linear(
         .map_err(to_py)
 }
 
-/// Transforms C-contiguous `x` (rows × columns) into the preallocated `out`
-/// of the same dtype and shape.
-fn transform_into<T: Float + Element, S: Scaling>(
-    py: Python<'_>,
-    x: &Bound<'_, PyAny>,
-    out: &Bound<'_, PyAny>,
-    columns: &[S],
-    negate: bool,
-    threads: usize,
-) -> PyResult<()> {
-    let x: PyReadonlyArrayDyn<'_, T> = x.extract()?;
-    let mut out: PyReadwriteArrayDyn<'_, T> = out.extract()?;
-    let src = x
-        .as_slice()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let dst = out
-        .as_slice_mut()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    if src.len() < HOLD_GIL_MAX {
-        // Small transforms keep the GIL: cheaper, and what the latency
-        // path of `Transformer::try_apply` relies on (see there).
-        return scaling::transform(src, dst, columns, negate).map_err(to_py);
-    }
-    run(py, threads, src.len(), || {
-        scaling::transform(src, dst, columns, negate)
-    })?
-    .map_err(to_py)
-}
-
 pub(crate) fn transform_any<S: Scaling>(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -149,10 +118,14 @@ pub(crate) fn transform_any<S: Scaling>(
     negate: bool,
     threads: usize,
 ) -> PyResult<()> {
-    if x.extract::<PyReadonlyArrayDyn<'_, f32>>().is_ok() {
-        transform_into::<f32, S>(py, x, out, columns, negate, threads)
+    if x.cast::<PyArrayDyn<f32>>().is_ok() {
+        map_into::<f32>(py, x, out, threads, |s, d| {
+            scaling::transform(s, d, columns, negate)
+        })
     } else {
-        transform_into::<f64, S>(py, x, out, columns, negate, threads)
+        map_into::<f64>(py, x, out, threads, |s, d| {
+            scaling::transform(s, d, columns, negate)
+        })
     }
 }
 

@@ -44,12 +44,16 @@ fn fit_transform_rank<'py>(
         Floats::F64(a) => {
             let mut o: PyReadwriteArray1<'_, f64> = out.extract()?;
             let (src, dst) = (a.as_slice().map_err(err)?, o.as_slice_mut().map_err(err)?);
-            py.detach(|| core_fit_transform_rank(src, dst, nan, negate, log))
+            crate::run_map(py, 1, src.len(), || {
+                core_fit_transform_rank(src, dst, nan, negate, log)
+            })?
         }
         Floats::F32(a) => {
             let mut o: PyReadwriteArray1<'_, f32> = out.extract()?;
             let (src, dst) = (a.as_slice().map_err(err)?, o.as_slice_mut().map_err(err)?);
-            py.detach(|| core_fit_transform_rank(src, dst, nan, negate, log))
+            crate::run_map(py, 1, src.len(), || {
+                core_fit_transform_rank(src, dst, nan, negate, log)
+            })?
         }
     }
     .map_err(to_py)?;

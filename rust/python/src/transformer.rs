@@ -2,15 +2,12 @@
 //! transforms (contract §4): one call from Python converts nothing but the
 //! scores, where `transform` re-extracts the fitted parameters each time.
 
-use crate::run;
+use crate::{run, HOLD_GIL_MAX};
 use numpy::{Element, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use outprob_core::transformations::scaling::{self, Gaussian, Linear, Scaling};
 use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-
-/// Below this many scores a transform runs without releasing the GIL.
-pub(crate) const HOLD_GIL_MAX: usize = 4096;
 
 enum Columns {
     Gaussian(Vec<Gaussian>),
@@ -51,7 +48,7 @@ impl Transformer {
         let src = if n < HOLD_GIL_MAX {
             // SAFETY: the GIL is held until the transform ends, and this
             // extension writes into arrays this small only while holding it
-            // (`transform(out=)` keeps the GIL below `HOLD_GIL_MAX` too), so
+            // (every map into an array keeps the GIL below `HOLD_GIL_MAX`: `run_map`), so
             // no write to `a` can overlap this read.
             let Ok(src) = (unsafe { a.as_slice() }) else {
                 return Ok(None);
