@@ -21,7 +21,7 @@ USER_CODE = Path(__file__).parent / "typecheck" / "user_code.py"
 # checked by the plain ``mypy -p outprob`` run.
 PACKAGE = ROOT / "python" / "outprob"
 STRICT_MODULES = [
-    "__init__.py", "_base.py", "_scalers.py", "_input.py", "_output.py",
+    "__init__.py", "_base.py", "_incremental.py", "_scalers.py", "_input.py", "_output.py",
     "_exceptions.py", "_variants.py", "_gamma.py", "stats.py", "pyod.py", "_rank.py",
     "_sigmoid.py", "_parametric.py", "_ensemble.py", "_auto_trim.py",
 ]  # fmt: skip

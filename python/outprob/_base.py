@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core, _partial, _persist
+from ._incremental import Incremental, _parameter_defaults
 from ._exceptions import NotFittedError
 from ._input import (
     as_float_array,
@@ -40,22 +41,6 @@ _F32 = npt.NDArray[np.float32]
 _F64 = npt.NDArray[np.float64]
 _Out = Optional[np.ndarray]
 Notes = List[Tuple[type, str]]
-_C = TypeVar("_C")
-
-if TYPE_CHECKING:
-
-    def _if_streamable(method: _C) -> _C:
-        return method
-
-else:
-    from sklearn.utils.metaestimators import available_if
-
-    # partial_fit/merge/refit exist only on scalers that can stream: tools
-    # that probe for partial_fit (scikit-learn's checks, incremental
-    # learners) must not find it on the others.
-    _if_streamable = available_if(lambda est: est._CAN_STREAM)
-
-
 if TYPE_CHECKING:
 
     class _Estimator:
@@ -95,7 +80,7 @@ else:
         """scikit-learn's estimator, transformer and one-to-one feature names."""
 
 
-class ScalerBase(_Estimator, auto_wrap_output_keys=None):
+class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
     """fit / transform / fit_transform with ``out=``, pandas/polars output,
     feature-name checks, serialisation and pickling."""
 
@@ -119,9 +104,6 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         # class and its subclasses alike: scikit-learn's automatic wrapping
         # of transform would double the cost of a one-score transform.
         super().__init_subclass__(auto_wrap_output_keys=None, **kwargs)
-
-    #: Whether the scaler implements partial_fit/merge/refit (contract §9).
-    _CAN_STREAM = False
 
     # -- fitting and transforming ------------------------------------------
     def fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
@@ -149,92 +131,6 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
         x = as_float_array(X)
         self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
         self.__dict__.pop("_stream", None)
-        return self
-
-    @_if_streamable
-    def partial_fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
-        """Fits the scaling incrementally: adds a batch of scores.
-
-        After each call the fitted attributes describe every score seen
-        since the first ``partial_fit`` (or, with ``window=W``, the newest
-        W of them), as ``fit`` on their concatenation would (contract §9):
-
-        * mean, SD, min and max exactly (the mean bit for bit, the SD
-          within 1e-15 relative, min/max exactly), whatever the batches;
-        * order statistics (median, quantiles, trimmed mean, nMAD, nIQR,
-          trimmed SD) from a KLL quantile sketch of size ``k`` (rank error
-          ε(800) = 0.345 %), with guaranteed intervals for μ and σ in
-          ``center_interval_``/``scale_interval_``, the sketch's
-          ``rank_error_`` and the implied bound ``probability_error_`` on
-          |p̂ − p| over all scores; M-estimates from the sketch (no
-          interval);
-        * with ``window=W``: exactly the in-memory fit of the newest W
-          scores, refitted every ``refit_every`` scores (default: every
-          call) or by :meth:`refit`.
-
-        Each batch obeys contract §5 on its own (NaN omitted or refused,
-        ±inf refused): a refused batch changes nothing. ``fit`` starts
-        afresh and keeps no streaming state (except with ``window``, where
-        ``fit(X)`` is a fresh ``partial_fit(X)``).
-
-        Parameters
-        ----------
-        X : array_like, shape (n,) or (n, k)
-            A batch of scores, of the kind (1-D, or k columns with the same
-            names) of the first batch.
-        y : ignored
-
-        Returns
-        -------
-        self
-
-        Examples
-        --------
-        >>> import numpy as np, outprob
-        >>> s = outprob.GaussianScaler("mean", "std")
-        >>> for batch in np.array_split(np.arange(10.0), 3):
-        ...     _ = s.partial_fit(batch)
-        >>> float(s.center_), s.n_samples_seen_
-        (4.5, 10)
-        """
-        _partial.partial_fit(self, X, 3)
-        return self
-
-    @_if_streamable
-    def merge(self: _S, other: _S) -> _S:
-        """Adds the scores another scaler saw through ``partial_fit``.
-
-        For workers that fit shards of one stream: afterwards this scaler
-        is fitted on both parts' scores (exact statistics exactly, sketch
-        statistics from the merged sketches, with their bounds). Both
-        scalers need the same parameters and kind of scores; windowed
-        scalers do not merge.
-
-        Returns
-        -------
-        self
-
-        Examples
-        --------
-        >>> import numpy as np, outprob
-        >>> a = outprob.LinearScaler().partial_fit(np.array([1.0, 5.0]))
-        >>> b = outprob.LinearScaler().partial_fit(np.array([-2.0, 3.0]))
-        >>> float(a.merge(b).min_), float(a.max_)
-        (-2.0, 5.0)
-        """
-        _partial.merge(self, other)
-        return self
-
-    @_if_streamable
-    def refit(self: _S) -> _S:
-        """Refits a ``window`` scaler on its newest scores now (other
-        incremental fits are always current).
-
-        Returns
-        -------
-        self
-        """
-        _partial.refit(self)
         return self
 
     @overload
@@ -583,50 +479,6 @@ class ScalerBase(_Estimator, auto_wrap_output_keys=None):
     def _check_pair(self, first: List[float], second: List[float]) -> None:
         """Checks restored per-column parameters beyond finiteness."""
 
-    def _stream_params(self) -> Dict[str, Any]:
-        """The :class:`outprob.streaming.StreamingFit` parameters of
-        ``partial_fit``; scalers that cannot be fitted incrementally raise
-        ``TypeError`` here."""
-        raise TypeError(
-            f"{type(self).__name__} cannot be fitted incrementally (partial_fit, merge): "
-            "fit it on all scores at once with fit()"
-        )
-
-    def _check_streamable(self, supported: Tuple[str, ...]) -> None:
-        """Refuses parameters ``partial_fit`` does not implement: any
-        parameter outside ``supported`` must keep its default."""
-        defaults = _parameter_defaults(type(self))
-        for name, value in self.get_params(deep=False).items():
-            if name not in supported and not _same(value, defaults.get(name)):
-                raise TypeError(
-                    f"{type(self).__name__}({name}={value!r}) cannot be fitted incrementally "
-                    f"(partial_fit, merge): fit it on all scores at once with fit()"
-                )
-
-    def _stream_column(self, result: Any, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        """Fitted attributes of one column from a streaming result, and the
-        warnings to emit."""
-        raise NotImplementedError
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a is b or a == b)
-    except (TypeError, ValueError):  # arrays and the like: not a default
-        return False
-
-
-def _parameter_defaults(cls: type) -> Dict[str, Any]:
-    """Constructor parameters and their defaults (pickles of older versions
-    lack the parameters added since, which take their defaults)."""
-    import inspect
-
-    sig = inspect.signature(cls.__init__)  # type: ignore[misc]
-    return {
-        name: p.default
-        for name, p in sig.parameters.items()
-        if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    }
 
 
 def column_label(column: Optional[int]) -> str:
