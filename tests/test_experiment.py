@@ -276,3 +276,23 @@ def test_gs_gap_uses_the_skill_formula():
     assert gap["brier_score"].tolist() == [-2.0, -1.0, 1.0]
     assert gap["calibration_error"].tolist() == pytest.approx([1.0, 0.0, 0.0])
     assert math.isclose(ex.evaluation.skill(0.1, 0.4), 2.0)
+
+
+def test_a_transformation_that_refuses_the_scores_is_recorded_not_fatal():
+    from outprob.experiment.evaluation import score_set_rows, transformations
+
+    class Refuses:
+        def fit_transform(self, scores):
+            raise ValueError("scores outside my domain")
+
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=60)
+    y = np.r_[np.zeros(55, int), np.ones(5, int)]
+    transforms = {k: v for k, v in transformations({"refuses": Refuses()}).items()
+                  if k in ("mean_std", "mean_nmad", "refuses")}
+    rows, warned = score_set_rows(scores, y, transforms)
+    values = {(t, m, c): v for t, m, c, v in rows}
+    assert all(math.isnan(v) for (t, _, _), v in values.items() if t == "refuses")
+    assert warned == {"refuses: refused (ValueError)": 1}
+    p = outprob.scaler("mean_nmad").fit_transform(scores)
+    assert values[("mean_nmad", "brier_score", "outliers")] == metrics.brier_score(y, p, stratify="outlier")

@@ -1,8 +1,7 @@
 //! `GaussianScaler`'s ELKI options (contract §10): pretransform, fixed
 //! center, λ.
 
-use crate::estimators::m_tuple;
-use crate::scaling::{gaussian_spec, FitTuple, Spec};
+use crate::scaling::{fit_tuple, gaussian_spec, FitTuple, Spec};
 use crate::{map_into, to_py, with_slice, Floats};
 use numpy::PyArrayDyn;
 use outprob_core::transformations::gaussian_options::{
@@ -39,24 +38,11 @@ fn fit_gaussian_options(
         fixed_center
     ))
     .map_err(to_py)?;
-    let ms = fit
-        .m_estimates
-        .iter()
-        .map(|(norm, e)| (norm.name(), m_tuple(e)))
-        .collect();
     let pre_min = match pre {
         Pretransform::Sqrt { min } => min,
         _ => f64::NAN,
     };
-    Ok((
-        (
-            fit.params.center,
-            fit.params.scale,
-            fit.scale_used.name(),
-            ms,
-        ),
-        pre_min,
-    ))
+    Ok((fit_tuple(&fit), pre_min))
 }
 
 /// Gaussian scaling after a pretransform ("none", "sqrt", "minus_log"),

@@ -6,7 +6,7 @@ use numpy::PyArrayDyn;
 use outprob_core::transformations::fit::{
     fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear,
 };
-use outprob_core::transformations::fit::{Center, GaussianSpec, Scale};
+use outprob_core::transformations::fit::{Center, GaussianFit, GaussianSpec, Scale};
 use outprob_core::transformations::scaling::{self, Gaussian, Linear, Scaling};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -64,6 +64,21 @@ pub(crate) fn gaussian_spec(
 /// (center, scale, scale_used, [(norm, M-estimate), ...])
 pub(crate) type FitTuple = (f64, f64, &'static str, Vec<(&'static str, MTuple)>);
 
+/// A core Gaussian fit as Python receives it.
+pub(crate) fn fit_tuple(fit: &GaussianFit) -> FitTuple {
+    let ms = fit
+        .m_estimates
+        .iter()
+        .map(|(norm, e)| (norm.name(), m_tuple(e)))
+        .collect();
+    (
+        fit.params.center,
+        fit.params.scale,
+        fit.scale_used.name(),
+        ms,
+    )
+}
+
 /// Fits a Gaussian scaling.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -82,17 +97,7 @@ fn fit_gaussian(
 ) -> PyResult<FitTuple> {
     let spec = gaussian_spec(center, scale, trim, ddof, maxiter, tol, nan_policy, negate)?;
     let fit = with_slice!(py, threads, x, |s| core_fit_gaussian(s, &spec)).map_err(to_py)?;
-    let ms = fit
-        .m_estimates
-        .iter()
-        .map(|(norm, e)| (norm.name(), m_tuple(e)))
-        .collect();
-    Ok((
-        fit.params.center,
-        fit.params.scale,
-        fit.scale_used.name(),
-        ms,
-    ))
+    Ok(fit_tuple(&fit))
 }
 
 /// Fits linear scaling; returns (min, max).
