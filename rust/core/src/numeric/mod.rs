@@ -1,5 +1,6 @@
 //! Numeric kernels: summation, reductions, selection, `erf`, parallelism.
 
+pub(crate) mod bracket;
 pub mod erf;
 pub mod float;
 pub mod gamma;

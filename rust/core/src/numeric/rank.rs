@@ -5,8 +5,8 @@
 //! made, NaN are skipped, and the result is exact: the sample only decides
 //! how fast, never what. A bracket the sample misjudged is redrawn wider.
 
+use crate::numeric::bracket::{tally, Affine, Bracket, Tally};
 use crate::numeric::float::Float;
-use crate::numeric::par::map_chunks;
 use crate::numeric::select::order_statistics_by;
 
 /// What is ranked: the scores (negated for `higher_is_outlier=False`) or
@@ -30,6 +30,22 @@ pub enum Key {
 impl Key {
     /// The plain scores.
     pub const VALUE: Key = Key::Value { negate: false };
+
+    /// The key as `|sign·v − center|` or `sign·v − center`.
+    pub(crate) fn affine(self) -> Affine {
+        match self {
+            Key::Value { negate } => Affine {
+                sign: if negate { -1.0 } else { 1.0 },
+                center: 0.0,
+                abs: false,
+            },
+            Key::Deviation { center, negate } => Affine {
+                sign: if negate { -1.0 } else { 1.0 },
+                center,
+                abs: true,
+            },
+        }
+    }
 
     /// The key of a raw score.
     #[inline(always)]
@@ -56,22 +72,6 @@ const SMALL: usize = 1 << 13;
 /// the sample and selecting inside the bracket.
 fn sample_size(n: usize) -> usize {
     ((n as f64).powf(2.0 / 3.0) as usize).clamp(1024, 1 << 16)
-}
-
-/// A bracket of keys: `(lo, hi)` with `lo <= hi`.
-#[derive(Debug, Clone, Copy)]
-struct Bracket {
-    lo: f64,
-    hi: f64,
-}
-
-/// What one pass learned about one bracket.
-#[derive(Debug, Default)]
-struct Tally {
-    below: usize,
-    at_lo: usize,
-    at_hi: usize,
-    inner: Vec<f64>,
 }
 
 /// The keys at the given 0-based ranks (ascending, unique, each `< count`)
@@ -102,7 +102,7 @@ pub fn ranked<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec
             }
         }
         let brackets: Vec<Bracket> = groups.iter().map(|(b, _)| *b).collect();
-        let tallies = tally(x, key, &brackets);
+        let tallies = tally(x, key.affine(), &brackets);
         let mut missed = Vec::new();
         for ((b, members), mut t) in groups.into_iter().zip(tallies) {
             let wanted: Vec<usize> = members.iter().map(|&j| ranks[j]).collect();
@@ -220,92 +220,6 @@ fn bracket(sample: &[f64], r: usize, count: usize, width: f64) -> Bracket {
             sample[hi as usize]
         },
     }
-}
-
-/// One read of `x`: per bracket, keys below it, equal to its ends, and the
-/// keys strictly inside (ties at the ends are counted, never stored, so
-/// heavily tied data keeps the bracket small).
-fn tally<T: Float>(x: &[T], key: Key, brackets: &[Bracket]) -> Vec<Tally> {
-    // The key's variant is fixed for the whole pass: monomorphise on it.
-    match key {
-        Key::Value { negate: false } => tally_with(x, |v| v, brackets),
-        Key::Value { negate: true } => tally_with(x, |v| -v, brackets),
-        Key::Deviation {
-            center,
-            negate: false,
-        } => tally_with(x, |v| (v - center).abs(), brackets),
-        Key::Deviation {
-            center,
-            negate: true,
-        } => tally_with(x, |v| (-v - center).abs(), brackets),
-    }
-}
-
-fn tally_with<T: Float>(
-    x: &[T],
-    key: impl Fn(f64) -> f64 + Sync + Send + Copy,
-    brackets: &[Bracket],
-) -> Vec<Tally> {
-    let parts = map_chunks(x, |_, chunk| {
-        let mut t: Vec<Tally> = brackets.iter().map(|_| Tally::default()).collect();
-        for (b, tb) in brackets.iter().zip(t.iter_mut()) {
-            tally_chunk(chunk, key, *b, tb);
-        }
-        t
-    });
-    let mut total: Vec<Tally> = brackets.iter().map(|_| Tally::default()).collect();
-    for part in parts {
-        for (acc, p) in total.iter_mut().zip(part) {
-            acc.below += p.below;
-            acc.at_lo += p.at_lo;
-            acc.at_hi += p.at_hi;
-            acc.inner.extend(p.inner);
-        }
-    }
-    total
-}
-
-/// Adds one chunk to a bracket's tally. Keys are classified sixteen at a
-/// time into a count and a bit mask without branching (a branch on
-/// `k < lo` would be a coin toss for a median); only the rare keys inside
-/// the bracket take the scalar path.
-#[inline(always)]
-#[allow(clippy::needless_bitwise_bool)] // `&` on purpose: no branch
-fn tally_chunk<T: Float>(chunk: &[T], key: impl Fn(f64) -> f64 + Copy, b: Bracket, t: &mut Tally) {
-    const G: usize = 16;
-    let (lo, hi) = (b.lo, b.hi);
-    let mut below = 0usize;
-    let mut classify = |k: f64| {
-        if k == lo {
-            t.at_lo += 1;
-        } else if k == hi {
-            t.at_hi += 1;
-        } else {
-            t.inner.push(k);
-        }
-    };
-    let mut groups = chunk.chunks_exact(G);
-    for g in &mut groups {
-        let mut keys = [0.0f64; G];
-        let mut mask = 0u32;
-        for i in 0..G {
-            keys[i] = key(g[i].to_f64());
-            below += usize::from(keys[i] < lo);
-            mask |= u32::from((keys[i] >= lo) & (keys[i] <= hi)) << i;
-        }
-        while mask != 0 {
-            classify(keys[mask.trailing_zeros() as usize]);
-            mask &= mask - 1;
-        }
-    }
-    for &v in groups.remainder() {
-        let k = key(v.to_f64());
-        below += usize::from(k < lo);
-        if (k >= lo) & (k <= hi) {
-            classify(k);
-        }
-    }
-    t.below += below;
 }
 
 /// The keys at ranks `wanted` (ascending) if the bracket caught them all.
