@@ -7,6 +7,7 @@
 
 use crate::numeric::bracket::{tally, Affine, Bracket, Tally};
 use crate::numeric::float::Float;
+use crate::numeric::par::map_chunks;
 use crate::numeric::select::order_statistics_by;
 
 /// What is ranked: the scores (negated for `higher_is_outlier=False`) or
@@ -83,16 +84,37 @@ pub fn ranked<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec
         return direct(x, key, ranks);
     }
     let mut sample = draw_sample(x, key, sample_size(count));
-    sample.sort_unstable_by(f64::total_cmp);
     let mut out = vec![f64::NAN; ranks.len()];
     let mut todo: Vec<usize> = (0..ranks.len()).collect();
     let mut width = 5.0;
     for _ in 0..3 {
         // One bracket per wanted rank; overlapping brackets (the two middle
         // ranks of a median) merge into one.
+        // Only the sample's order statistics at the bracket ends are
+        // needed: selected, not sorted (a sort would be most of the serial
+        // work).
+        let ends: Vec<(Option<usize>, Option<usize>)> = todo
+            .iter()
+            .map(|&j| bracket_ends(sample.len(), ranks[j], count, width))
+            .collect();
+        let mut positions: Vec<usize> = ends
+            .iter()
+            .flat_map(|&(a, b)| a.into_iter().chain(b))
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
+        let values = order_statistics_by(&mut sample, &positions, |k| k);
+        let at = |p: Option<usize>, outside: f64| {
+            p.map_or(outside, |p| {
+                values[positions.binary_search(&p).unwrap_or(0)]
+            })
+        };
         let mut groups: Vec<(Bracket, Vec<usize>)> = Vec::new();
-        for &j in &todo {
-            let b = bracket(&sample, ranks[j], count, width);
+        for (&j, &(lo, hi)) in todo.iter().zip(&ends) {
+            let b = Bracket {
+                lo: at(lo, f64::NEG_INFINITY),
+                hi: at(hi, f64::INFINITY),
+            };
             match groups.last_mut() {
                 Some((g, members)) if b.lo <= g.hi => {
                     g.hi = g.hi.max(b.hi);
@@ -106,7 +128,7 @@ pub fn ranked<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec
         let mut missed = Vec::new();
         for ((b, members), mut t) in groups.into_iter().zip(tallies) {
             let wanted: Vec<usize> = members.iter().map(|&j| ranks[j]).collect();
-            match resolve(&wanted, b, &mut t) {
+            match resolve(&wanted, count, b, &mut t) {
                 Some(values) => {
                     for (&j, v) in members.iter().zip(values) {
                         out[j] = v;
@@ -178,52 +200,58 @@ fn unordered(k: u64) -> f64 {
     f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 
-/// A deterministic pseudo-random sample of keys (xorshift; NaN skipped).
+/// A deterministic pseudo-random sample of about `m` keys (NaN skipped),
+/// stratified: each chunk of [`map_chunks`] draws its share with its own
+/// xorshift stream, so the sample is the same whatever the thread count and
+/// is drawn in parallel.
 fn draw_sample<T: Float>(x: &[T], key: Key, m: usize) -> Vec<f64> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let n = x.len() as u128;
-    let mut out = Vec::with_capacity(m);
-    for _ in 0..4 * m {
-        if out.len() == m {
-            break;
+    let share = |i: usize| (m as u128 * i as u128 / n) as usize;
+    let parts = map_chunks(x, |offset, chunk| {
+        let want = share(offset + chunk.len()) - share(offset);
+        // SplitMix64 of the chunk's offset seeds its stream.
+        let mut z = (offset as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let mut state = (z ^ (z >> 31)) | 1;
+        let len = chunk.len() as u128;
+        let mut out = Vec::with_capacity(want);
+        for _ in 0..4 * want {
+            if out.len() == want {
+                break;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let v = chunk[((u128::from(state) * len) >> 64) as usize].to_f64();
+            if !v.is_nan() {
+                out.push(key.of(v));
+            }
         }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let i = ((u128::from(state) * n) >> 64) as usize;
-        let v = x[i].to_f64();
-        if !v.is_nan() {
-            out.push(key.of(v));
-        }
-    }
-    out
+        out
+    });
+    parts.concat()
 }
 
-/// The sample keys around where rank `r` of `count` should fall, `width`
-/// binomial standard deviations (plus a few) to each side.
-fn bracket(sample: &[f64], r: usize, count: usize, width: f64) -> Bracket {
-    let m = sample.len();
+/// Positions in the sorted sample (of `m` keys) of the ends of the bracket
+/// around where rank `r` of `count` should fall, `width` binomial standard
+/// deviations (plus a few) to each side; `None` past an end of the sample.
+fn bracket_ends(m: usize, r: usize, count: usize, width: f64) -> (Option<usize>, Option<usize>) {
     let q = (r as f64 + 0.5) / count as f64;
     let pos = q * m as f64;
     let delta = width * (m as f64 * q * (1.0 - q)).sqrt() + 4.0;
     let lo = (pos - delta).floor();
     let hi = (pos + delta).ceil();
-    Bracket {
-        lo: if lo < 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            sample[lo as usize]
-        },
-        hi: if hi >= m as f64 {
-            f64::INFINITY
-        } else {
-            sample[hi as usize]
-        },
-    }
+    (
+        (lo >= 0.0).then_some(lo as usize),
+        (hi < m as f64).then_some(hi as usize),
+    )
 }
 
-/// The keys at ranks `wanted` (ascending) if the bracket caught them all.
-fn resolve(wanted: &[usize], b: Bracket, t: &mut Tally) -> Option<Vec<f64>> {
+/// The keys at ranks `wanted` (ascending) if the bracket caught them all
+/// (of `count` keys: a bracket holding at most half of them is selected
+/// from recursively, so the recursion ends).
+fn resolve(wanted: &[usize], count: usize, b: Bracket, t: &mut Tally) -> Option<Vec<f64>> {
     let (lo_end, inner_end) = (t.below + t.at_lo, t.below + t.at_lo + t.inner.len());
     let hi_end = inner_end + t.at_hi;
     if wanted.iter().any(|&r| r < t.below || r >= hi_end) {
@@ -234,7 +262,13 @@ fn resolve(wanted: &[usize], b: Bracket, t: &mut Tally) -> Option<Vec<f64>> {
         .filter(|&&r| r >= lo_end && r < inner_end)
         .map(|&r| r - lo_end)
         .collect();
-    let inner_values = order_statistics_by(&mut t.inner, &inner_ranks, |k| k);
+    // A large bracket (most of the serial work) is itself selected from by
+    // sampling, in cache; a small one by quickselect.
+    let inner_values = if t.inner.len() > SMALL && t.inner.len() <= count / 2 {
+        ranked(&t.inner, t.inner.len(), Key::VALUE, &inner_ranks)
+    } else {
+        order_statistics_by(&mut t.inner, &inner_ranks, |k| k)
+    };
     let mut next = inner_values.into_iter();
     Some(
         wanted
