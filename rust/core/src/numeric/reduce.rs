@@ -6,6 +6,13 @@
 //! lanes) with an a-priori error bound; when the bound proves that rounding
 //! the double-double gives the correctly rounded sum — almost always — that
 //! is the result, otherwise the exact binned sum of [`crate::numeric::sum`] is taken.
+//! Before that, a sum that is not certified is read once more with the low
+//! parts themselves summed by TwoSum, keeping the size of what that rounds
+//! away ([`sum_below`] always does so): on float32 data it is almost always
+//! zero, so the double-double is the exact sum and rounds correctly even
+//! when the sum lies exactly halfway between two doubles (frequent for
+//! float32, whose sums need few bits beyond 53), where no nonzero error
+//! bound could decide.
 //! So the result equals `math.fsum`, for any order and any thread count, at
 //! the speed of a compensated sum.
 
@@ -59,6 +66,9 @@ pub struct Summary {
     hi: f64,
     lo: f64,
     abs: f64,
+    /// Σ of what the additions into `lo` rounded away (in magnitude): zero
+    /// when `hi + lo` is the exact sum.
+    lo_err: f64,
     /// Longest chain of additions into one lane, for the error bound.
     chain: usize,
     chunks: usize,
@@ -69,6 +79,14 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
+}
+
+/// `*acc += v` with what the addition rounded away added to `err`.
+#[inline(always)]
+fn add_tracked(acc: &mut f64, v: f64, err: &mut f64) {
+    let (s, e) = two_sum(*acc, v);
+    *acc = s;
+    *err += e.abs();
 }
 
 #[derive(Clone, Copy)]
@@ -137,6 +155,8 @@ fn chunk_summary<T: Float>(offset: usize, x: &[T]) -> Summary {
         hi,
         lo,
         abs,
+        // Not tracked on this path (its bound decides): nonzero.
+        lo_err: f64::INFINITY,
         chain: x.len().div_ceil(LANES) + LANES,
         chunks: 1,
     };
@@ -146,6 +166,7 @@ fn chunk_summary<T: Float>(offset: usize, x: &[T]) -> Summary {
     // NaN or ±inf somewhere in this chunk (or an overflow): the careful
     // scalar path counts them and leaves NaN out.
     s = Summary::empty();
+    s.lo_err = f64::INFINITY;
     s.chunks = 1;
     s.chain = x.len() + LANES;
     for (i, &v) in x.iter().enumerate() {
@@ -179,6 +200,7 @@ impl Summary {
             hi: 0.0,
             lo: 0.0,
             abs: 0.0,
+            lo_err: 0.0,
             chain: 0,
             chunks: 0,
         }
@@ -187,7 +209,9 @@ impl Summary {
     fn merge(&mut self, other: &Summary) {
         let (s, e) = two_sum(self.hi, other.hi);
         self.hi = s;
-        self.lo += e + other.lo;
+        add_tracked(&mut self.lo, e, &mut self.lo_err);
+        add_tracked(&mut self.lo, other.lo, &mut self.lo_err);
+        self.lo_err += other.lo_err;
         self.abs += other.abs;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
@@ -202,8 +226,11 @@ impl Summary {
     /// TwoSum is exact; only the low parts are summed with rounding: a
     /// chain of k additions of terms each at most u·Σ|x| errs by at most
     /// k²u²Σ|x| (lanes, then lanes of a chunk, then chunks), doubled for
-    /// safety.
+    /// safety. Zero when no addition into `lo` rounded.
     fn error_bound(&self) -> f64 {
+        if self.lo_err == 0.0 {
+            return 0.0;
+        }
         let k = (self.chain + self.chunks + LANES) as f64;
         2.0 * k * k * U * U * self.abs
     }
@@ -218,6 +245,11 @@ impl Summary {
         let eps = self.error_bound();
         if r == 0.0 {
             return (eps == 0.0 && t == 0.0).then_some(0.0);
+        }
+        if eps == 0.0 {
+            // hi + lo is the exact sum and r its rounding to nearest (ties
+            // to even), also when it lies exactly halfway.
+            return Some(r);
         }
         let a = r.abs();
         let half_gap = (a - a.next_down()).min(a.next_up() - a) / 2.0;
@@ -241,6 +273,13 @@ pub fn sum_of<T: Float>(x: &[T], summary: &Summary) -> ExactSum {
     if let Some(s) = summary.certified_sum() {
         return ExactSum::from(s);
     }
+    if summary.inf.count == 0 {
+        // Near a rounding boundary (for float32 data often exactly on a
+        // tie): one read that tracks the low part's rounding usually
+        // proves the double-double exact.
+        let (sum, _) = sum_below(x, false, f64::INFINITY, |_| 0);
+        return sum;
+    }
     if summary.nan.count == 0 {
         exact_sum(x)
     } else {
@@ -256,8 +295,9 @@ pub fn sum_of<T: Float>(x: &[T], summary: &Summary) -> ExactSum {
 multiversion! {
     /// Double-double sum, Σ|·| and count of `sign·x` over the elements with
     /// `sign·x < below` (NaN never are).
-    fn chunk_below<T: Float>(x: &[T], sign: f64, below: f64) -> (f64, f64, f64, usize) {
+    fn chunk_below<T: Float>(x: &[T], sign: f64, below: f64) -> (f64, f64, f64, usize, f64) {
         let (mut hi, mut lo, mut abs) = ([0.0f64; LANES], [0.0f64; LANES], [0.0f64; LANES]);
+        let mut err = [0.0f64; LANES];
         let mut count = [0usize; LANES];
         let mut groups = x.chunks_exact(LANES);
         for g in &mut groups {
@@ -267,7 +307,7 @@ multiversion! {
                 let t = if take { v } else { 0.0 };
                 let (s, e) = two_sum(hi[i], t);
                 hi[i] = s;
-                lo[i] += e;
+                add_tracked(&mut lo[i], e, &mut err[i]);
                 abs[i] += t.abs();
                 count[i] += usize::from(take);
             }
@@ -277,20 +317,22 @@ multiversion! {
             if v < below {
                 let (s, e) = two_sum(hi[i], v);
                 hi[i] = s;
-                lo[i] += e;
+                add_tracked(&mut lo[i], e, &mut err[i]);
                 abs[i] += v.abs();
                 count[i] += 1;
             }
         }
-        let (mut h, mut l, mut a, mut c) = (0.0, 0.0, 0.0, 0);
+        let (mut h, mut l, mut a, mut c, mut r) = (0.0, 0.0, 0.0, 0, 0.0);
         for i in 0..LANES {
             let (s, e) = two_sum(h, hi[i]);
             h = s;
-            l += e + lo[i];
+            add_tracked(&mut l, e, &mut r);
+            add_tracked(&mut l, lo[i], &mut r);
+            r += err[i];
             a += abs[i];
             c += count[i];
         }
-        (h, l, a, c)
+        (h, l, a, c, r)
     }
 }
 
@@ -307,27 +349,19 @@ pub fn sum_below<T: Float>(
     ties: impl FnOnce(usize) -> usize,
 ) -> (ExactSum, usize) {
     let sign = if negate { -1.0 } else { 1.0 };
-    let parts = map_chunks(x, |_, c| chunk_below(c, sign, v));
-    let mut total = Summary::empty();
-    for (hi, lo, abs, count) in parts {
-        total.merge(&Summary {
-            count,
-            hi,
-            lo,
-            abs,
-            chain: CHUNK / LANES + LANES,
-            chunks: 1,
-            ..Summary::empty()
-        });
-    }
+    let mut total = summary_below(x, sign, v);
     let below = total.count;
     let n_ties = ties(below);
-    let product = v * n_ties as f64;
-    let error = v.mul_add(n_ties as f64, -product);
+    let product = if n_ties == 0 { 0.0 } else { v * n_ties as f64 };
+    let error = if n_ties == 0 {
+        0.0
+    } else {
+        v.mul_add(n_ties as f64, -product)
+    };
     for term in [product, error] {
         let (s, e) = two_sum(total.hi, term);
         total.hi = s;
-        total.lo += e;
+        add_tracked(&mut total.lo, e, &mut total.lo_err);
         total.abs += term.abs();
     }
     total.chunks += 2;
@@ -344,6 +378,26 @@ pub fn sum_below<T: Float>(
         exact.merge(&exact_sum(&kept));
     }
     (exact, below)
+}
+
+/// The double-double sum of `sign·x` over the elements with `sign·x < v`,
+/// the rounding of its low part tracked.
+fn summary_below<T: Float>(x: &[T], sign: f64, v: f64) -> Summary {
+    let parts = map_chunks(x, |_, c| chunk_below(c, sign, v));
+    let mut total = Summary::empty();
+    for (hi, lo, abs, count, lo_err) in parts {
+        total.merge(&Summary {
+            count,
+            hi,
+            lo,
+            abs,
+            lo_err,
+            chain: CHUNK / LANES + LANES,
+            chunks: 1,
+            ..Summary::empty()
+        });
+    }
+    total
 }
 
 /// `math.fsum(x) / N` over the non-NaN values.
@@ -508,6 +562,21 @@ mod tests {
         assert_eq!(mean_of(&y, &summarize(&y)), 0.2);
     }
 
+    #[test]
+    fn halfway_sums_round_to_even() {
+        // 1 + 2^-53 and 1 + 3·2^-53 lie halfway between doubles.
+        let tiny = f32::EPSILON / (1 << 30) as f32; // 2^-53
+        for (x, want) in [
+            (vec![1.0f32, tiny], 1.0),
+            (vec![1.0f32, tiny, tiny, tiny], 1.0 + 2.0 * f64::EPSILON),
+        ] {
+            assert_eq!(summary_below(&x, 1.0, 2.0).certified_sum(), Some(want));
+            assert_eq!(sum_of(&x, &summarize(&x)).value(), want);
+            let (sum, below) = sum_below(&x, false, 2.0, |_| 0);
+            assert_eq!((sum.value(), below), (want, x.len()));
+        }
+    }
+
     proptest! {
         #[test]
         fn sum_is_correctly_rounded(
@@ -522,6 +591,18 @@ mod tests {
             prop_assume!(want.is_finite());
             let s = summarize(&x);
             prop_assert_eq!(sum_of(&x, &s).value().to_bits(), want.to_bits());
+        }
+
+        /// float32 sums need few bits beyond 53 and often lie exactly
+        /// halfway between two doubles: still certified, rounded to even.
+        #[test]
+        fn float32_sums_are_certified_at_ties(
+            x in proptest::collection::vec(prop_oneof![1e-3f32..1e3, -1e3f32..-1e-3], 1..3000),
+        ) {
+            let s = summary_below(&x, 1.0, f64::INFINITY);
+            let wide: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+            prop_assert_eq!(s.certified_sum().map(f64::to_bits), Some(fsum(&wide).to_bits()));
+            prop_assert_eq!(sum_of(&x, &summarize(&x)).value().to_bits(), fsum(&wide).to_bits());
         }
 
         #[test]
