@@ -225,7 +225,13 @@ pub fn m_estimate_from_median<T: Float>(
         let scaled: Vec<f64> = s.to_vec().iter().map(|v| ldexp(v.to_f64(), -k)).collect();
         iterate(&Direct(&scaled), params, mu, sigma, start)
     } else {
-        iterate(&Blocks::scaled(s, -k), params, mu, sigma, start)
+        iterate(
+            &Blocks::scaled(s, -k, params.norm == Norm::Huber),
+            params,
+            mu,
+            sigma,
+            start,
+        )
     };
     Ok(MEstimate {
         location: ldexp(est.location, k),
@@ -313,7 +319,7 @@ impl<T: Float> Sums for Direct<'_, T> {
     }
 }
 
-impl<T: Float> Sums for Blocks<T> {
+impl<T: Float> Sums for Blocks<'_, T> {
     fn len(&self) -> usize {
         Blocks::len(self)
     }
