@@ -61,7 +61,15 @@ fn best<F: FnMut()>(mut f: F, reps: usize) -> f64 {
 }
 
 fn main() {
-    for &n in &[100usize, 1000, 10_000, 100_000, 1_000_000, 10_000_000] {
+    // Sizes from the command line (`1e4 1e6`), else 1e2 … 1e7.
+    let mut sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse::<f64>().expect("N") as usize)
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![100, 1000, 10_000, 100_000, 1_000_000, 10_000_000];
+    }
+    for &n in &sizes {
         let x = data(n);
         let reps = (2_000_000 / n).clamp(3, 2000);
         let s = Sample::new(&x, NanPolicy::Omit, false).unwrap();
@@ -90,6 +98,7 @@ fn main() {
                 reps,
             );
             let b = Blocks::scaled(&s, 0, norm == Norm::Huber);
+            b.expect_windows([p.tuning, p.c]);
             let mu0 = median(&s);
             let s0 = nmad_about_median(&s, mu0);
             let c = Count {

@@ -225,13 +225,9 @@ pub fn m_estimate_from_median<T: Float>(
         let scaled: Vec<f64> = s.to_vec().iter().map(|v| ldexp(v.to_f64(), -k)).collect();
         iterate(&Direct(&scaled), params, mu, sigma, start)
     } else {
-        iterate(
-            &Blocks::scaled(s, -k, params.norm == Norm::Huber),
-            params,
-            mu,
-            sigma,
-            start,
-        )
+        let blocks = Blocks::scaled(s, -k, params.norm == Norm::Huber);
+        blocks.expect_windows([params.tuning, params.c]);
+        iterate(&blocks, params, mu, sigma, start)
     };
     Ok(MEstimate {
         location: ldexp(est.location, k),

@@ -70,6 +70,14 @@ impl Node {
         }
     }
 
+    pub(super) fn min(&self) -> f64 {
+        self.min
+    }
+
+    pub(super) fn max(&self) -> f64 {
+        self.max
+    }
+
     fn is_leaf(&self) -> bool {
         self.kids[0] == u32::MAX
     }
