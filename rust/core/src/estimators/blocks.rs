@@ -30,7 +30,7 @@ use crate::sample::Sample;
 use core::cell::RefCell;
 use rayon::prelude::*;
 pub use tree::WindowSums;
-use tree::{Node, K};
+use tree::{Acc, Fetched, Node, Window, K};
 
 /// At most this many buckets (2^12: the per-bucket accumulators of the
 /// one read stay in the second-level cache).
@@ -171,7 +171,9 @@ pub struct Blocks<'a, T> {
     /// Tree nodes, leaves first (in value order), the root last.
     nodes: Vec<Node>,
     /// Values of the leaves fetched so far, in the scores' order.
-    values: RefCell<Vec<Option<Box<[f64]>>>>,
+    values: RefCell<Vec<Option<Fetched>>>,
+    /// Whether all `K` moments are kept (the reciprocal sums).
+    all: bool,
     /// Number of leaves (the first nodes).
     n_leaves: usize,
     /// See [`Blocks::expect_windows`].
@@ -272,9 +274,10 @@ impl<'a, T: Float> Blocks<'a, T> {
             geometry: g,
             len: n,
             nodes: tree::build(leaves),
-            values: RefCell::new(vec![None; n_leaves]),
+            values: RefCell::new((0..n_leaves).map(|_| None).collect()),
             fetches: core::cell::Cell::new(0),
             n_leaves,
+            all: reciprocal,
             widths: core::cell::Cell::new([0.0; 2]),
         }
     }
@@ -299,7 +302,11 @@ impl<'a, T: Float> Blocks<'a, T> {
     pub fn held(&self) -> (usize, usize, usize) {
         let v = self.values.borrow();
         let held = v.iter().flatten();
-        (v.len(), held.clone().count(), held.map(|l| l.len()).sum())
+        (
+            v.len(),
+            held.clone().count(),
+            held.map(|l| l.vals.len()).sum(),
+        )
     }
 
     /// The window widths (in σ) the caller's steps use, besides the one of
@@ -316,7 +323,7 @@ impl<'a, T: Float> Blocks<'a, T> {
         &self,
         leaf: usize,
         (m, sigma, t): (f64, f64, f64),
-        f: impl FnOnce(&[f64]) -> R,
+        f: impl FnOnce(&Fetched) -> R,
     ) -> R {
         if self.values.borrow()[leaf].is_none() {
             let mut wanted = vec![leaf];
@@ -331,7 +338,8 @@ impl<'a, T: Float> Blocks<'a, T> {
             }
             self.fetch(wanted);
         }
-        f(self.values.borrow()[leaf].as_deref().unwrap_or(&[]))
+        let values = self.values.borrow();
+        f(values[leaf].as_ref().expect("fetched"))
     }
 
     /// Appends the leaves overlapping `[lo, hi]`.
@@ -386,7 +394,7 @@ impl<'a, T: Float> Blocks<'a, T> {
             lists[s as usize].push(y);
         }
         for (&l, list) in wanted.iter().zip(lists) {
-            values[l] = Some(list.into_boxed_slice());
+            values[l] = Some(Fetched::new(list, self.all));
         }
     }
 
@@ -398,16 +406,22 @@ impl<'a, T: Float> Blocks<'a, T> {
         m: f64,
         sigma: f64,
         t: f64,
-        frame: (f64, f64),
+        (r, s): (f64, f64),
         reciprocal: bool,
     ) -> WindowSums<J> {
-        tree::window_sums(
-            &self.nodes,
-            |leaf, f: &mut dyn FnMut(&[f64])| self.with_values(leaf, (m, sigma, t), |v| f(v)),
-            (m, sigma, t),
-            frame,
+        let w = Window {
+            m,
+            sigma,
+            t,
+            r,
+            s,
             reciprocal,
-        )
+        };
+        let mut acc = Acc::new();
+        tree::walk(&self.nodes, &w, &mut acc, &mut |leaf, acc| {
+            self.with_values(leaf, (m, sigma, t), |f| f.walk(&w, acc));
+        });
+        acc.finish()
     }
 }
 

@@ -187,87 +187,199 @@ pub struct WindowSums<const J: usize> {
     pub reciprocal: f64,
 }
 
-/// See `Blocks::window_sums`; `values(leaf, f)` runs `f` on a leaf's
-/// values.
-pub(super) fn window_sums<const J: usize>(
-    nodes: &[Node],
-    values: impl Fn(usize, &mut dyn FnMut(&[f64])),
-    (m, sigma, t): (f64, f64, f64),
-    (r, s): (f64, f64),
-    reciprocal: bool,
-) -> WindowSums<J> {
-    let mut out = WindowSums {
-        power: [0.0; J],
-        left: 0,
-        right: 0,
-        reciprocal: 0.0,
-    };
-    if nodes.is_empty() {
-        return out;
+/// A window `|(y − m)/σ| <= t` and the frame `(y − r)/s` of its power
+/// sums.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Window {
+    pub(super) m: f64,
+    pub(super) sigma: f64,
+    pub(super) t: f64,
+    pub(super) r: f64,
+    pub(super) s: f64,
+    pub(super) reciprocal: bool,
+}
+
+/// Sums of one window visit: over whole nodes, and over values read one by
+/// one (added last).
+pub(super) struct Acc<const J: usize> {
+    pub(super) out: WindowSums<J>,
+    pub(super) direct: [f64; J],
+}
+
+impl<const J: usize> Acc<J> {
+    pub(super) fn new() -> Self {
+        Acc {
+            out: WindowSums {
+                power: [0.0; J],
+                left: 0,
+                right: 0,
+                reciprocal: 0.0,
+            },
+            direct: [0.0; J],
+        }
     }
-    let mut direct = [0.0; J];
+
+    pub(super) fn finish(mut self) -> WindowSums<J> {
+        for (p, c) in self.out.power.iter_mut().zip(self.direct) {
+            *p += c;
+        }
+        self.out
+    }
+}
+
+/// Adds the window's sums over `vals`, each read with the predicate of a
+/// direct pass.
+pub(super) fn read_values<const J: usize>(vals: &[f64], w: &Window, acc: &mut Acc<J>) {
+    for &v in vals {
+        let z = (v - w.m) / w.sigma;
+        if z < -w.t {
+            acc.out.left += 1;
+        } else if z > w.t {
+            acc.out.right += 1;
+        } else {
+            let u = (v - w.r) / w.s;
+            let mut pow = 1.0;
+            for c in &mut acc.direct {
+                *c += pow;
+                pow *= u;
+            }
+            continue;
+        }
+        if w.reciprocal {
+            acc.out.reciprocal += 1.0 / z.abs();
+        }
+    }
+}
+
+/// Adds the window's sums over the tree `nodes` (root last): whole nodes
+/// where their moments suffice, `leaf(i, acc)` for each leaf `i` that must
+/// be read value by value.
+pub(super) fn walk<const J: usize>(
+    nodes: &[Node],
+    w: &Window,
+    acc: &mut Acc<J>,
+    leaf: &mut dyn FnMut(usize, &mut Acc<J>),
+) {
+    if nodes.is_empty() {
+        return;
+    }
     let mut stack = [0u32; 2 * MAX_DEPTH];
     stack[0] = (nodes.len() - 1) as u32;
     let mut top = 1;
     while top > 0 {
         top -= 1;
-        let node = &nodes[stack[top] as usize];
-        let (rmin, rmax) = ((node.min - m) / sigma, (node.max - m) / sigma);
-        let left = rmax < -t;
-        if left || rmin > t {
-            if reciprocal {
-                if let Some(v) = node.reciprocal_sum(m, sigma) {
-                    out.reciprocal += v;
-                } else if !node.is_leaf() {
-                    stack[top] = node.kids[0];
-                    stack[top + 1] = node.kids[1];
-                    top += 2;
-                    continue;
+        let i = stack[top] as usize;
+        let node = &nodes[i];
+        let (rmin, rmax) = ((node.min - w.m) / w.sigma, (node.max - w.m) / w.sigma);
+        let left = rmax < -w.t;
+        let whole = if left || rmin > w.t {
+            let far = !w.reciprocal || {
+                match node.reciprocal_sum(w.m, w.sigma) {
+                    Some(v) => {
+                        acc.out.reciprocal += v;
+                        true
+                    }
+                    None => false,
+                }
+            };
+            if far {
+                if left {
+                    acc.out.left += node.count;
                 } else {
-                    values(stack[top] as usize, &mut |vals| {
-                        for &v in vals {
-                            out.reciprocal += 1.0 / ((v - m) / sigma).abs();
-                        }
-                    });
+                    acc.out.right += node.count;
                 }
             }
-            if left {
-                out.left += node.count;
-            } else {
-                out.right += node.count;
-            }
-        } else if rmin >= -t && rmax <= t {
-            node.power_sums(r, s, &mut out.power);
-        } else if !node.is_leaf() {
+            far
+        } else if rmin >= -w.t && rmax <= w.t {
+            node.power_sums(w.r, w.s, &mut acc.out.power);
+            true
+        } else {
+            false
+        };
+        if whole {
+            continue;
+        }
+        if node.is_leaf() {
+            leaf(i, acc);
+        } else {
             stack[top] = node.kids[0];
             stack[top + 1] = node.kids[1];
             top += 2;
-        } else {
-            values(stack[top] as usize, &mut |vals| {
-                for &v in vals {
-                    let z = (v - m) / sigma;
-                    if z < -t {
-                        out.left += 1;
-                    } else if z > t {
-                        out.right += 1;
-                    } else {
-                        let u = (v - r) / s;
-                        let mut pow = 1.0;
-                        for c in &mut direct {
-                            *c += pow;
-                            pow *= u;
-                        }
-                        continue;
-                    }
-                    if reciprocal {
-                        out.reciprocal += 1.0 / z.abs();
-                    }
-                }
-            });
         }
     }
-    for (p, c) in out.power.iter_mut().zip(direct) {
-        *p += c;
+}
+
+/// A fetched leaf's values, sorted, under a tree of their own over runs of
+/// [`SUB_LEAF`] values: where the leaf is cut or near the pole, a step
+/// then reads only the runs it must.
+#[derive(Debug)]
+pub(super) struct Fetched {
+    pub(super) vals: Box<[f64]>,
+    pub(super) nodes: Vec<Node>,
+}
+
+/// Values per leaf of a fetched leaf's tree.
+const SUB_LEAF: usize = 8;
+/// Largest fetched leaf that is sorted into a tree of its own.
+const SORTED_MAX: usize = 1 << 10;
+
+impl Fetched {
+    pub(super) fn new(mut vals: Vec<f64>, all: bool) -> Fetched {
+        // Sorting pays for itself over the steps only for small leaves; a
+        // large one stays one run, read whole where it is cut.
+        let size = if vals.len() <= SORTED_MAX {
+            vals.sort_unstable_by(f64::total_cmp);
+            SUB_LEAF
+        } else {
+            vals.len().max(1)
+        };
+        let kept = if all { K } else { 6 };
+        let leaves = vals
+            .chunks(size)
+            .enumerate()
+            .map(|(i, run)| {
+                let (min, max) = run
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                        (a.min(v), b.max(v))
+                    });
+                let center = min + (max - min) / 2.0;
+                let reach = (max - center).max(center - min);
+                let unit = unit_of(reach);
+                let mut p = [0.0; K];
+                for &v in run {
+                    let d = (v - center) / unit;
+                    let mut pow = 1.0;
+                    for pk in p.iter_mut().take(kept) {
+                        *pk += pow;
+                        pow *= d;
+                    }
+                }
+                Node {
+                    count: run.len(),
+                    min,
+                    max,
+                    center,
+                    unit,
+                    reach,
+                    p,
+                    kids: [u32::MAX; 2],
+                    bucket: i * size,
+                    all,
+                }
+            })
+            .collect();
+        Fetched {
+            vals: vals.into_boxed_slice(),
+            nodes: build(leaves),
+        }
     }
-    out
+
+    /// Adds the window's sums over these values.
+    pub(super) fn walk<const J: usize>(&self, w: &Window, acc: &mut Acc<J>) {
+        walk(&self.nodes, w, acc, &mut |i, acc| {
+            let node = &self.nodes[i];
+            read_values(&self.vals[node.bucket..node.bucket + node.count], w, acc);
+        });
+    }
 }
