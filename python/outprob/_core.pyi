@@ -22,6 +22,7 @@ __all__ = [
     "fit_gaussian",
     "fit_linear",
     "Transformer",
+    "FitPlan",
     "transform",
     "fit_rank",
     "fit_transform_rank",
@@ -120,6 +121,23 @@ class Transformer:
     ) -> "Transformer": ...
     def try_apply(self, x: object, threads: int) -> Optional[_Scores]:
         """The probabilities of a C-contiguous float ndarray, else None."""
+
+class FitPlan:
+    """A scaler's checked fitting parameters held by the extension (the
+    latency path of fit_transform)."""
+
+    @staticmethod
+    def gaussian(
+        center: Union[str, float], scale: Union[str, float], trim: float, ddof: int,
+        maxiter: int, tol: float, nan_policy: str, negate: bool, threads: int,
+    ) -> "FitPlan": ...
+    @staticmethod
+    def linear(nan_policy: str, negate: bool, threads: int) -> "FitPlan": ...
+    def fit_transform(
+        self, x: object
+    ) -> Optional[Tuple[Union[Tuple[float, float, str, List[Tuple[str, _MTuple]]], Tuple[float, float]], _Scores, Transformer]]:
+        """(fit, probabilities, transformer) of a C-contiguous 1-D float
+        ndarray, else None."""
 
 # -- contract §10: transformations beyond the paper -------------------------------
 def fit_rank(

@@ -136,7 +136,9 @@ def pickled(attributes: Dict[str, Any]) -> Dict[str, Any]:
     """An estimator's ``__dict__`` in the flat pickle layout."""
     from . import __version__
 
-    data = {k: v for k, v in attributes.items() if k != "_state"}
+    # The latency caches (_fast, _plan) hold extension objects and are
+    # rebuilt on first use.
+    data = {k: v for k, v in attributes.items() if k not in ("_state", "_fast", "_plan")}
     state: Optional[State] = attributes.get("_state")
     if state is not None:
         data.update(state.attributes)

@@ -293,6 +293,47 @@ class GaussianScaler(ScalerBase):
             center, scale, scale_used, m_estimates = fit_gaussian(
                 *args, check_threads(self.threads)
             )
+        return self._fit_attributes(
+            center, scale, scale_used, m_estimates, trim if chosen else None, pre_min, column
+        )
+
+    def _fit_plan(self) -> Any:
+        self._check_params()
+        if (
+            self.window is not None or self._options() or isinstance(self.trim, str)
+            or not self._plain_map()
+        ):
+            return False
+        return _core.FitPlan.gaussian(
+            estimator_spec(self.center, "center"),
+            estimator_spec(self.scale, "scale"),
+            float(self.trim),
+            int(self.ddof),
+            int(self.maxiter),
+            float(self.tol),
+            self.nan_policy,
+            not self.higher_is_outlier,
+            check_threads(self.threads),
+        )
+
+    def _planned_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
+        center, scale, scale_used, m_estimates = fit
+        if m_estimates or scale == 0.0 or scale_used != self.scale:
+            return self._fit_attributes(center, scale, scale_used, m_estimates, None, None, None)
+        # No iteration ran and the chosen scale was used: nothing to warn of.
+        return {"center_": center, "scale_": scale, "scale_used_": scale_used}, []
+
+    def _fit_attributes(
+        self,
+        center: float,
+        scale: float,
+        scale_used: str,
+        m_estimates: List[Any],
+        chosen_trim: Optional[float],
+        pre_min: Optional[float],
+        column: Optional[int],
+    ) -> Tuple[Dict[str, Any], Notes]:
+        """One column's fitted attributes and warnings from the core's fit."""
         where = column_label(column)
         notes: Notes = []
         for norm, (_, _, n_iter, converged, start) in m_estimates:
@@ -311,8 +352,8 @@ class GaussianScaler(ScalerBase):
         fit: Dict[str, Any] = {"center_": center, "scale_": scale, "scale_used_": scale_used}
         if self.pretransform == "sqrt":
             fit["pre_min_"] = pre_min
-        if chosen:
-            fit["trim_"] = trim
+        if chosen_trim is not None:
+            fit["trim_"] = chosen_trim
         if m_estimates:
             fit["n_iter_"] = max(m[1][2] for m in m_estimates)
             fit["converged_"] = all(m[1][3] for m in m_estimates)
@@ -528,6 +569,18 @@ class LinearScaler(ScalerBase):
         lo, hi = fit_linear(
             x, self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
         )
+        return {"min_": lo, "max_": hi}, []
+
+    def _fit_plan(self) -> Any:
+        self._check_params()
+        if self.window is not None:
+            return False
+        return _core.FitPlan.linear(
+            self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
+        )
+
+    def _planned_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
+        lo, hi = fit
         return {"min_": lo, "max_": hi}, []
 
     def _stream_params(self) -> Dict[str, Any]:

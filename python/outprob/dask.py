@@ -249,27 +249,28 @@ def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float
             ranks: Sequence[int], collect_max: int) -> Dict[int, float]:
     """Exact keyed values at the 0-based ranks (all in the same passes)."""
     lo0, hi0 = _core.order_key(lo_value), _core.order_key(hi_value)
-    state = {r: [lo0, hi0, 0, None] for r in sorted(set(ranks))}  # lo, hi, below, count
+    # lo, hi, below, count (−1: not counted yet)
+    state: Dict[int, List[int]] = {r: [lo0, hi0, 0, -1] for r in sorted(set(ranks))}
     done: Dict[int, Tuple[int, int, int]] = {}
     for _ in range(64 // BUCKET_BITS + 2):
         active = {r: s for r, s in state.items() if r not in done}
         if not active:
             break
         brackets = sorted({(s[0], s[1]) for s in active.values()})
-        specs = []
+        specs: List[Tuple[int, int, int, int]] = []
         for lo, hi in brackets:
             span = hi - lo + 1
             shift = max(0, (span - 1).bit_length() - BUCKET_BITS)
             specs.append((lo, hi, shift, ((span - 1) >> shift) + 1))
 
-        def kernel(x: np.ndarray, specs: List[Tuple[int, int, int, int]] = specs) -> Any:
+        def histogram_kernel(x: np.ndarray, specs: List[Tuple[int, int, int, int]] = specs) -> Any:
             return [_core.part_histogram(x, center, negate, lo, shift, nb) for lo, _, shift, nb in specs]
 
-        out = run.map(kernel)
+        out = run.map(histogram_kernel)
         for i, (lo, hi, shift, nb) in enumerate(specs):
             below = sum(int(p[i][0]) for p in out)
-            counts = np.sum([p[i][1] for p in out], axis=0, dtype=np.uint64).astype(np.int64)
-            cum = below + np.cumsum(counts)
+            counts = np.asarray(np.sum([p[i][1] for p in out], axis=0, dtype=np.uint64), dtype=np.int64)
+            cum: np.ndarray = below + np.cumsum(counts)
             for r, s in active.items():
                 if (s[0], s[1]) != (lo, hi):
                     continue
@@ -285,10 +286,10 @@ def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float
         if lo == hi:
             values[r] = float(_core.from_order_key(lo))
     if to_collect:
-        def kernel(x: np.ndarray) -> Any:
+        def collect_kernel(x: np.ndarray) -> Any:
             return [_core.part_collect(x, center, negate, lo, hi) for lo, hi in to_collect]
 
-        out = run.map(kernel)
+        out = run.map(collect_kernel)
         for i, (lo, hi) in enumerate(to_collect):
             vals = np.concatenate([p[i] for p in out]).tolist()
             rs = sorted(r for r, d in done.items() if (d[0], d[1]) == (lo, hi))
@@ -604,7 +605,7 @@ def transform(scaler: Any, collection: Any) -> Any:
             # transform aligns blocks that arrive over the wire unaligned.
             return scaler.transform(block)
 
-        return arr.map_blocks(apply_block, dtype=dtype)
+        return da.map_blocks(apply_block, arr, dtype=dtype)
     if _is_dataframe(collection):
         def apply(df: Any) -> Any:
             named = scaler._get_state().names is not None

@@ -279,7 +279,9 @@ class ReliabilityCurve(NamedTuple):
 
     mean_probability: np.ndarray
     outlier_fraction: np.ndarray
-    count: np.ndarray
+    # A field named like tuple.count (the public name since 0.1.0): typing
+    # rules for NamedTuple flag the shadowing, the runtime does not mind.
+    count: np.ndarray  # type: ignore[assignment]
     edges: np.ndarray
 
     def to_frame(self) -> Any:

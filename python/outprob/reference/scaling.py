@@ -78,13 +78,12 @@ def fit_gaussian(
     fallback chain chosen → niqr → std; σ = 0 if all are zero."""
     s = np.asarray(scores, dtype=np.float64).reshape(-1)
     s = s[~np.isnan(s)]
-    opts = dict(trim=trim, maxiter=maxiter, tol=tol)
-    mu = fit_center(s, center, **opts)
+    mu = fit_center(s, center, trim=trim, maxiter=maxiter, tol=tol)
     if not isinstance(scale, str):
         return mu, float(scale), "value"
     chain = {"std": ["std"], "niqr": ["niqr", "std"]}.get(scale, [scale, "niqr", "std"])
     for name in chain:
-        sigma = fit_scale(s, name, mu, ddof=ddof, **opts)
+        sigma = fit_scale(s, name, mu, ddof=ddof, trim=trim, maxiter=maxiter, tol=tol)
         if not np.isfinite(sigma):
             raise ValueError(f"the fitted {name} scale exceeds the double range")
         if sigma > 0:

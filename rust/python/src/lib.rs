@@ -9,6 +9,7 @@
 #![allow(clippy::needless_pass_by_value)]
 
 mod estimators;
+mod fit_plan;
 mod gamma;
 mod gaussian_options;
 mod metrics;
@@ -179,6 +180,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     streaming::register(m)?;
     partition::register(m)?;
     transformer::register(m)?;
+    fit_plan::register(m)?;
     transformations::register(m)?;
     Ok(())
 }

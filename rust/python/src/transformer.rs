@@ -24,6 +24,24 @@ pub(crate) struct Transformer {
 }
 
 impl Transformer {
+    /// A 1-D fit's Gaussian scaling.
+    pub(crate) fn gaussian(g: Gaussian, negate: bool) -> Self {
+        Self {
+            columns: Columns::Gaussian(vec![g]),
+            negate,
+            n_features: None,
+        }
+    }
+
+    /// A 1-D fit's linear scaling.
+    pub(crate) fn linear(l: Linear, negate: bool) -> Self {
+        Self {
+            columns: Columns::Linear(vec![l]),
+            negate,
+            n_features: None,
+        }
+    }
+
     /// The probabilities of `x` if it is a C-contiguous, aligned,
     /// native-order array of `T` of a shape this fit maps; else `None`.
     fn apply<T: Float + Element>(

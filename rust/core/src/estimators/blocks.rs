@@ -1,90 +1,50 @@
 //! Sums over scores without re-reading them, for M-estimation.
 //!
-//! The oriented, NaN-free scores are copied once into value buckets — a
-//! counting pass and a scatter pass on the leading bits of their
-//! order-preserving integer keys, no sort — and each bucket keeps its
-//! count, extremes and moments about its own center in units of its radius,
-//! `P_k = Σ ((y − c)/ρ)^k`. A sum over the scores inside (or outside) a
-//! window `|(y − m)/σ| <= t` is then a sum over buckets: power sums of
-//! standardised residuals by the binomial theorem, reciprocal sums by a
-//! far-field (multipole) series, and the values of the few buckets the
-//! window's edges cut through, read directly with the same predicate.
+//! One read of the oriented, NaN-free scores puts each into a value bucket
+//! — the leading bits of its order-preserving integer key, no sort, no copy
+//! — and accumulates the bucket's count, extremes and moments about the
+//! bucket's nominal center in units of a power of two at least its radius,
+//! `P_k = Σ ((y − c)/u)^k`. The buckets are the leaves of a binary tree
+//! whose nodes hold the moments of their leaves shifted to their own
+//! center (binomial theorem). A sum over the scores inside (or outside) a
+//! window `|(y − m)/σ| <= t` then descends the tree: nodes wholly inside
+//! give power sums of standardised residuals by the binomial theorem, nodes
+//! wholly outside their counts and — for Huber's weights — reciprocal sums
+//! by a far-field (multipole) series once they are small against their
+//! distance to the pole, and only the leaves the window's edges cut through
+//! are read value by value, with the same predicate as a direct pass.
 //!
-//! One step of Huber's proposal 2 then costs O(buckets) instead of a pass
-//! over the data, and the copy is the only scratch memory a fit holds.
-//! Residuals are standardised before any power is formed and moments are
-//! scaled by the bucket's radius, so nothing overflows or underflows.
+//! Those leaves' values are fetched when a step first needs them, by one
+//! filtering read of the scores for a band of neighbouring leaves (the
+//! window edges move little between steps), so a fit holds no copy of the
+//! scores: one step costs O(depth + cut leaves) instead of a pass over the
+//! data. Residuals are standardised before any power is formed and moments
+//! are scaled by powers of two, so nothing overflows or underflows.
+
+mod tree;
 
 use crate::numeric::float::Float;
-use crate::numeric::par::{map_chunks, CHUNK};
+use crate::numeric::par::PARALLEL_MIN;
+use crate::numeric::reduce::pow2;
 use crate::sample::Sample;
+use core::cell::RefCell;
+use rayon::prelude::*;
+pub use tree::WindowSums;
+use tree::{Acc, Fetched, Node, Window, K};
 
-/// A pointer that chunks running on different threads write through, each
-/// to its own disjoint positions.
-#[derive(Clone, Copy)]
-struct Shared<T>(*mut T);
-// SAFETY: writers only touch disjoint elements (see the scatter).
-unsafe impl<T: Send> Send for Shared<T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Sync for Shared<T> {}
-
-impl<T> Shared<T> {
-    /// Writes `v` at `i`.
-    ///
-    /// # Safety
-    /// `i` is in bounds and no other thread touches element `i`.
-    unsafe fn write(self, i: usize, v: T) {
-        // SAFETY: guaranteed by the caller.
-        unsafe { self.0.add(i).write(v) };
-    }
-}
-
-/// Moments kept per bucket: enough for the far-field series below.
-const K: usize = 12;
-/// A bucket is summed by its far-field series only when its radius is at
-/// most this fraction of its center's distance to the pole; the series'
-/// truncation error is then below `RHO^K ≈ 1.7e-17` relative. Buckets
-/// span a 1/256 of a binade or less, so in practice only buckets next to
-/// the window are read directly.
-const RHO: f64 = 0.04;
-/// Lanes of the vectorised moment accumulation.
-const LANES: usize = 8;
-/// At most this many buckets (2^12: the scatter stays cache-friendly).
+/// At most this many buckets (2^12: the per-bucket accumulators of the
+/// one read stay in the second-level cache).
 const MAX_BUCKETS: usize = 1 << 12;
-/// Scores per bucket aimed at for small inputs.
-const MIN_PER_BUCKET: usize = 64;
-
-/// One bucket of scores.
-#[derive(Debug, Clone)]
-struct Bucket {
-    start: usize,
-    end: usize,
-    min: f64,
-    max: f64,
-    center: f64,
-    radius: f64,
-    p: [f64; K],
-}
-
-/// Bucketed copy of the oriented, NaN-free scores with per-bucket moments.
-#[derive(Debug, Clone)]
-pub struct Blocks<T> {
-    y: Vec<T>,
-    buckets: Vec<Bucket>,
-}
-
-/// Binomial coefficients C(j, l) for j < 6.
-const BINOMIAL: [[f64; 6]; 6] = [
-    [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    [1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
-    [1.0, 2.0, 1.0, 0.0, 0.0, 0.0],
-    [1.0, 3.0, 3.0, 1.0, 0.0, 0.0],
-    [1.0, 4.0, 6.0, 4.0, 1.0, 0.0],
-    [1.0, 5.0, 10.0, 10.0, 5.0, 1.0],
-];
+/// Scores per chunk of the parallel read: large, so that the per-chunk
+/// accumulators (a few hundred kB) cost little against the chunk's scores.
+const READ_CHUNK: usize = 1 << 20;
+/// Half-width, in σ, of the band about each window edge fetched at once.
+const FETCH_BAND: f64 = 0.2;
+/// Doubles per bucket accumulator: `P_0..P_{K−1}`, min, max, center, 1/u.
+const STRIDE: usize = 16;
 
 /// Order-preserving unsigned key of a (non-NaN) double.
-#[inline]
+#[inline(always)]
 fn key(v: f64) -> u64 {
     let b = v.to_bits();
     if b >> 63 == 1 {
@@ -94,263 +54,347 @@ fn key(v: f64) -> u64 {
     }
 }
 
-crate::numeric::simd::multiversion! {
-    /// `P_k = Σ ((y − c)/ρ)^k` for k < K, eight scores at a time so that
-    /// the chains of multiplications run side by side.
-    fn power_sums<T: Float>(vals: &[T], c: f64, unit: f64) -> [f64; K] {
-        let mut acc = [[0.0f64; LANES]; K];
-        let mut groups = vals.chunks_exact(LANES);
-        for g in &mut groups {
-            let mut pow = [1.0f64; LANES];
-            let mut d = [0.0f64; LANES];
-            for i in 0..LANES {
-                d[i] = (g[i].to_f64() - c) / unit;
-            }
-            for a in &mut acc {
-                for i in 0..LANES {
-                    a[i] += pow[i];
-                    pow[i] *= d[i];
-                }
-            }
-        }
-        let mut p = [0.0; K];
-        for (pk, a) in p.iter_mut().zip(&acc) {
-            *pk = a.iter().sum();
-        }
-        for &v in groups.remainder() {
-            let d = (v.to_f64() - c) / unit;
-            let mut pow = 1.0;
-            for pk in &mut p {
-                *pk += pow;
-                pow *= d;
-            }
-        }
-        p
+/// Inverse of [`key`].
+fn from_key(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
+/// Smallest power of two `>= r` (1 for `r == 0`).
+fn unit_of(r: f64) -> f64 {
+    if r <= 0.0 {
+        return 1.0;
+    }
+    let mut u = pow2(crate::numeric::reduce::binary_exponent(r));
+    while u < r {
+        u *= 2.0;
+    }
+    u
+}
+
+/// How a raw score becomes an oriented, scaled one and which bucket it is
+/// in.
+#[derive(Debug, Clone, Copy)]
+struct Geometry {
+    /// ±1 (orientation) times the first factor of 2^k.
+    f1: f64,
+    /// The second factor of 2^k (two normal powers of two: exact).
+    f2: f64,
+    kmin: u64,
+    shift: u32,
+    buckets: usize,
+    has_nan: bool,
+}
+
+impl Geometry {
+    #[inline(always)]
+    fn value<T: Float>(&self, v: T) -> f64 {
+        v.to_f64() * self.f1 * self.f2
+    }
+
+    #[inline(always)]
+    fn bucket(&self, y: f64) -> usize {
+        (key(y) - self.kmin).checked_shr(self.shift).unwrap_or(0) as usize
+    }
+
+    /// Nominal value range of bucket `b`, within the data's `[lo, hi]`.
+    fn range(&self, b: usize, lo: f64, hi: f64) -> (f64, f64) {
+        let first = (b as u64).checked_shl(self.shift).unwrap_or(0);
+        let last = ((b as u64 + 1).checked_shl(self.shift))
+            .map_or(u64::MAX, |e| e.wrapping_sub(1))
+            .min(key(hi) - self.kmin);
+        (
+            from_key(self.kmin + first).max(lo),
+            from_key(self.kmin + last).min(hi),
+        )
     }
 }
 
-/// What [`Blocks::visit`] reports.
-enum Visit<'a> {
-    /// A whole bucket on one side of the window (or inside it).
-    Bucket(&'a Bucket, Side),
-    /// One score of a bucket the window's edges cut, with its side.
-    Value(f64, Side),
+/// Counts, extremes and the first `M` moments of a chunk's scores per
+/// bucket into `acc` (laid out by [`STRIDE`], centers and 1/u preset).
+#[inline(always)]
+fn accumulate_into<T: Float, const M: usize>(chunk: &[T], g: &Geometry, acc: &mut [f64]) {
+    for &v in chunk {
+        if g.has_nan && v.is_nan() {
+            continue;
+        }
+        let y = g.value(v);
+        let Some(a) = acc
+            .get_mut(g.bucket(y) * STRIDE..)
+            .and_then(|a| a.get_mut(..STRIDE))
+        else {
+            continue;
+        };
+        let d = (y - a[14]) * a[15];
+        let d2 = d * d;
+        let d4 = d2 * d2;
+        let pw = [1.0, d, d2, d2 * d];
+        for i in 0..4 {
+            a[i] += pw[i];
+            if M > 4 + i {
+                a[4 + i] += pw[i] * d4;
+            }
+            if M > 8 + i {
+                a[8 + i] += pw[i] * (d4 * d4);
+            }
+        }
+        if y < a[12] {
+            a[12] = y;
+        }
+        if y > a[13] {
+            a[13] = y;
+        }
+    }
 }
 
-/// Where a window `[lo, hi]` of standardised residuals puts a bucket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Left,
-    Inside,
-    Right,
-    Across,
+crate::numeric::simd::multiversion! {
+    /// [`accumulate_into`] of all `K` moments (the far-field series).
+    fn accumulate_all<T: Float>(chunk: &[T], g: &Geometry, acc: &mut [f64]) -> () {
+        accumulate_into::<T, K>(chunk, g, acc);
+    }
 }
 
-impl<T: Float> Blocks<T> {
-    /// Copies the scores of a sample into value buckets and takes their
-    /// moments.
-    pub fn new(s: &Sample<'_, T>) -> Self {
-        Self::scaled(s, 0)
+crate::numeric::simd::multiversion! {
+    /// [`accumulate_into`] of the six moments of Tukey's weights.
+    fn accumulate_six<T: Float>(chunk: &[T], g: &Geometry, acc: &mut [f64]) -> () {
+        accumulate_into::<T, 6>(chunk, g, acc);
+    }
+}
+
+/// Bucketed moments of the oriented, NaN-free scores (see the module
+/// docs), reading the scores again only for the values of the leaves that
+/// window edges cut.
+#[derive(Debug)]
+pub struct Blocks<'a, T> {
+    x: &'a [T],
+    geometry: Geometry,
+    len: usize,
+    /// Tree nodes, leaves first (in value order), the root last.
+    nodes: Vec<Node>,
+    /// Values of the leaves fetched so far, in the scores' order.
+    values: RefCell<Vec<Option<Fetched>>>,
+    /// Whether all `K` moments are kept (the reciprocal sums).
+    all: bool,
+    /// Number of leaves (the first nodes).
+    n_leaves: usize,
+    /// See [`Blocks::expect_windows`].
+    widths: core::cell::Cell<[f64; 2]>,
+    /// Reads of the scores made to fetch leaves' values.
+    fetches: core::cell::Cell<usize>,
+}
+
+impl<'a, T: Float> Blocks<'a, T> {
+    /// Reads the scores of a sample once into bucket moments.
+    pub fn new(s: &Sample<'a, T>) -> Self {
+        Self::scaled(s, 0, true)
     }
 
     /// [`Blocks::new`] of the scores times 2^k, under which every score
-    /// stays finite in `T` (M-estimation's scaled domain).
-    pub fn scaled(s: &Sample<'_, T>, k: i32) -> Self {
+    /// stays finite (M-estimation's scaled domain). Without `reciprocal`,
+    /// only the six moments of power sums up to the fifth are kept (half
+    /// the work of the read): reciprocal sums are then read value by value.
+    pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool) -> Self {
         let n = s.len();
-        let scale = |v: f64| crate::estimators::mest::ldexp(v, k);
+        let half = k / 2;
+        let sign = if s.negate { -1.0 } else { 1.0 };
+        let (f1, f2) = (sign * pow2(half), pow2(k - half));
+        let scale = |v: f64| v * f1 * f2;
         let (lo, hi) = if s.negate {
-            (scale(-s.summary.max), scale(-s.summary.min))
+            (scale(s.summary.max), scale(s.summary.min))
         } else {
             (scale(s.summary.min), scale(s.summary.max))
         };
         let (kmin, kmax) = (key(lo), key(hi));
-        let want = (n / MIN_PER_BUCKET).clamp(1, MAX_BUCKETS);
-        // Bucket = the leading bits of (key − kmin): the shift that gives
-        // at most `want` buckets.
+        // Each leaf costs a join of moments (O(K²)) to build, each score of
+        // a leaf the window cuts a read per step: √(8N) buckets balance
+        // the two over the iteration's ~200 steps.
+        let want = ((8.0 * n as f64).sqrt() as usize).clamp(1, MAX_BUCKETS);
         let range = kmax - kmin;
         let shifted = |k: u64, shift: u32| k.checked_shr(shift).unwrap_or(0);
         let shift = (0..=64u32)
             .find(|&s| shifted(range, s) < want as u64)
             .unwrap_or(64);
-        let nb = shifted(range, shift) as usize + 1;
-        let bucket = |v: f64| shifted(key(v) - kmin, shift) as usize;
-        let oriented = |v: T| scale(s.orient(v.to_f64()));
-
-        // NaN map to bucket `nb`, which is dropped.
-        let has_nan = s.summary.nan.count > 0;
-        let target = |v: T| {
-            if has_nan && v.is_nan() {
-                nb
-            } else {
-                bucket(oriented(v))
-            }
+        let g = Geometry {
+            f1,
+            f2,
+            kmin,
+            shift,
+            buckets: shifted(range, shift) as usize + 1,
+            has_nan: s.summary.nan.count > 0,
         };
-        // Counting sort by bucket, chunk by chunk: each chunk's histogram,
-        // then each chunk scatters to its own (disjoint) positions, so the
-        // layout is the same whatever the number of threads.
-        let histograms = map_chunks(s.x, |_, chunk| {
-            let mut h = vec![0u32; nb + 1];
-            for &v in chunk {
-                h[target(v)] += 1;
-            }
-            h
-        });
-        let mut bounds = vec![0usize; nb + 2];
-        for h in &histograms {
-            for (b, &c) in h.iter().enumerate() {
-                bounds[b + 1] += c as usize;
-            }
+        let mut init = vec![0.0; g.buckets * STRIDE];
+        for (b, a) in init.chunks_exact_mut(STRIDE).enumerate() {
+            let (blo, bhi) = g.range(b, lo, hi);
+            let center = blo + (bhi - blo) / 2.0;
+            a[12] = f64::INFINITY;
+            a[13] = f64::NEG_INFINITY;
+            a[14] = center;
+            a[15] = 1.0 / unit_of((bhi - center).max(center - blo));
         }
-        for i in 1..bounds.len() {
-            bounds[i] += bounds[i - 1];
-        }
-        // Where each chunk starts writing in each bucket.
-        let mut next = bounds[..=nb].to_vec();
-        let starts: Vec<Vec<usize>> = histograms
-            .iter()
-            .map(|h| {
-                let start = next.clone();
-                for (n, &c) in next.iter_mut().zip(h) {
-                    *n += c as usize;
+        // Chunks of a fixed size, combined in chunk order: the sums are the
+        // same whatever the number of threads.
+        let accumulate = if reciprocal {
+            accumulate_all::<T>
+        } else {
+            accumulate_six::<T>
+        };
+        let acc = if s.x.len() < PARALLEL_MIN {
+            let mut acc = init;
+            accumulate(s.x, &g, &mut acc);
+            acc
+        } else {
+            let parts: Vec<Vec<f64>> =
+                s.x.par_chunks(READ_CHUNK)
+                    .map(|c| {
+                        let mut acc = init.clone();
+                        accumulate(c, &g, &mut acc);
+                        acc
+                    })
+                    .collect();
+            let mut acc = init;
+            for p in &parts {
+                for (a, q) in acc.chunks_exact_mut(STRIDE).zip(p.chunks_exact(STRIDE)) {
+                    for i in 0..K {
+                        a[i] += q[i];
+                    }
+                    a[12] = a[12].min(q[12]);
+                    a[13] = a[13].max(q[13]);
                 }
-                start
-            })
-            .collect();
-        let mut y = crate::numeric::scratch::zeroed::<T>(s.x.len());
-        let out = Shared(y.as_mut_ptr());
-        let scatter = |i: usize, chunk: &[T]| {
-            let mut pos = starts[i].clone();
-            for &v in chunk {
-                let b = target(v);
-                // SAFETY: `pos[b]` runs over this chunk's own range of bucket
-                // b, disjoint from every other chunk's and inside `y`.
-                unsafe { out.write(pos[b], T::from_f64(oriented(v))) };
-                pos[b] += 1;
             }
+            acc
         };
-        map_chunks(s.x, |offset, chunk| scatter(offset / CHUNK, chunk));
-        y.truncate(n);
-        let ranges: Vec<(usize, usize)> = bounds[..=nb]
-            .windows(2)
-            .filter(|w| w[1] > w[0])
-            .map(|w| (w[0], w[1]))
-            .collect();
-        let buckets = map_chunks(&ranges, |_, rs| {
-            rs.iter()
-                .map(|&(a, b)| Self::moments(&y, a, b))
-                .collect::<Vec<_>>()
-        })
-        .into_iter()
-        .flatten()
-        .collect();
-        Blocks { y, buckets }
-    }
-
-    fn moments(y: &[T], start: usize, end: usize) -> Bucket {
-        let vals = &y[start..end];
-        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-        for &v in vals {
-            let v = v.to_f64();
-            min = min.min(v);
-            max = max.max(v);
+        let mut leaves = Vec::new();
+        for (b, a) in acc.chunks_exact(STRIDE).enumerate() {
+            if a[0] > 0.0 {
+                leaves.push(Node::leaf(a, b, reciprocal));
+            }
         }
-        let center = min + (max - min) / 2.0;
-        let radius = (max - center).max(center - min);
-        let unit = if radius > 0.0 { radius } else { 1.0 };
-        Bucket {
-            start,
-            end,
-            min,
-            max,
-            center,
-            radius: unit,
-            p: power_sums(vals, center, unit),
+        let n_leaves = leaves.len();
+        Blocks {
+            x: s.x,
+            geometry: g,
+            len: n,
+            nodes: tree::build(leaves),
+            values: RefCell::new((0..n_leaves).map(|_| None).collect()),
+            fetches: core::cell::Cell::new(0),
+            n_leaves,
+            all: reciprocal,
+            widths: core::cell::Cell::new([0.0; 2]),
         }
     }
 
     /// Number of scores.
     pub fn len(&self) -> usize {
-        self.y.len()
+        self.len
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.y.is_empty()
+        self.len == 0
     }
 
-    /// Where bucket `b` lies relative to `-t <= (y − m)/σ <= t` (the
-    /// predicate is monotone in y, so its extremes decide).
-    fn side(b: &Bucket, m: f64, sigma: f64, t: f64) -> Side {
-        let (rmin, rmax) = ((b.min - m) / sigma, (b.max - m) / sigma);
-        if rmax < -t {
-            Side::Left
-        } else if rmin > t {
-            Side::Right
-        } else if rmin >= -t && rmax <= t {
-            Side::Inside
-        } else {
-            Side::Across
-        }
+    /// Reads of the scores made so far to fetch the values of cut leaves
+    /// (for profiling).
+    pub fn fetches(&self) -> usize {
+        self.fetches.get()
     }
 
-    /// Visits the window `|(y − m)/σ| <= t`: whole buckets inside or
-    /// outside it, and every score of the buckets its edges cut through.
-    fn visit(&self, m: f64, sigma: f64, t: f64, mut f: impl FnMut(Visit<'_>)) {
-        for b in &self.buckets {
-            match Self::side(b, m, sigma, t) {
-                Side::Across => {
-                    for &v in &self.y[b.start..b.end] {
-                        let v = v.to_f64();
-                        let r = (v - m) / sigma;
-                        let side = if r < -t {
-                            Side::Left
-                        } else if r > t {
-                            Side::Right
-                        } else {
-                            Side::Inside
-                        };
-                        f(Visit::Value(v, side));
-                    }
+    /// (leaves, leaves whose values are held, values held) (for profiling).
+    pub fn held(&self) -> (usize, usize, usize) {
+        let v = self.values.borrow();
+        let held = v.iter().flatten();
+        (
+            v.len(),
+            held.clone().count(),
+            held.map(|l| l.vals.len()).sum(),
+        )
+    }
+
+    /// The window widths (in σ) the caller's steps use, besides the one of
+    /// the step at hand: a fetch takes the leaves near all their edges at
+    /// once.
+    pub fn expect_windows(&self, widths: [f64; 2]) {
+        self.widths.set(widths);
+    }
+
+    /// Runs `f` on the values of leaf `leaf`, fetching them (with those of
+    /// the leaves near the edges of windows `(m, σ)` that are still
+    /// missing) if needed.
+    fn with_values<R>(
+        &self,
+        leaf: usize,
+        (m, sigma, t): (f64, f64, f64),
+        f: impl FnOnce(&Fetched) -> R,
+    ) -> R {
+        if self.values.borrow()[leaf].is_none() {
+            let mut wanted = vec![leaf];
+            // The edges move little from step to step: a band of
+            // FETCH_BAND·σ about each (a fifth of the data for Huber's
+            // t = 1.345, c = 1.5) is usually all a fit ever reads.
+            let [a, b] = self.widths.get();
+            for w in [t, a, b] {
+                for e in [m - w * sigma, m + w * sigma] {
+                    self.leaves_within(e - FETCH_BAND * sigma, e + FETCH_BAND * sigma, &mut wanted);
                 }
-                side => f(Visit::Bucket(b, side)),
             }
+            self.fetch(wanted);
         }
+        let values = self.values.borrow();
+        f(values[leaf].as_ref().expect("fetched"))
     }
 
-    /// `S_j = Σ ((y − m)/s)^j`, j < J, over a whole bucket.
-    fn bucket_power_sums<const J: usize>(b: &Bucket, m: f64, s: f64, out: &mut [f64; J]) {
-        // Σ ((y − m)/s)^j = Σ_l C(j, l) α^l P_l h^(j−l), α = ρ/s, h = (c − m)/s.
-        let (alpha, h) = (b.radius / s, (b.center - m) / s);
-        let (mut ap, mut hp) = ([1.0; 6], [1.0; 6]);
-        for i in 1..J {
-            ap[i] = ap[i - 1] * alpha;
-            hp[i] = hp[i - 1] * h;
-        }
-        for (j, sj) in out.iter_mut().enumerate() {
-            let mut term = 0.0;
-            for l in 0..=j {
-                term += BINOMIAL[j][l] * ap[l] * b.p[l] * hp[j - l];
-            }
-            *sj += term;
-        }
+    /// Appends the leaves overlapping `[lo, hi]`.
+    fn leaves_within(&self, lo: f64, hi: f64, out: &mut Vec<usize>) {
+        let leaves = &self.nodes[..self.n_leaves];
+        let first = leaves.partition_point(|l| l.max() < lo);
+        out.extend((first..self.n_leaves).take_while(|&l| leaves[l].min() <= hi));
     }
 
-    /// `Σ σ/|y − m|` over a whole bucket off the pole.
-    fn bucket_reciprocal_sum(&self, b: &Bucket, m: f64, sigma: f64) -> f64 {
-        let h = b.center - m;
-        if b.radius <= RHO * h.abs() {
-            // σ/(y − m) = (σ/(c − m)) Σ_k P_k (−ρ/(c − m))^k.
-            let z = -b.radius / h;
-            let mut acc = 0.0;
-            for &pk in b.p.iter().rev() {
-                acc = acc * z + pk;
+    /// One filtering read of the scores for the leaves `wanted` that are
+    /// still missing.
+    fn fetch(&self, mut wanted: Vec<usize>) {
+        self.fetches.set(self.fetches.get() + 1);
+        let mut values = self.values.borrow_mut();
+        wanted.sort_unstable();
+        wanted.dedup();
+        wanted.retain(|&l| values[l].is_none());
+        let g = self.geometry;
+        // Slot of each wanted bucket in the gathered lists.
+        let mut slot = vec![u32::MAX; g.buckets];
+        let mut counts = vec![0usize; wanted.len()];
+        for (i, &l) in wanted.iter().enumerate() {
+            let node = &self.nodes[l];
+            slot[node.bucket] = i as u32;
+            counts[i] = node.count;
+        }
+        let total: usize = counts.iter().sum();
+        let gather = |chunk: &[T]| {
+            // Branch-free compaction into a buffer one longer than the most
+            // it can hold: the slot past the end takes the rejected writes.
+            let mut out = vec![(0u32, 0.0f64); chunk.len().min(total) + 1];
+            let mut len = 0;
+            for &v in chunk {
+                if g.has_nan && v.is_nan() {
+                    continue;
+                }
+                let y = g.value(v);
+                let s = slot[g.bucket(y)];
+                out[len] = (s, y);
+                len += usize::from(s != u32::MAX);
             }
-            (acc * (sigma / h)).abs()
+            out.truncate(len);
+            out
+        };
+        let parts: Vec<Vec<(u32, f64)>> = if self.x.len() < PARALLEL_MIN {
+            vec![gather(self.x)]
         } else {
-            self.y[b.start..b.end]
-                .iter()
-                .map(|&v| 1.0 / ((v.to_f64() - m) / sigma).abs())
-                .sum()
+            self.x.par_chunks(READ_CHUNK).map(gather).collect()
+        };
+        let mut lists: Vec<Vec<f64>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
+        for (s, y) in parts.into_iter().flatten() {
+            lists[s as usize].push(y);
+        }
+        for (&l, list) in wanted.iter().zip(lists) {
+            values[l] = Some(Fetched::new(list, self.all));
         }
     }
 
@@ -365,157 +409,21 @@ impl<T: Float> Blocks<T> {
         (r, s): (f64, f64),
         reciprocal: bool,
     ) -> WindowSums<J> {
-        let mut out = WindowSums {
-            power: [0.0; J],
-            left: 0,
-            right: 0,
-            reciprocal: 0.0,
+        let w = Window {
+            m,
+            sigma,
+            t,
+            r,
+            s,
+            reciprocal,
         };
-        let mut direct = [0.0; J];
-        self.visit(m, sigma, t, |visit| match visit {
-            Visit::Bucket(b, Side::Inside) => Self::bucket_power_sums(b, r, s, &mut out.power),
-            Visit::Value(v, Side::Inside) => {
-                let u = (v - r) / s;
-                let mut pow = 1.0;
-                for c in &mut direct {
-                    *c += pow;
-                    pow *= u;
-                }
-            }
-            Visit::Bucket(b, side) => {
-                *out.side_count(side) += b.end - b.start;
-                if reciprocal {
-                    out.reciprocal += self.bucket_reciprocal_sum(b, m, sigma);
-                }
-            }
-            Visit::Value(v, side) => {
-                *out.side_count(side) += 1;
-                if reciprocal {
-                    out.reciprocal += 1.0 / ((v - m) / sigma).abs();
-                }
-            }
+        let mut acc = Acc::new();
+        tree::walk(&self.nodes, &w, &mut acc, &mut |leaf, acc| {
+            self.with_values(leaf, (m, sigma, t), |f| f.walk(&w, acc));
         });
-        for (p, c) in out.power.iter_mut().zip(direct) {
-            *p += c;
-        }
-        out
-    }
-}
-
-/// What one visit of a window sums up.
-#[derive(Debug, Clone, Copy)]
-pub struct WindowSums<const J: usize> {
-    /// `Σ u^j` inside the window.
-    pub power: [f64; J],
-    /// Scores left of the window.
-    pub left: usize,
-    /// Scores right of it.
-    pub right: usize,
-    /// `Σ σ/|y − m|` outside it (when asked for).
-    pub reciprocal: f64,
-}
-
-impl<const J: usize> WindowSums<J> {
-    fn side_count(&mut self, side: Side) -> &mut usize {
-        if side == Side::Left {
-            &mut self.left
-        } else {
-            &mut self.right
-        }
+        acc.finish()
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sample::NanPolicy;
-    use proptest::prelude::*;
-
-    fn blocks(y: &[f64], negate: bool) -> Blocks<f64> {
-        Blocks::new(&Sample::new(y, NanPolicy::Omit, negate).unwrap())
-    }
-
-    /// Large enough for the parallel counting sort: the layout and every sum
-    /// are the same with one thread and with several.
-    #[test]
-    fn parallel_build_is_deterministic_and_exact() {
-        let mut state = 7u64;
-        let y: Vec<f64> = (0..400_003)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let u = (state >> 11) as f64 / (1u64 << 53) as f64;
-                if i % 97 == 0 {
-                    f64::NAN
-                } else {
-                    (4.0 * u).exp()
-                }
-            })
-            .collect();
-        let sample = Sample::new(&y, NanPolicy::Omit, true).unwrap();
-        let pool = |n| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap()
-        };
-        let one = pool(1).install(|| Blocks::new(&sample));
-        let two = pool(2).install(|| Blocks::new(&sample));
-        assert_eq!(one.y, two.y);
-        let (m, sigma, t) = (-3.0, 2.0, 1.345);
-        let w1 = one.window_sums::<3>(m, sigma, t, (m, sigma), true);
-        let w2 = two.window_sums::<3>(m, sigma, t, (m, sigma), true);
-        assert_eq!(
-            (w1.power, w1.left, w1.right, w1.reciprocal),
-            (w2.power, w2.left, w2.right, w2.reciprocal)
-        );
-        let vals: Vec<f64> = y.iter().filter(|v| !v.is_nan()).map(|v| -v).collect();
-        let inside: Vec<f64> = vals
-            .iter()
-            .copied()
-            .filter(|&v| ((v - m) / sigma).abs() <= t)
-            .collect();
-        let want: f64 = inside.iter().map(|v| ((v - m) / sigma).powi(2)).sum();
-        assert!((w1.power[2] - want).abs() <= 1e-10 * want);
-        assert_eq!(w1.power[0] as usize, inside.len());
-    }
-
-    proptest! {
-        #[test]
-        fn power_sums_equal_direct_sums(
-            y in proptest::collection::vec(prop_oneof![-50.0f64..50.0, Just(3.0), Just(f64::NAN)], 2..5000),
-            m in -20.0f64..20.0,
-            t in 0.1f64..4.0,
-            negate in any::<bool>(),
-        ) {
-            prop_assume!(y.iter().any(|v| !v.is_nan()));
-            let b = blocks(&y, negate);
-            let (sigma, s) = (3.0, 7.5);
-            let w = b.window_sums::<6>(m, sigma, t, (m, s), false);
-            let (got, left, right) = (w.power, w.left, w.right);
-            let vals: Vec<f64> = y.iter().filter(|v| !v.is_nan()).map(|&v| if negate { -v } else { v }).collect();
-            let inside: Vec<f64> = vals.iter().copied().filter(|&v| ((v - m) / sigma).abs() <= t).collect();
-            prop_assert_eq!(left, vals.iter().filter(|&&v| (v - m) / sigma < -t).count());
-            prop_assert_eq!(right, vals.iter().filter(|&&v| (v - m) / sigma > t).count());
-            for j in 0..6 {
-                let want: f64 = inside.iter().map(|v| ((v - m) / s).powi(j as i32)).sum();
-                let scale: f64 = inside.iter().map(|v| ((v - m) / s).abs().powi(j as i32)).sum();
-                prop_assert!((got[j] - want).abs() <= 1e-12 * scale.max(1.0), "{j}: {} vs {want}", got[j]);
-            }
-        }
-
-        #[test]
-        fn reciprocal_sums_equal_direct_sums(
-            y in proptest::collection::vec(prop_oneof![-5.0f64..5.0, 20.0f64..500.0, -400.0f64..-30.0], 2..5000),
-            m in -2.0f64..2.0,
-            t in 0.1f64..3.0,
-        ) {
-            let b = blocks(&y, false);
-            let sigma = 0.7;
-            let got = b.window_sums::<1>(m, sigma, t, (m, sigma), true).reciprocal;
-            let want: f64 = y.iter().map(|v| (v - m) / sigma).filter(|r| r.abs() > t).map(|r| 1.0 / r.abs()).sum();
-            prop_assert!((got - want).abs() <= 1e-13 * want.max(1e-300), "{got} vs {want}");
-        }
-    }
-}
+mod tests;

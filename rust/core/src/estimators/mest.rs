@@ -225,7 +225,9 @@ pub fn m_estimate_from_median<T: Float>(
         let scaled: Vec<f64> = s.to_vec().iter().map(|v| ldexp(v.to_f64(), -k)).collect();
         iterate(&Direct(&scaled), params, mu, sigma, start)
     } else {
-        iterate(&Blocks::scaled(s, -k), params, mu, sigma, start)
+        let blocks = Blocks::scaled(s, -k, params.norm == Norm::Huber);
+        blocks.expect_windows([params.tuning, params.c]);
+        iterate(&blocks, params, mu, sigma, start)
     };
     Ok(MEstimate {
         location: ldexp(est.location, k),
@@ -313,7 +315,7 @@ impl<T: Float> Sums for Direct<'_, T> {
     }
 }
 
-impl<T: Float> Sums for Blocks<T> {
+impl<T: Float> Sums for Blocks<'_, T> {
     fn len(&self) -> usize {
         Blocks::len(self)
     }

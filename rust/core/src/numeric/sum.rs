@@ -86,7 +86,13 @@ pub fn exact_product(v: f64, n: usize) -> ExactSum {
 impl From<f64> for ExactSum {
     /// The exact value of one double.
     fn from(x: f64) -> Self {
-        exact_sum(&[x])
+        if x == 0.0 {
+            // Keeps the sign of a zero as a sum of it does.
+            return exact_sum(&[x]);
+        }
+        // Placed directly: summing one value through the bins took ~0.4 µs,
+        // most of a small trimmed fit.
+        exact_product(x, 1)
     }
 }
 
@@ -551,6 +557,17 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// One double placed directly is the sum of it through the bins
+        /// (the same limbs, so every later merge and rounding agrees).
+        #[test]
+        fn one_value_is_its_sum(x in prop_oneof![
+            any_finite(),
+            Just(f64::MAX), Just(-f64::MAX), Just(f64::MIN_POSITIVE), Just(-5e-324),
+            Just(0.0), Just(-0.0), Just(f64::INFINITY), Just(f64::NEG_INFINITY), Just(f64::NAN),
+        ]) {
+            prop_assert_eq!(ExactSum::from(x), exact_sum(&[x]));
+        }
+
         #[test]
         fn equals_fsum(xs in proptest::collection::vec(any_finite(), 0..60)) {
             let expect = fsum(&xs);

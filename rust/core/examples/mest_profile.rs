@@ -1,0 +1,121 @@
+//! Where an M-estimate's time goes, per N and norm (issue #11): the whole fit
+//! against median + nMAD, building the bucket moments, the iteration alone,
+//! its step counts and the reads that fetch cut leaves. Run with
+//! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example mest_profile`.
+
+use outprob_core::estimators::blocks::Blocks;
+use outprob_core::estimators::location::median;
+use outprob_core::estimators::mest::{iterate, m_estimate, MParams, Norm, StartScale, Sums};
+use outprob_core::estimators::scale::nmad_about_median;
+use outprob_core::sample::{NanPolicy, Sample};
+use std::cell::Cell;
+use std::time::Instant;
+
+struct Count<'a, S: Sums> {
+    s: &'a S,
+    loc: Cell<usize>,
+    sc: Cell<usize>,
+}
+impl<S: Sums> Sums for Count<'_, S> {
+    fn len(&self) -> usize {
+        self.s.len()
+    }
+    fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
+        self.loc.set(self.loc.get() + 1);
+        self.s.location(p, m, sigma)
+    }
+    fn scale(&self, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
+        self.sc.set(self.sc.get() + 1);
+        self.s.scale(c, mu, sigma, nmu)
+    }
+}
+
+fn data(n: usize) -> Vec<f64> {
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut u = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        ((s >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| {
+            let z = (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos();
+            if u() < 0.03 {
+                10.0 + (2.0 + z).exp()
+            } else {
+                z.exp()
+            }
+        })
+        .collect()
+}
+
+fn best<F: FnMut()>(mut f: F, reps: usize) -> f64 {
+    let mut b = f64::INFINITY;
+    for _ in 0..reps {
+        let t = Instant::now();
+        f();
+        b = b.min(t.elapsed().as_secs_f64());
+    }
+    b
+}
+
+fn main() {
+    // Sizes from the command line (`1e4 1e6`), else 1e2 … 1e7.
+    let mut sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse::<f64>().expect("N") as usize)
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![100, 1000, 10_000, 100_000, 1_000_000, 10_000_000];
+    }
+    for &n in &sizes {
+        let x = data(n);
+        let reps = (2_000_000 / n).clamp(3, 2000);
+        let s = Sample::new(&x, NanPolicy::Omit, false).unwrap();
+        let t_base = best(
+            || {
+                let m = median(&s);
+                std::hint::black_box(nmad_about_median(&s, m));
+            },
+            reps,
+        );
+        for norm in [Norm::Huber, Norm::Tukey] {
+            let p = MParams {
+                maxiter: 100,
+                ..MParams::new(norm)
+            };
+            let t_all = best(
+                || {
+                    std::hint::black_box(m_estimate(&s, &p).unwrap());
+                },
+                reps,
+            );
+            let t_blocks = best(
+                || {
+                    std::hint::black_box(Blocks::scaled(&s, 0, norm == Norm::Huber));
+                },
+                reps,
+            );
+            let b = Blocks::scaled(&s, 0, norm == Norm::Huber);
+            b.expect_windows([p.tuning, p.c]);
+            let mu0 = median(&s);
+            let s0 = nmad_about_median(&s, mu0);
+            let c = Count {
+                s: &b,
+                loc: Cell::new(0),
+                sc: Cell::new(0),
+            };
+            let est = iterate(&c, &p, mu0, s0, StartScale::Nmad);
+            println!("   fetches {} held {:?}", b.fetches(), b.held());
+            let t_iter = best(
+                || {
+                    std::hint::black_box(iterate(&b, &p, mu0, s0, StartScale::Nmad));
+                },
+                reps,
+            );
+            println!("n={n:>9} {norm:?}: total {:9.1} us = {:6.2}x median+nmad ({:8.1} us); blocks {:8.1} us; iterate {:8.1} us; loc steps {} scale steps {} n_iter {} conv {}",
+                t_all*1e6, t_all/t_base, t_base*1e6, t_blocks*1e6, t_iter*1e6, c.loc.get(), c.sc.get(), est.n_iter, est.converged);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+use super::*;
+use crate::sample::NanPolicy;
+use proptest::prelude::*;
+
+/// Large enough for the parallel counting sort: the layout and every sum
+/// are the same with one thread and with several.
+#[test]
+fn parallel_build_is_deterministic_and_exact() {
+    let mut state = 7u64;
+    let y: Vec<f64> = (0..400_003)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            if i % 97 == 0 {
+                f64::NAN
+            } else {
+                (4.0 * u).exp()
+            }
+        })
+        .collect();
+    let sample = Sample::new(&y, NanPolicy::Omit, true).unwrap();
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let one = pool(1).install(|| Blocks::new(&sample));
+    let two = pool(2).install(|| Blocks::new(&sample));
+    let (m, sigma, t) = (-3.0, 2.0, 1.345);
+    let w1 = one.window_sums::<3>(m, sigma, t, (m, sigma), true);
+    let w2 = two.window_sums::<3>(m, sigma, t, (m, sigma), true);
+    assert_eq!(
+        (w1.power, w1.left, w1.right, w1.reciprocal),
+        (w2.power, w2.left, w2.right, w2.reciprocal)
+    );
+    let vals: Vec<f64> = y.iter().filter(|v| !v.is_nan()).map(|v| -v).collect();
+    let inside: Vec<f64> = vals
+        .iter()
+        .copied()
+        .filter(|&v| ((v - m) / sigma).abs() <= t)
+        .collect();
+    let want: f64 = inside.iter().map(|v| ((v - m) / sigma).powi(2)).sum();
+    assert!((w1.power[2] - want).abs() <= 1e-10 * want);
+    assert_eq!(w1.power[0] as usize, inside.len());
+}
+
+proptest! {
+    #[test]
+    fn power_sums_equal_direct_sums(
+        y in proptest::collection::vec(prop_oneof![-50.0f64..50.0, Just(3.0), Just(f64::NAN)], 2..5000),
+        m in -20.0f64..20.0,
+        t in 0.1f64..4.0,
+        negate in any::<bool>(),
+    ) {
+        prop_assume!(y.iter().any(|v| !v.is_nan()));
+        let sample = Sample::new(&y, NanPolicy::Omit, negate).unwrap();
+        let b = Blocks::new(&sample);
+        let (sigma, s) = (3.0, 7.5);
+        let w = b.window_sums::<6>(m, sigma, t, (m, s), false);
+        let (got, left, right) = (w.power, w.left, w.right);
+        let vals: Vec<f64> = y.iter().filter(|v| !v.is_nan()).map(|&v| if negate { -v } else { v }).collect();
+        let inside: Vec<f64> = vals.iter().copied().filter(|&v| ((v - m) / sigma).abs() <= t).collect();
+        prop_assert_eq!(left, vals.iter().filter(|&&v| (v - m) / sigma < -t).count());
+        prop_assert_eq!(right, vals.iter().filter(|&&v| (v - m) / sigma > t).count());
+        for j in 0..6 {
+            let want: f64 = inside.iter().map(|v| ((v - m) / s).powi(j as i32)).sum();
+            let scale: f64 = inside.iter().map(|v| ((v - m) / s).abs().powi(j as i32)).sum();
+            prop_assert!((got[j] - want).abs() <= 1e-12 * scale.max(1.0), "{j}: {} vs {want}", got[j]);
+        }
+    }
+
+    #[test]
+    fn reciprocal_sums_equal_direct_sums(
+        y in proptest::collection::vec(prop_oneof![-5.0f64..5.0, 20.0f64..500.0, -400.0f64..-30.0], 2..5000),
+        m in -2.0f64..2.0,
+        t in 0.1f64..3.0,
+    ) {
+        let sample = Sample::new(&y, NanPolicy::Omit, false).unwrap();
+        let b = Blocks::new(&sample);
+        let sigma = 0.7;
+        let got = b.window_sums::<1>(m, sigma, t, (m, sigma), true).reciprocal;
+        let want: f64 = y.iter().map(|v| (v - m) / sigma).filter(|r| r.abs() > t).map(|r| 1.0 / r.abs()).sum();
+        prop_assert!((got - want).abs() <= 1e-13 * want.max(1e-300), "{got} vs {want}");
+    }
+}

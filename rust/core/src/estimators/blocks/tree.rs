@@ -1,0 +1,385 @@
+//! The tree of bucket moments and the window sums read from it.
+
+use super::unit_of;
+
+/// Moments kept per node: enough for the far-field series below.
+pub(super) const K: usize = 12;
+/// A node is summed by its far-field series only when the largest distance
+/// of its scores from its center is at most this fraction of the center's
+/// distance to the pole; the series' truncation error is then below
+/// `RHO^K ≈ 1.7e-17` relative.
+const RHO: f64 = 0.04;
+/// No node is deeper than this (the tree is balanced over ≤ 2^12 leaves).
+const MAX_DEPTH: usize = 40;
+
+/// Binomial coefficients C(j, l) for j < K.
+const BINOMIAL: [[f64; K]; K] = {
+    let mut c = [[0.0; K]; K];
+    let mut j = 0;
+    while j < K {
+        c[j][0] = 1.0;
+        let mut l = 1;
+        while l <= j {
+            c[j][l] = c[j - 1][l - 1] + if l < j { c[j - 1][l] } else { 0.0 };
+            l += 1;
+        }
+        j += 1;
+    }
+    c
+};
+
+/// A set of scores contiguous in value: a bucket (leaf) or the union of
+/// two nodes.
+#[derive(Debug, Clone)]
+pub(super) struct Node {
+    pub(super) count: usize,
+    min: f64,
+    max: f64,
+    center: f64,
+    /// The power of two the moments are in units of.
+    unit: f64,
+    /// Largest distance of a score from `center`.
+    reach: f64,
+    /// `P_k = Σ ((y − center)/unit)^k`.
+    p: [f64; K],
+    /// Children (`u32::MAX` for a leaf).
+    kids: [u32; 2],
+    /// The bucket of a leaf.
+    pub(super) bucket: usize,
+    /// Whether all `K` moments are kept (else the first six).
+    all: bool,
+}
+
+impl Node {
+    /// A leaf from a bucket's accumulator (see `STRIDE`).
+    pub(super) fn leaf(a: &[f64], bucket: usize, all: bool) -> Node {
+        let (min, max, center) = (a[12], a[13], a[14]);
+        let mut p = [0.0; K];
+        p.copy_from_slice(&a[..K]);
+        Node {
+            count: a[0] as usize,
+            min,
+            max,
+            center,
+            unit: 1.0 / a[15],
+            reach: (max - center).max(center - min),
+            p,
+            kids: [u32::MAX; 2],
+            bucket,
+            all,
+        }
+    }
+
+    pub(super) fn min(&self) -> f64 {
+        self.min
+    }
+
+    pub(super) fn max(&self) -> f64 {
+        self.max
+    }
+
+    fn is_leaf(&self) -> bool {
+        self.kids[0] == u32::MAX
+    }
+
+    /// The union of `a` and `b`, whose moments are shifted to its center.
+    fn join(a: &Node, b: &Node, ia: usize, ib: usize) -> Node {
+        let (min, max) = (a.min.min(b.min), a.max.max(b.max));
+        let center = min + (max - min) / 2.0;
+        let reach = (max - center).max(center - min);
+        let unit = unit_of(reach);
+        let mut p = [0.0; K];
+        let kept = if a.all { K } else { 6 };
+        for c in [a, b] {
+            // Σ ((y − C)/U)^k = Σ_l C(k, l) (u/U)^l P_l ((c − C)/U)^(k−l).
+            let (ratio, h) = (c.unit / unit, (c.center - center) / unit);
+            let (mut rp, mut hp) = ([1.0; K], [1.0; K]);
+            for i in 1..K {
+                rp[i] = rp[i - 1] * ratio;
+                hp[i] = hp[i - 1] * h;
+            }
+            for (k, pk) in p.iter_mut().enumerate().take(kept) {
+                let mut term = 0.0;
+                for l in 0..=k {
+                    term += BINOMIAL[k][l] * rp[l] * c.p[l] * hp[k - l];
+                }
+                *pk += term;
+            }
+        }
+        Node {
+            count: a.count + b.count,
+            min,
+            max,
+            center,
+            unit,
+            reach,
+            p,
+            kids: [ia as u32, ib as u32],
+            bucket: usize::MAX,
+            all: a.all,
+        }
+    }
+
+    /// Adds `Σ ((y − r)/s)^j`, j < J, of the node's scores to `out`.
+    fn power_sums<const J: usize>(&self, r: f64, s: f64, out: &mut [f64; J]) {
+        let (alpha, h) = (self.unit / s, (self.center - r) / s);
+        let (mut ap, mut hp) = ([1.0; 6], [1.0; 6]);
+        for i in 1..J {
+            ap[i] = ap[i - 1] * alpha;
+            hp[i] = hp[i - 1] * h;
+        }
+        for (j, sj) in out.iter_mut().enumerate() {
+            let mut term = 0.0;
+            for l in 0..=j {
+                term += BINOMIAL[j][l] * ap[l] * self.p[l] * hp[j - l];
+            }
+            *sj += term;
+        }
+    }
+
+    /// `Σ σ/|y − m|` by the far-field series, if it converges fast enough.
+    fn reciprocal_sum(&self, m: f64, sigma: f64) -> Option<f64> {
+        let h = self.center - m;
+        if !self.all || self.reach > RHO * h.abs() {
+            return None;
+        }
+        // σ/(y − m) = (σ/(c − m)) Σ_k P_k (−u/(c − m))^k.
+        let z = -self.unit / h;
+        let mut acc = 0.0;
+        for &pk in self.p.iter().rev() {
+            acc = acc * z + pk;
+        }
+        Some((acc * (sigma / h)).abs())
+    }
+}
+
+/// The tree over `leaves` (in value order): leaves first, then each level
+/// of pairs, the root last.
+pub(super) fn build(leaves: Vec<Node>) -> Vec<Node> {
+    let mut nodes = leaves;
+    let mut level: Vec<usize> = (0..nodes.len()).collect();
+    while level.len() > 1 {
+        let mut next = Vec::with_capacity(level.len().div_ceil(2));
+        for pair in level.chunks(2) {
+            if let [a, b] = *pair {
+                let joined = Node::join(&nodes[a], &nodes[b], a, b);
+                next.push(nodes.len());
+                nodes.push(joined);
+            } else {
+                next.push(pair[0]);
+            }
+        }
+        level = next;
+    }
+    nodes
+}
+
+/// What one visit of a window sums up.
+#[derive(Debug, Clone, Copy)]
+pub struct WindowSums<const J: usize> {
+    /// `Σ u^j` inside the window.
+    pub power: [f64; J],
+    /// Scores left of the window.
+    pub left: usize,
+    /// Scores right of it.
+    pub right: usize,
+    /// `Σ σ/|y − m|` outside it (when asked for).
+    pub reciprocal: f64,
+}
+
+/// A window `|(y − m)/σ| <= t` and the frame `(y − r)/s` of its power
+/// sums.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Window {
+    pub(super) m: f64,
+    pub(super) sigma: f64,
+    pub(super) t: f64,
+    pub(super) r: f64,
+    pub(super) s: f64,
+    pub(super) reciprocal: bool,
+}
+
+/// Sums of one window visit: over whole nodes, and over values read one by
+/// one (added last).
+pub(super) struct Acc<const J: usize> {
+    pub(super) out: WindowSums<J>,
+    pub(super) direct: [f64; J],
+}
+
+impl<const J: usize> Acc<J> {
+    pub(super) fn new() -> Self {
+        Acc {
+            out: WindowSums {
+                power: [0.0; J],
+                left: 0,
+                right: 0,
+                reciprocal: 0.0,
+            },
+            direct: [0.0; J],
+        }
+    }
+
+    pub(super) fn finish(mut self) -> WindowSums<J> {
+        for (p, c) in self.out.power.iter_mut().zip(self.direct) {
+            *p += c;
+        }
+        self.out
+    }
+}
+
+/// Adds the window's sums over `vals`, each read with the predicate of a
+/// direct pass.
+pub(super) fn read_values<const J: usize>(vals: &[f64], w: &Window, acc: &mut Acc<J>) {
+    for &v in vals {
+        let z = (v - w.m) / w.sigma;
+        if z < -w.t {
+            acc.out.left += 1;
+        } else if z > w.t {
+            acc.out.right += 1;
+        } else {
+            let u = (v - w.r) / w.s;
+            let mut pow = 1.0;
+            for c in &mut acc.direct {
+                *c += pow;
+                pow *= u;
+            }
+            continue;
+        }
+        if w.reciprocal {
+            acc.out.reciprocal += 1.0 / z.abs();
+        }
+    }
+}
+
+/// Adds the window's sums over the tree `nodes` (root last): whole nodes
+/// where their moments suffice, `leaf(i, acc)` for each leaf `i` that must
+/// be read value by value.
+pub(super) fn walk<const J: usize>(
+    nodes: &[Node],
+    w: &Window,
+    acc: &mut Acc<J>,
+    leaf: &mut dyn FnMut(usize, &mut Acc<J>),
+) {
+    if nodes.is_empty() {
+        return;
+    }
+    let mut stack = [0u32; 2 * MAX_DEPTH];
+    stack[0] = (nodes.len() - 1) as u32;
+    let mut top = 1;
+    while top > 0 {
+        top -= 1;
+        let i = stack[top] as usize;
+        let node = &nodes[i];
+        let (rmin, rmax) = ((node.min - w.m) / w.sigma, (node.max - w.m) / w.sigma);
+        let left = rmax < -w.t;
+        let whole = if left || rmin > w.t {
+            let far = !w.reciprocal || {
+                match node.reciprocal_sum(w.m, w.sigma) {
+                    Some(v) => {
+                        acc.out.reciprocal += v;
+                        true
+                    }
+                    None => false,
+                }
+            };
+            if far {
+                if left {
+                    acc.out.left += node.count;
+                } else {
+                    acc.out.right += node.count;
+                }
+            }
+            far
+        } else if rmin >= -w.t && rmax <= w.t {
+            node.power_sums(w.r, w.s, &mut acc.out.power);
+            true
+        } else {
+            false
+        };
+        if whole {
+            continue;
+        }
+        if node.is_leaf() {
+            leaf(i, acc);
+        } else {
+            stack[top] = node.kids[0];
+            stack[top + 1] = node.kids[1];
+            top += 2;
+        }
+    }
+}
+
+/// A fetched leaf's values, sorted, under a tree of their own over runs of
+/// [`SUB_LEAF`] values: where the leaf is cut or near the pole, a step
+/// then reads only the runs it must.
+#[derive(Debug)]
+pub(super) struct Fetched {
+    pub(super) vals: Box<[f64]>,
+    pub(super) nodes: Vec<Node>,
+}
+
+/// Values per leaf of a fetched leaf's tree.
+const SUB_LEAF: usize = 8;
+/// Largest fetched leaf that is sorted into a tree of its own.
+const SORTED_MAX: usize = 1 << 10;
+
+impl Fetched {
+    pub(super) fn new(mut vals: Vec<f64>, all: bool) -> Fetched {
+        // Sorting pays for itself over the steps only for small leaves; a
+        // large one stays one run, read whole where it is cut.
+        let size = if vals.len() <= SORTED_MAX {
+            vals.sort_unstable_by(f64::total_cmp);
+            SUB_LEAF
+        } else {
+            vals.len().max(1)
+        };
+        let kept = if all { K } else { 6 };
+        let leaves = vals
+            .chunks(size)
+            .enumerate()
+            .map(|(i, run)| {
+                let (min, max) = run
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                        (a.min(v), b.max(v))
+                    });
+                let center = min + (max - min) / 2.0;
+                let reach = (max - center).max(center - min);
+                let unit = unit_of(reach);
+                let mut p = [0.0; K];
+                for &v in run {
+                    let d = (v - center) / unit;
+                    let mut pow = 1.0;
+                    for pk in p.iter_mut().take(kept) {
+                        *pk += pow;
+                        pow *= d;
+                    }
+                }
+                Node {
+                    count: run.len(),
+                    min,
+                    max,
+                    center,
+                    unit,
+                    reach,
+                    p,
+                    kids: [u32::MAX; 2],
+                    bucket: i * size,
+                    all,
+                }
+            })
+            .collect();
+        Fetched {
+            vals: vals.into_boxed_slice(),
+            nodes: build(leaves),
+        }
+    }
+
+    /// Adds the window's sums over these values.
+    pub(super) fn walk<const J: usize>(&self, w: &Window, acc: &mut Acc<J>) {
+        walk(&self.nodes, w, acc, &mut |i, acc| {
+            let node = &self.nodes[i];
+            read_values(&self.vals[node.bucket..node.bucket + node.count], w, acc);
+        });
+    }
+}
