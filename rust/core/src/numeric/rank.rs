@@ -7,8 +7,9 @@
 
 use crate::numeric::bracket::{tally, Affine, Bracket, Tally};
 use crate::numeric::float::Float;
-use crate::numeric::par::map_chunks;
+use crate::numeric::par::{map_chunks, PARALLEL_MIN};
 use crate::numeric::select::order_statistics_by;
+use rayon::prelude::*;
 
 /// What is ranked: the scores (negated for `higher_is_outlier=False`) or
 /// their absolute deviations from a center.
@@ -125,10 +126,21 @@ pub fn ranked<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec
         }
         let brackets: Vec<Bracket> = groups.iter().map(|(b, _)| *b).collect();
         let tallies = tally(x, key.affine(), &brackets);
-        let mut missed = Vec::new();
-        for ((b, members), mut t) in groups.into_iter().zip(tallies) {
+        // The brackets (two for a pair of quartiles) are resolved side by
+        // side: their selections are the serial part of the work.
+        let resolve_group = |((b, members), mut t): ((Bracket, Vec<usize>), Tally)| {
             let wanted: Vec<usize> = members.iter().map(|&j| ranks[j]).collect();
-            match resolve(&wanted, count, b, &mut t) {
+            (resolve(&wanted, count, b, &mut t), members)
+        };
+        let work: Vec<_> = groups.into_iter().zip(tallies).collect();
+        let resolved: Vec<_> = if work.len() > 1 && x.len() >= PARALLEL_MIN {
+            work.into_par_iter().map(resolve_group).collect()
+        } else {
+            work.into_iter().map(resolve_group).collect()
+        };
+        let mut missed = Vec::new();
+        for (values, members) in resolved {
+            match values {
                 Some(values) => {
                     for (&j, v) in members.iter().zip(values) {
                         out[j] = v;
