@@ -1,7 +1,8 @@
 //! Order statistics of raw input in one read-only pass (Floyd–Rivest
 //! style): a pseudo-random sample brackets each wanted rank, one pass counts
 //! what falls below each bracket and keeps only what falls inside, and a
-//! quickselect inside the (small) bracket finishes. No copy of the input is
+//! selection inside the (small) bracket finishes — by the same method
+//! again, in cache, when the bracket is large. No copy of the input is
 //! made, NaN are skipped, and the result is exact: the sample only decides
 //! how fast, never what. A bracket the sample misjudged is redrawn wider.
 
@@ -70,7 +71,7 @@ impl Key {
 
 /// Below this many values the keys are copied and selected directly.
 const SMALL: usize = 1 << 13;
-/// Sample size: about (N)^(2/3), the Floyd–Rivest balance between sorting
+/// Sample size: about (N)^(2/3), the Floyd–Rivest balance between ordering
 /// the sample and selecting inside the bracket.
 fn sample_size(n: usize) -> usize {
     ((n as f64).powf(2.0 / 3.0) as usize).clamp(1024, 1 << 16)
@@ -250,7 +251,7 @@ fn draw_sample<T: Float>(x: &[T], key: Key, m: usize) -> Vec<f64> {
     parts.concat()
 }
 
-/// Positions in the sorted sample (of `m` keys) of the ends of the bracket
+/// Positions in the ordered sample (of `m` keys) of the ends of the bracket
 /// around where rank `r` of `count` should fall, `width` binomial standard
 /// deviations (plus a few) to each side; `None` past an end of the sample.
 fn bracket_ends(m: usize, r: usize, count: usize, width: f64) -> (Option<usize>, Option<usize>) {
