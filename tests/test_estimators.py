@@ -169,3 +169,32 @@ def test_parameter_errors():
         stats.trimmed_std([1.0, 2.0], center=np.inf)
     with pytest.raises(ValueError, match="nan_policy"):
         stats.median([1.0], nan_policy="propagate")
+
+
+# -- large inputs: the sampled, bracketed selection and its parallel read ----------
+
+
+def _large(kind: str, n: int) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    if kind == "lognormal":
+        return rng.lognormal(size=n)
+    if kind == "sorted":
+        return np.sort(rng.normal(size=n))
+    if kind == "ties":
+        return rng.integers(0, 7, size=n).astype(np.float64)
+    x = rng.exponential(size=n)  # "nan": omitted by the default policy
+    x[rng.choice(n, n // 100, replace=False)] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("kind", ["lognormal", "sorted", "ties", "nan"])
+@pytest.mark.parametrize("n", [300_001, 600_000])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_large_selection_equals_numpy_and_scipy(kind, n, dtype):
+    x = _large(kind, n).astype(dtype)
+    kept = x[~np.isnan(x)].astype(np.float64)
+    q = [0.0, 0.25, 0.5, 0.75, 0.99, 1.0]
+    assert stats.median(x) == np.median(kept).astype(dtype)
+    assert_array_equal(stats.quantile(x, q), np.quantile(kept, q).astype(dtype))
+    _close(stats.nmad(x), scipy.stats.median_abs_deviation(kept, scale="normal"), dtype)
+    _close(stats.upper_trimmed_mean(x, 0.1), ref.upper_trimmed_mean(kept, 0.1), dtype)
