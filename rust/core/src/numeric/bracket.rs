@@ -86,7 +86,7 @@ fn classify(k: f64, b: Bracket, t: &mut Tally) {
 fn tally_chunk<T: Float>(chunk: &[T], key: Affine, brackets: &[Bracket], t: &mut [Tally]) {
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    if crate::numeric::simd::has_avx2() {
+    if crate::numeric::simd::has_avx2() && avx2::loads::<T>() {
         // Up to four brackets per read of the chunk, their bounds in
         // registers.
         for (b, tb) in brackets.chunks(4).zip(t.chunks_mut(4)) {
@@ -130,6 +130,11 @@ mod avx2 {
     };
 
     const G: usize = 16;
+
+    /// The kernel loads `T` as `f32` or `f64`: only those two.
+    pub(super) fn loads<T: 'static>() -> bool {
+        TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
+    }
 
     /// For each 4-bit mask, the 32-bit lane indices that move the chosen
     /// doubles of a vector to its front, in order.
