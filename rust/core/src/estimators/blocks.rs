@@ -86,113 +86,8 @@ struct Geometry {
 }
 
 impl Geometry {
-    #[inline(always)]
-    fn value<T: Float>(&self, v: T) -> f64 {
-        v.to_f64() * self.f1 * self.f2
-    }
-
-    #[inline(always)]
-    fn bucket(&self, y: f64) -> usize {
-        (key(y) - self.kmin).checked_shr(self.shift).unwrap_or(0) as usize
-    }
-
-    /// Nominal value range of bucket `b`, within the data's `[lo, hi]`.
-    fn range(&self, b: usize, lo: f64, hi: f64) -> (f64, f64) {
-        let first = (b as u64).checked_shl(self.shift).unwrap_or(0);
-        let last = ((b as u64 + 1).checked_shl(self.shift))
-            .map_or(u64::MAX, |e| e.wrapping_sub(1))
-            .min(key(hi) - self.kmin);
-        (
-            from_key(self.kmin + first).max(lo),
-            from_key(self.kmin + last).min(hi),
-        )
-    }
-}
-
-/// Counts, extremes and the first `M` moments of a chunk's scores per
-/// bucket into `acc` (laid out by [`STRIDE`], centers and 1/u preset).
-#[inline(always)]
-fn accumulate_into<T: Float, const M: usize>(chunk: &[T], g: &Geometry, acc: &mut [f64]) {
-    for &v in chunk {
-        if g.has_nan && v.is_nan() {
-            continue;
-        }
-        let y = g.value(v);
-        let Some(a) = acc
-            .get_mut(g.bucket(y) * STRIDE..)
-            .and_then(|a| a.get_mut(..STRIDE))
-        else {
-            continue;
-        };
-        let d = (y - a[14]) * a[15];
-        let d2 = d * d;
-        let d4 = d2 * d2;
-        let pw = [1.0, d, d2, d2 * d];
-        for i in 0..4 {
-            a[i] += pw[i];
-            if M > 4 + i {
-                a[4 + i] += pw[i] * d4;
-            }
-            if M > 8 + i {
-                a[8 + i] += pw[i] * (d4 * d4);
-            }
-        }
-        if y < a[12] {
-            a[12] = y;
-        }
-        if y > a[13] {
-            a[13] = y;
-        }
-    }
-}
-
-crate::numeric::simd::multiversion! {
-    /// [`accumulate_into`] of all `K` moments (the far-field series).
-    fn accumulate_all<T: Float>(chunk: &[T], g: &Geometry, acc: &mut [f64]) -> () {
-        accumulate_into::<T, K>(chunk, g, acc);
-    }
-}
-
-crate::numeric::simd::multiversion! {
-    /// [`accumulate_into`] of the six moments of Tukey's weights.
-    fn accumulate_six<T: Float>(chunk: &[T], g: &Geometry, acc: &mut [f64]) -> () {
-        accumulate_into::<T, 6>(chunk, g, acc);
-    }
-}
-
-/// Bucketed moments of the oriented, NaN-free scores (see the module
-/// docs), reading the scores again only for the values of the leaves that
-/// window edges cut.
-#[derive(Debug)]
-pub struct Blocks<'a, T> {
-    x: &'a [T],
-    geometry: Geometry,
-    len: usize,
-    /// Tree nodes, leaves first (in value order), the root last.
-    nodes: Vec<Node>,
-    /// Values of the leaves fetched so far, in the scores' order.
-    values: RefCell<Vec<Option<Fetched>>>,
-    /// Whether all `K` moments are kept (the reciprocal sums).
-    all: bool,
-    /// Number of leaves (the first nodes).
-    n_leaves: usize,
-    /// See [`Blocks::expect_windows`].
-    widths: core::cell::Cell<[f64; 2]>,
-    /// Reads of the scores made to fetch leaves' values.
-    fetches: core::cell::Cell<usize>,
-}
-
-impl<'a, T: Float> Blocks<'a, T> {
-    /// Reads the scores of a sample once into bucket moments.
-    pub fn new(s: &Sample<'a, T>) -> Self {
-        Self::scaled(s, 0, true)
-    }
-
-    /// [`Blocks::new`] of the scores times 2^k, under which every score
-    /// stays finite (M-estimation's scaled domain). Without `reciprocal`,
-    /// only the six moments of power sums up to the fifth are kept (half
-    /// the work of the read): reciprocal sums are then read value by value.
-    pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool) -> Self {
+    /// The buckets of a sample's scores times 2^k, and the scaled range.
+    fn new<T: Float>(s: &Sample<'_, T>, k: i32) -> (Geometry, f64, f64) {
         let n = s.len();
         let half = k / 2;
         let sign = if s.negate { -1.0 } else { 1.0 };
@@ -221,9 +116,172 @@ impl<'a, T: Float> Blocks<'a, T> {
             buckets: shifted(range, shift) as usize + 1,
             has_nan: s.summary.nan.count > 0,
         };
+        (g, lo, hi)
+    }
+
+    #[inline(always)]
+    fn value<T: Float>(&self, v: T) -> f64 {
+        v.to_f64() * self.f1 * self.f2
+    }
+
+    #[inline(always)]
+    fn bucket(&self, y: f64) -> usize {
+        (key(y) - self.kmin).checked_shr(self.shift).unwrap_or(0) as usize
+    }
+
+    /// Nominal value range of bucket `b`, within the data's `[lo, hi]`.
+    fn range(&self, b: usize, lo: f64, hi: f64) -> (f64, f64) {
+        let first = (b as u64).checked_shl(self.shift).unwrap_or(0);
+        let last = ((b as u64 + 1).checked_shl(self.shift))
+            .map_or(u64::MAX, |e| e.wrapping_sub(1))
+            .min(key(hi) - self.kmin);
+        (
+            from_key(self.kmin + first).max(lo),
+            from_key(self.kmin + last).min(hi),
+        )
+    }
+}
+
+/// Counts, extremes and the first `M` moments of a chunk's scores per
+/// bucket into `acc` (laid out by [`STRIDE`], centers and 1/u preset); the
+/// scores of the buckets flagged in `band` are copied to `out` (one longer
+/// than the most it can take: the slot past the end takes the rejected
+/// writes of this branch-free compaction). Returns the number copied.
+#[inline(always)]
+fn accumulate_into<T: Float, const M: usize>(
+    chunk: &[T],
+    g: &Geometry,
+    acc: &mut [f64],
+    band: &[u8],
+    out: &mut [f64],
+) -> usize {
+    let mut len = 0;
+    for &v in chunk {
+        if g.has_nan && v.is_nan() {
+            continue;
+        }
+        let y = g.value(v);
+        let b = g.bucket(y);
+        let Some(a) = acc.get_mut(b * STRIDE..).and_then(|a| a.get_mut(..STRIDE)) else {
+            continue;
+        };
+        if let Some(o) = out.get_mut(len) {
+            *o = y;
+        }
+        len += usize::from(band.get(b).copied().unwrap_or(0));
+        let d = (y - a[14]) * a[15];
+        let d2 = d * d;
+        let d4 = d2 * d2;
+        let pw = [1.0, d, d2, d2 * d];
+        for i in 0..4 {
+            a[i] += pw[i];
+            if M > 4 + i {
+                a[4 + i] += pw[i] * d4;
+            }
+            if M > 8 + i {
+                a[8 + i] += pw[i] * (d4 * d4);
+            }
+        }
+        if y < a[12] {
+            a[12] = y;
+        }
+        if y > a[13] {
+            a[13] = y;
+        }
+    }
+    len
+}
+
+crate::numeric::simd::multiversion! {
+    /// [`accumulate_into`] of all `K` moments (the far-field series).
+    fn accumulate_all<T: Float>(
+        chunk: &[T], g: &Geometry, acc: &mut [f64], band: &[u8], out: &mut [f64]
+    ) -> usize {
+        accumulate_into::<T, K>(chunk, g, acc, band, out)
+    }
+}
+
+crate::numeric::simd::multiversion! {
+    /// [`accumulate_into`] of the six moments of Tukey's weights.
+    fn accumulate_six<T: Float>(
+        chunk: &[T], g: &Geometry, acc: &mut [f64], band: &[u8], out: &mut [f64]
+    ) -> usize {
+        accumulate_into::<T, 6>(chunk, g, acc, band, out)
+    }
+}
+
+/// Where a fit's iteration will start: its windows `|y − location| <=
+/// w·scale` for `w` in `widths` (in the scaled domain of the scores).
+#[derive(Debug, Clone, Copy)]
+pub struct Expect {
+    /// μ₀.
+    pub location: f64,
+    /// σ₀.
+    pub scale: f64,
+    /// The widths of the location and scale steps' windows, in σ.
+    pub widths: [f64; 2],
+}
+
+impl Expect {
+    /// The bands |y − μ₀| in [0.9w − 0.1, 1.35w + 0.1]·σ₀ about the
+    /// starting windows' edges: on long-tailed scores the M-scale ends up
+    /// to a third above the nMAD, and the edges move out with it.
+    fn bands(&self) -> Vec<(f64, f64)> {
+        let mut v = Vec::new();
+        for w in self.widths {
+            let (near, far) = ((0.9 * w - 0.1) * self.scale, (1.35 * w + 0.1) * self.scale);
+            v.push((self.location - far, self.location - near));
+            v.push((self.location + near, self.location + far));
+        }
+        v
+    }
+}
+
+/// Bucketed moments of the oriented, NaN-free scores (see the module
+/// docs), reading the scores again only for the values of the leaves that
+/// window edges cut.
+#[derive(Debug)]
+pub struct Blocks<'a, T> {
+    x: &'a [T],
+    geometry: Geometry,
+    len: usize,
+    /// Tree nodes, leaves first (in value order), the root last.
+    nodes: Vec<Node>,
+    /// Values of the leaves fetched so far, in the scores' order.
+    values: RefCell<Vec<Option<Fetched>>>,
+    /// Whether all `K` moments are kept (the reciprocal sums).
+    all: bool,
+    /// Number of leaves (the first nodes).
+    n_leaves: usize,
+    /// The window widths (in σ) of the fit's steps, besides the one of the
+    /// step at hand: a fetch takes the leaves near all their edges at once.
+    widths: core::cell::Cell<[f64; 2]>,
+    /// Reads of the scores made to fetch leaves' values.
+    fetches: core::cell::Cell<usize>,
+}
+
+impl<'a, T: Float> Blocks<'a, T> {
+    /// Reads the scores of a sample once into bucket moments.
+    pub fn new(s: &Sample<'a, T>) -> Self {
+        Self::scaled(s, 0, true, None)
+    }
+
+    /// [`Blocks::new`] of the scores times 2^k, under which every score
+    /// stays finite (M-estimation's scaled domain). Without `reciprocal`,
+    /// only the six moments of power sums up to the fifth are kept (half
+    /// the work of the read): reciprocal sums are then read value by value.
+    /// With `expect`, the read also keeps the values of the leaves near the
+    /// edges of the windows the fit will start from, which would otherwise
+    /// cost a read each to fetch.
+    pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool, expect: Option<Expect>) -> Self {
+        let n = s.len();
+        let (g, lo, hi) = Geometry::new(s, k);
         let mut init = vec![0.0; g.buckets * STRIDE];
+        let mut band = vec![0u8; g.buckets];
+        let edges = expect.map_or(Vec::new(), |e| e.bands());
         for (b, a) in init.chunks_exact_mut(STRIDE).enumerate() {
             let (blo, bhi) = g.range(b, lo, hi);
+            band[b] = u8::from(edges.iter().any(|&(l, h)| l <= bhi && blo <= h));
             let center = blo + (bhi - blo) / 2.0;
             a[12] = f64::INFINITY;
             a[13] = f64::NEG_INFINITY;
@@ -237,19 +295,21 @@ impl<'a, T: Float> Blocks<'a, T> {
         } else {
             accumulate_six::<T>
         };
-        let acc = if s.x.len() < PARALLEL_MIN {
-            let mut acc = init;
-            accumulate(s.x, &g, &mut acc);
-            acc
+        let gathering = expect.is_some();
+        let read = |c: &[T], mut acc: Vec<f64>| {
+            let mut out = vec![0.0; if gathering { c.len() + 1 } else { 1 }];
+            let len = accumulate(c, &g, &mut acc, &band, &mut out);
+            out.truncate(len);
+            (acc, out)
+        };
+        let (acc, gathered) = if s.x.len() < PARALLEL_MIN {
+            let (acc, out) = read(s.x, init);
+            (acc, vec![out])
         } else {
-            let parts: Vec<Vec<f64>> =
+            let (parts, gathered): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
                 s.x.par_chunks(READ_CHUNK)
-                    .map(|c| {
-                        let mut acc = init.clone();
-                        accumulate(c, &g, &mut acc);
-                        acc
-                    })
-                    .collect();
+                    .map(|c| read(c, init.clone()))
+                    .unzip();
             let mut acc = init;
             for p in &parts {
                 for (a, q) in acc.chunks_exact_mut(STRIDE).zip(p.chunks_exact(STRIDE)) {
@@ -260,25 +320,40 @@ impl<'a, T: Float> Blocks<'a, T> {
                     a[13] = a[13].max(q[13]);
                 }
             }
-            acc
+            (acc, gathered)
         };
         let mut leaves = Vec::new();
+        let mut leaf_of = vec![u32::MAX; g.buckets];
         for (b, a) in acc.chunks_exact(STRIDE).enumerate() {
             if a[0] > 0.0 {
+                leaf_of[b] = leaves.len() as u32;
                 leaves.push(Node::leaf(a, b, reciprocal));
             }
         }
         let n_leaves = leaves.len();
+        let mut values: Vec<Option<Fetched>> = (0..n_leaves).map(|_| None).collect();
+        if gathering {
+            let mut lists: Vec<Vec<f64>> = vec![Vec::new(); n_leaves];
+            for y in gathered.into_iter().flatten() {
+                lists[leaf_of[g.bucket(y)] as usize].push(y);
+            }
+            for (b, &l) in leaf_of.iter().enumerate() {
+                if band[b] == 1 && l != u32::MAX {
+                    let list = core::mem::take(&mut lists[l as usize]);
+                    values[l as usize] = Some(Fetched::new(list, reciprocal));
+                }
+            }
+        }
         Blocks {
             x: s.x,
             geometry: g,
             len: n,
             nodes: tree::build(leaves),
-            values: RefCell::new((0..n_leaves).map(|_| None).collect()),
+            values: RefCell::new(values),
             fetches: core::cell::Cell::new(0),
             n_leaves,
             all: reciprocal,
-            widths: core::cell::Cell::new([0.0; 2]),
+            widths: core::cell::Cell::new(expect.map_or([0.0; 2], |e| e.widths)),
         }
     }
 
@@ -307,13 +382,6 @@ impl<'a, T: Float> Blocks<'a, T> {
             held.clone().count(),
             held.map(|l| l.vals.len()).sum(),
         )
-    }
-
-    /// The window widths (in σ) the caller's steps use, besides the one of
-    /// the step at hand: a fetch takes the leaves near all their edges at
-    /// once.
-    pub fn expect_windows(&self, widths: [f64; 2]) {
-        self.widths.set(widths);
     }
 
     /// Runs `f` on the values of leaf `leaf`, fetching them (with those of

@@ -3,7 +3,7 @@
 //! that non-convergence is reported, not raised.
 
 use crate::error::Error;
-use crate::estimators::blocks::Blocks;
+use crate::estimators::blocks::{Blocks, Expect};
 use crate::estimators::location::median;
 use crate::numeric::float::Float;
 use crate::numeric::reduce::binary_exponent;
@@ -225,8 +225,12 @@ pub fn m_estimate_from_median<T: Float>(
         let scaled: Vec<f64> = s.to_vec().iter().map(|v| ldexp(v.to_f64(), -k)).collect();
         iterate(&Direct(&scaled), params, mu, sigma, start)
     } else {
-        let blocks = Blocks::scaled(s, -k, params.norm == Norm::Huber);
-        blocks.expect_windows([params.tuning, params.c]);
+        let expect = Expect {
+            location: mu,
+            scale: sigma,
+            widths: [params.tuning, params.c],
+        };
+        let blocks = Blocks::scaled(s, -k, params.norm == Norm::Huber, Some(expect));
         iterate(&blocks, params, mu, sigma, start)
     };
     Ok(MEstimate {
