@@ -406,6 +406,9 @@ impl<'a, T: Float> Blocks<'a, T> {
             }
             self.fetch(wanted);
         }
+        if let Some(fetched) = self.values.borrow_mut()[leaf].as_mut() {
+            fetched.prepare();
+        }
         let values = self.values.borrow();
         f(values[leaf].as_ref().expect("fetched"))
     }

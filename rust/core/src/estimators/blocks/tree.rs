@@ -319,7 +319,10 @@ pub(super) fn walk<const J: usize>(
 #[derive(Debug)]
 pub(super) struct Fetched {
     pub(super) vals: Box<[f64]>,
-    pub(super) nodes: Vec<Node>,
+    /// Built when a step first reads the leaf (empty until then): most
+    /// leaves a fit fetches with a band are never cut.
+    nodes: Vec<Node>,
+    all: bool,
 }
 
 /// Values per leaf of a fetched leaf's tree.
@@ -328,14 +331,29 @@ const SUB_LEAF: usize = 16;
 const SORTED_MAX: usize = 1 << 10;
 
 impl Fetched {
-    pub(super) fn new(mut vals: Vec<f64>, all: bool) -> Fetched {
+    pub(super) fn new(vals: Vec<f64>, all: bool) -> Fetched {
+        Fetched {
+            vals: vals.into_boxed_slice(),
+            nodes: Vec::new(),
+            all,
+        }
+    }
+
+    /// Builds the tree over the values once.
+    pub(super) fn prepare(&mut self) {
+        if !self.nodes.is_empty() || self.vals.is_empty() {
+            return;
+        }
+        let all = self.all;
+        let vals = &mut self.vals;
         // Sorting pays for itself over the steps only for small leaves; a
-        // large one stays one run, read whole where it is cut.
+        // large one stays one run, read whole where it is cut. Scores are
+        // never NaN here: their keys sort like them, and faster.
         let size = if vals.len() <= SORTED_MAX {
-            vals.sort_unstable_by(f64::total_cmp);
+            vals.sort_unstable_by_key(|&v| super::key(v));
             SUB_LEAF
         } else {
-            vals.len().max(1)
+            vals.len()
         };
         let kept = if all { K } else { 6 };
         let leaves = vals
@@ -373,10 +391,7 @@ impl Fetched {
                 }
             })
             .collect();
-        Fetched {
-            vals: vals.into_boxed_slice(),
-            nodes: build(leaves),
-        }
+        self.nodes = build(leaves);
     }
 
     /// Adds the window's sums over these values.
