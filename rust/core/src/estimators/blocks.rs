@@ -98,6 +98,10 @@ impl Geometry {
         } else {
             (scale(s.summary.min), scale(s.summary.max))
         };
+        // The extremes may be zeros of either sign whatever the signs of the
+        // zeros among the scores: the key range takes both.
+        let lo = if lo == 0.0 { -0.0 } else { lo };
+        let hi = if hi == 0.0 { 0.0 } else { hi };
         let (kmin, kmax) = (key(lo), key(hi));
         // Each leaf costs a join of moments (O(K²)) to build, each score of
         // a leaf the window cuts a read per step: √(8N) buckets balance
