@@ -3,7 +3,7 @@
 //! its step counts and the reads that fetch cut leaves. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example mest_profile`.
 
-use outprob_core::estimators::blocks::Blocks;
+use outprob_core::estimators::blocks::{Blocks, Expect};
 use outprob_core::estimators::location::median;
 use outprob_core::estimators::mest::{iterate, m_estimate, MParams, Norm, StartScale, Sums};
 use outprob_core::estimators::scale::nmad_about_median;
@@ -91,16 +91,21 @@ fn main() {
                 },
                 reps,
             );
+            let mu0 = median(&s);
+            let s0 = nmad_about_median(&s, mu0);
+            let expect = Some(Expect {
+                location: mu0,
+                scale: s0,
+                widths: [p.tuning, p.c],
+            });
+            let huber = norm == Norm::Huber;
             let t_blocks = best(
                 || {
-                    std::hint::black_box(Blocks::scaled(&s, 0, norm == Norm::Huber));
+                    std::hint::black_box(Blocks::scaled(&s, 0, huber, expect));
                 },
                 reps,
             );
-            let b = Blocks::scaled(&s, 0, norm == Norm::Huber);
-            b.expect_windows([p.tuning, p.c]);
-            let mu0 = median(&s);
-            let s0 = nmad_about_median(&s, mu0);
+            let b = Blocks::scaled(&s, 0, huber, expect);
             let c = Count {
                 s: &b,
                 loc: Cell::new(0),

@@ -86,6 +86,43 @@ struct Geometry {
 }
 
 impl Geometry {
+    /// The buckets of a sample's scores times 2^k, and the scaled range.
+    fn new<T: Float>(s: &Sample<'_, T>, k: i32) -> (Geometry, f64, f64) {
+        let n = s.len();
+        let half = k / 2;
+        let sign = if s.negate { -1.0 } else { 1.0 };
+        let (f1, f2) = (sign * pow2(half), pow2(k - half));
+        let scale = |v: f64| v * f1 * f2;
+        let (lo, hi) = if s.negate {
+            (scale(s.summary.max), scale(s.summary.min))
+        } else {
+            (scale(s.summary.min), scale(s.summary.max))
+        };
+        // The extremes may be zeros of either sign whatever the signs of the
+        // zeros among the scores: the key range takes both.
+        let lo = if lo == 0.0 { -0.0 } else { lo };
+        let hi = if hi == 0.0 { 0.0 } else { hi };
+        let (kmin, kmax) = (key(lo), key(hi));
+        // Each leaf costs a join of moments (O(K²)) to build, each score of
+        // a leaf the window cuts a read per step: √(8N) buckets balance
+        // the two over the iteration's ~200 steps.
+        let want = ((8.0 * n as f64).sqrt() as usize).clamp(1, MAX_BUCKETS);
+        let range = kmax - kmin;
+        let shifted = |k: u64, shift: u32| k.checked_shr(shift).unwrap_or(0);
+        let shift = (0..=64u32)
+            .find(|&s| shifted(range, s) < want as u64)
+            .unwrap_or(64);
+        let g = Geometry {
+            f1,
+            f2,
+            kmin,
+            shift,
+            buckets: shifted(range, shift) as usize + 1,
+            has_nan: s.summary.nan.count > 0,
+        };
+        (g, lo, hi)
+    }
+
     #[inline(always)]
     fn value<T: Float>(&self, v: T) -> f64 {
         v.to_f64() * self.f1 * self.f2
@@ -110,20 +147,32 @@ impl Geometry {
 }
 
 /// Counts, extremes and the first `M` moments of a chunk's scores per
-/// bucket into `acc` (laid out by [`STRIDE`], centers and 1/u preset).
+/// bucket into `acc` (laid out by [`STRIDE`], centers and 1/u preset); the
+/// scores of the buckets flagged in `band` are copied to `out` (one longer
+/// than the most it can take: the slot past the end takes the rejected
+/// writes of this branch-free compaction). Returns the number copied.
 #[inline(always)]
-fn accumulate_into<T: Float, const M: usize>(chunk: &[T], g: &Geometry, acc: &mut [f64]) {
+fn accumulate_into<T: Float, const M: usize>(
+    chunk: &[T],
+    g: &Geometry,
+    acc: &mut [f64],
+    band: &[u8],
+    out: &mut [f64],
+) -> usize {
+    let mut len = 0;
     for &v in chunk {
         if g.has_nan && v.is_nan() {
             continue;
         }
         let y = g.value(v);
-        let Some(a) = acc
-            .get_mut(g.bucket(y) * STRIDE..)
-            .and_then(|a| a.get_mut(..STRIDE))
-        else {
+        let b = g.bucket(y);
+        let Some(a) = acc.get_mut(b * STRIDE..).and_then(|a| a.get_mut(..STRIDE)) else {
             continue;
         };
+        if let Some(o) = out.get_mut(len) {
+            *o = y;
+        }
+        len += usize::from(band.get(b).copied().unwrap_or(0));
         let d = (y - a[14]) * a[15];
         let d2 = d * d;
         let d4 = d2 * d2;
@@ -144,19 +193,51 @@ fn accumulate_into<T: Float, const M: usize>(chunk: &[T], g: &Geometry, acc: &mu
             a[13] = y;
         }
     }
+    len
 }
 
 crate::numeric::simd::multiversion! {
     /// [`accumulate_into`] of all `K` moments (the far-field series).
-    fn accumulate_all<T: Float>(chunk: &[T], g: &Geometry, acc: &mut [f64]) -> () {
-        accumulate_into::<T, K>(chunk, g, acc);
+    fn accumulate_all<T: Float>(
+        chunk: &[T], g: &Geometry, acc: &mut [f64], band: &[u8], out: &mut [f64]
+    ) -> usize {
+        accumulate_into::<T, K>(chunk, g, acc, band, out)
     }
 }
 
 crate::numeric::simd::multiversion! {
     /// [`accumulate_into`] of the six moments of Tukey's weights.
-    fn accumulate_six<T: Float>(chunk: &[T], g: &Geometry, acc: &mut [f64]) -> () {
-        accumulate_into::<T, 6>(chunk, g, acc);
+    fn accumulate_six<T: Float>(
+        chunk: &[T], g: &Geometry, acc: &mut [f64], band: &[u8], out: &mut [f64]
+    ) -> usize {
+        accumulate_into::<T, 6>(chunk, g, acc, band, out)
+    }
+}
+
+/// Where a fit's iteration will start: its windows `|y − location| <=
+/// w·scale` for `w` in `widths` (in the scaled domain of the scores).
+#[derive(Debug, Clone, Copy)]
+pub struct Expect {
+    /// μ₀.
+    pub location: f64,
+    /// σ₀.
+    pub scale: f64,
+    /// The widths of the location and scale steps' windows, in σ.
+    pub widths: [f64; 2],
+}
+
+impl Expect {
+    /// The bands |y − μ₀| in [0.9w − 0.1, 1.35w + 0.1]·σ₀ about the
+    /// starting windows' edges: on long-tailed scores the M-scale ends up
+    /// to a third above the nMAD, and the edges move out with it.
+    fn bands(&self) -> Vec<(f64, f64)> {
+        let mut v = Vec::new();
+        for w in self.widths {
+            let (near, far) = ((0.9 * w - 0.1) * self.scale, (1.35 * w + 0.1) * self.scale);
+            v.push((self.location - far, self.location - near));
+            v.push((self.location + near, self.location + far));
+        }
+        v
     }
 }
 
@@ -176,7 +257,8 @@ pub struct Blocks<'a, T> {
     all: bool,
     /// Number of leaves (the first nodes).
     n_leaves: usize,
-    /// See [`Blocks::expect_windows`].
+    /// The window widths (in σ) of the fit's steps, besides the one of the
+    /// step at hand: a fetch takes the leaves near all their edges at once.
     widths: core::cell::Cell<[f64; 2]>,
     /// Reads of the scores made to fetch leaves' values.
     fetches: core::cell::Cell<usize>,
@@ -185,45 +267,25 @@ pub struct Blocks<'a, T> {
 impl<'a, T: Float> Blocks<'a, T> {
     /// Reads the scores of a sample once into bucket moments.
     pub fn new(s: &Sample<'a, T>) -> Self {
-        Self::scaled(s, 0, true)
+        Self::scaled(s, 0, true, None)
     }
 
     /// [`Blocks::new`] of the scores times 2^k, under which every score
     /// stays finite (M-estimation's scaled domain). Without `reciprocal`,
     /// only the six moments of power sums up to the fifth are kept (half
     /// the work of the read): reciprocal sums are then read value by value.
-    pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool) -> Self {
+    /// With `expect`, the read also keeps the values of the leaves near the
+    /// edges of the windows the fit will start from, which would otherwise
+    /// cost a read each to fetch.
+    pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool, expect: Option<Expect>) -> Self {
         let n = s.len();
-        let half = k / 2;
-        let sign = if s.negate { -1.0 } else { 1.0 };
-        let (f1, f2) = (sign * pow2(half), pow2(k - half));
-        let scale = |v: f64| v * f1 * f2;
-        let (lo, hi) = if s.negate {
-            (scale(s.summary.max), scale(s.summary.min))
-        } else {
-            (scale(s.summary.min), scale(s.summary.max))
-        };
-        let (kmin, kmax) = (key(lo), key(hi));
-        // Each leaf costs a join of moments (O(K²)) to build, each score of
-        // a leaf the window cuts a read per step: √(8N) buckets balance
-        // the two over the iteration's ~200 steps.
-        let want = ((8.0 * n as f64).sqrt() as usize).clamp(1, MAX_BUCKETS);
-        let range = kmax - kmin;
-        let shifted = |k: u64, shift: u32| k.checked_shr(shift).unwrap_or(0);
-        let shift = (0..=64u32)
-            .find(|&s| shifted(range, s) < want as u64)
-            .unwrap_or(64);
-        let g = Geometry {
-            f1,
-            f2,
-            kmin,
-            shift,
-            buckets: shifted(range, shift) as usize + 1,
-            has_nan: s.summary.nan.count > 0,
-        };
+        let (g, lo, hi) = Geometry::new(s, k);
         let mut init = vec![0.0; g.buckets * STRIDE];
+        let mut band = vec![0u8; g.buckets];
+        let edges = expect.map_or(Vec::new(), |e| e.bands());
         for (b, a) in init.chunks_exact_mut(STRIDE).enumerate() {
             let (blo, bhi) = g.range(b, lo, hi);
+            band[b] = u8::from(edges.iter().any(|&(l, h)| l <= bhi && blo <= h));
             let center = blo + (bhi - blo) / 2.0;
             a[12] = f64::INFINITY;
             a[13] = f64::NEG_INFINITY;
@@ -237,19 +299,21 @@ impl<'a, T: Float> Blocks<'a, T> {
         } else {
             accumulate_six::<T>
         };
-        let acc = if s.x.len() < PARALLEL_MIN {
-            let mut acc = init;
-            accumulate(s.x, &g, &mut acc);
-            acc
+        let gathering = expect.is_some();
+        let read = |c: &[T], mut acc: Vec<f64>| {
+            let mut out = vec![0.0; if gathering { c.len() + 1 } else { 1 }];
+            let len = accumulate(c, &g, &mut acc, &band, &mut out);
+            out.truncate(len);
+            (acc, out)
+        };
+        let (acc, gathered) = if s.x.len() < PARALLEL_MIN {
+            let (acc, out) = read(s.x, init);
+            (acc, vec![out])
         } else {
-            let parts: Vec<Vec<f64>> =
+            let (parts, gathered): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
                 s.x.par_chunks(READ_CHUNK)
-                    .map(|c| {
-                        let mut acc = init.clone();
-                        accumulate(c, &g, &mut acc);
-                        acc
-                    })
-                    .collect();
+                    .map(|c| read(c, init.clone()))
+                    .unzip();
             let mut acc = init;
             for p in &parts {
                 for (a, q) in acc.chunks_exact_mut(STRIDE).zip(p.chunks_exact(STRIDE)) {
@@ -260,25 +324,40 @@ impl<'a, T: Float> Blocks<'a, T> {
                     a[13] = a[13].max(q[13]);
                 }
             }
-            acc
+            (acc, gathered)
         };
         let mut leaves = Vec::new();
+        let mut leaf_of = vec![u32::MAX; g.buckets];
         for (b, a) in acc.chunks_exact(STRIDE).enumerate() {
             if a[0] > 0.0 {
+                leaf_of[b] = leaves.len() as u32;
                 leaves.push(Node::leaf(a, b, reciprocal));
             }
         }
         let n_leaves = leaves.len();
+        let mut values: Vec<Option<Fetched>> = (0..n_leaves).map(|_| None).collect();
+        if gathering {
+            let mut lists: Vec<Vec<f64>> = vec![Vec::new(); n_leaves];
+            for y in gathered.into_iter().flatten() {
+                lists[leaf_of[g.bucket(y)] as usize].push(y);
+            }
+            for (b, &l) in leaf_of.iter().enumerate() {
+                if band[b] == 1 && l != u32::MAX {
+                    let list = core::mem::take(&mut lists[l as usize]);
+                    values[l as usize] = Some(Fetched::new(list, reciprocal));
+                }
+            }
+        }
         Blocks {
             x: s.x,
             geometry: g,
             len: n,
             nodes: tree::build(leaves),
-            values: RefCell::new((0..n_leaves).map(|_| None).collect()),
+            values: RefCell::new(values),
             fetches: core::cell::Cell::new(0),
             n_leaves,
             all: reciprocal,
-            widths: core::cell::Cell::new([0.0; 2]),
+            widths: core::cell::Cell::new(expect.map_or([0.0; 2], |e| e.widths)),
         }
     }
 
@@ -309,13 +388,6 @@ impl<'a, T: Float> Blocks<'a, T> {
         )
     }
 
-    /// The window widths (in σ) the caller's steps use, besides the one of
-    /// the step at hand: a fetch takes the leaves near all their edges at
-    /// once.
-    pub fn expect_windows(&self, widths: [f64; 2]) {
-        self.widths.set(widths);
-    }
-
     /// Runs `f` on the values of leaf `leaf`, fetching them (with those of
     /// the leaves near the edges of windows `(m, σ)` that are still
     /// missing) if needed.
@@ -337,6 +409,9 @@ impl<'a, T: Float> Blocks<'a, T> {
                 }
             }
             self.fetch(wanted);
+        }
+        if let Some(fetched) = self.values.borrow_mut()[leaf].as_mut() {
+            fetched.prepare();
         }
         let values = self.values.borrow();
         f(values[leaf].as_ref().expect("fetched"))

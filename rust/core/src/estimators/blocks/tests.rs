@@ -86,3 +86,23 @@ proptest! {
         prop_assert!((got - want).abs() <= 1e-13 * want.max(1e-300), "{got} vs {want}");
     }
 }
+
+/// Zeros of both signs fall in the key range whichever sign the extremes
+/// carry: every score is counted.
+#[test]
+fn zeros_of_both_signs_are_counted() {
+    let y: Vec<f64> = (0..300)
+        .map(|i| match i % 3 {
+            0 => -0.0,
+            1 => 0.0,
+            _ => f64::from(i),
+        })
+        .collect();
+    for negate in [false, true] {
+        let sample = Sample::new(&y, NanPolicy::Omit, negate).unwrap();
+        let b = Blocks::new(&sample);
+        let w = b.window_sums::<1>(0.0, 1.0, 1e300, (0.0, 1.0), false);
+        assert_eq!(w.power[0] as usize + w.left + w.right, y.len());
+        assert_eq!(w.power[0] as usize, y.len());
+    }
+}

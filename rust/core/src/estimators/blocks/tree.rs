@@ -12,7 +12,7 @@ const RHO: f64 = 0.04;
 /// No node is deeper than this (the tree is balanced over ≤ 2^12 leaves).
 const MAX_DEPTH: usize = 40;
 
-/// Binomial coefficients C(j, l) for j < K.
+/// Binomial coefficients C(j, l) for j < K (power sums about a new center).
 const BINOMIAL: [[f64; K]; K] = {
     let mut c = [[0.0; K]; K];
     let mut j = 0;
@@ -91,19 +91,23 @@ impl Node {
         let mut p = [0.0; K];
         let kept = if a.all { K } else { 6 };
         for c in [a, b] {
-            // Σ ((y − C)/U)^k = Σ_l C(k, l) (u/U)^l P_l ((c − C)/U)^(k−l).
+            // Σ ((y − C)/U)^k = Σ_l C(k, l) (u/U)^l P_l ((c − C)/U)^(k−l):
+            // the moments in units of U (u/U a power of two, exact), then
+            // shifted by h = (c − C)/U as a Taylor shift (K²/2 multiply-adds).
             let (ratio, h) = (c.unit / unit, (c.center - center) / unit);
-            let (mut rp, mut hp) = ([1.0; K], [1.0; K]);
-            for i in 1..K {
-                rp[i] = rp[i - 1] * ratio;
-                hp[i] = hp[i - 1] * h;
+            let mut q = [0.0; K];
+            let mut rp = 1.0;
+            for (qk, &pk) in q.iter_mut().zip(&c.p).take(kept) {
+                *qk = pk * rp;
+                rp *= ratio;
             }
-            for (k, pk) in p.iter_mut().enumerate().take(kept) {
-                let mut term = 0.0;
-                for l in 0..=k {
-                    term += BINOMIAL[k][l] * rp[l] * c.p[l] * hp[k - l];
+            for j in 1..kept {
+                for k in (j..kept).rev() {
+                    q[k] += h * q[k - 1];
                 }
-                *pk += term;
+            }
+            for (pk, qk) in p.iter_mut().zip(q) {
+                *pk += qk;
             }
         }
         Node {
@@ -315,23 +319,41 @@ pub(super) fn walk<const J: usize>(
 #[derive(Debug)]
 pub(super) struct Fetched {
     pub(super) vals: Box<[f64]>,
-    pub(super) nodes: Vec<Node>,
+    /// Built when a step first reads the leaf (empty until then): most
+    /// leaves a fit fetches with a band are never cut.
+    nodes: Vec<Node>,
+    all: bool,
 }
 
 /// Values per leaf of a fetched leaf's tree.
-const SUB_LEAF: usize = 8;
+const SUB_LEAF: usize = 16;
 /// Largest fetched leaf that is sorted into a tree of its own.
 const SORTED_MAX: usize = 1 << 10;
 
 impl Fetched {
-    pub(super) fn new(mut vals: Vec<f64>, all: bool) -> Fetched {
+    pub(super) fn new(vals: Vec<f64>, all: bool) -> Fetched {
+        Fetched {
+            vals: vals.into_boxed_slice(),
+            nodes: Vec::new(),
+            all,
+        }
+    }
+
+    /// Builds the tree over the values once.
+    pub(super) fn prepare(&mut self) {
+        if !self.nodes.is_empty() || self.vals.is_empty() {
+            return;
+        }
+        let all = self.all;
+        let vals = &mut self.vals;
         // Sorting pays for itself over the steps only for small leaves; a
-        // large one stays one run, read whole where it is cut.
+        // large one stays one run, read whole where it is cut. Scores are
+        // never NaN here: their keys sort like them, and faster.
         let size = if vals.len() <= SORTED_MAX {
-            vals.sort_unstable_by(f64::total_cmp);
+            vals.sort_unstable_by_key(|&v| super::key(v));
             SUB_LEAF
         } else {
-            vals.len().max(1)
+            vals.len()
         };
         let kept = if all { K } else { 6 };
         let leaves = vals
@@ -369,10 +391,7 @@ impl Fetched {
                 }
             })
             .collect();
-        Fetched {
-            vals: vals.into_boxed_slice(),
-            nodes: build(leaves),
-        }
+        self.nodes = build(leaves);
     }
 
     /// Adds the window's sums over these values.
