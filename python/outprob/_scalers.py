@@ -208,21 +208,15 @@ class GaussianScaler(ScalerBase):
         fixed_center: Optional[float] = None,
         lam: float = 1.0,
     ) -> None:
-        self.center = center
-        self.scale = scale
-        self.trim = trim
-        self.ddof = ddof
-        self.maxiter = maxiter
-        self.tol = tol
-        self.nan_policy = nan_policy
-        self.higher_is_outlier = higher_is_outlier
-        self.threads = threads
-        self.k = k
-        self.window = window
-        self.refit_every = refit_every
-        self.pretransform = pretransform
-        self.fixed_center = fixed_center
-        self.lam = lam
+        # The parameters as they are, as scikit-learn wants, stored without
+        # ScalerBase.__setattr__ (nothing is cached yet): a scaler is often
+        # made per call, and 15 Python-level assignments cost ~3 µs.
+        self.__dict__.update(
+            center=center, scale=scale, trim=trim, ddof=ddof, maxiter=maxiter, tol=tol,
+            nan_policy=nan_policy, higher_is_outlier=higher_is_outlier, threads=threads, k=k,
+            window=window, refit_every=refit_every, pretransform=pretransform,
+            fixed_center=fixed_center, lam=lam,
+        )
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -559,11 +553,11 @@ class LinearScaler(ScalerBase):
         window: Optional[int] = None,
         refit_every: Optional[int] = None,
     ) -> None:
-        self.nan_policy = nan_policy
-        self.higher_is_outlier = higher_is_outlier
-        self.threads = threads
-        self.window = window
-        self.refit_every = refit_every
+        # As GaussianScaler: stored without ScalerBase.__setattr__.
+        self.__dict__.update(
+            nan_policy=nan_policy, higher_is_outlier=higher_is_outlier, threads=threads,
+            window=window, refit_every=refit_every,
+        )
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         lo, hi = fit_linear(
