@@ -38,6 +38,10 @@ const MAX_BUCKETS: usize = 1 << 12;
 /// Scores per chunk of the parallel read: large, so that the per-chunk
 /// accumulators (a few hundred kB) cost little against the chunk's scores.
 const READ_CHUNK: usize = 1 << 20;
+/// Up to this many scores, the first fetch takes every leaf (their trees
+/// are still built only where read): one read of a few thousand scores
+/// costs less than the several a fit's far tails would otherwise cause.
+const FETCH_ALL: usize = 1 << 14;
 /// Half-width, in σ, of the band about each window edge fetched at once.
 const FETCH_BAND: f64 = 0.2;
 /// Doubles per bucket accumulator: `P_0..P_{K−1}`, min, max, center, 1/u.
@@ -400,6 +404,9 @@ impl<'a, T: Float> Blocks<'a, T> {
         (m, sigma, t): (f64, f64, f64),
         f: impl FnOnce(&Fetched) -> R,
     ) -> R {
+        if self.values.borrow()[leaf].is_none() && self.len <= FETCH_ALL {
+            self.fetch((0..self.n_leaves).collect());
+        }
         if self.values.borrow()[leaf].is_none() {
             let mut wanted = vec![leaf];
             // The edges move little from step to step: a band of
