@@ -38,6 +38,10 @@ const MAX_BUCKETS: usize = 1 << 12;
 /// Scores per chunk of the parallel read: large, so that the per-chunk
 /// accumulators (a few hundred kB) cost little against the chunk's scores.
 const READ_CHUNK: usize = 1 << 20;
+/// Up to this many scores, the first fetch takes every leaf (their trees
+/// are still built only where read): one read of a few thousand scores
+/// costs less than the several a fit's far tails would otherwise cause.
+const FETCH_ALL: usize = 1 << 14;
 /// Half-width, in σ, of the band about each window edge fetched at once.
 const FETCH_BAND: f64 = 0.2;
 /// Doubles per bucket accumulator: `P_0..P_{K−1}`, min, max, center, 1/u.
@@ -86,8 +90,9 @@ struct Geometry {
 }
 
 impl Geometry {
-    /// The buckets of a sample's scores times 2^k, and the scaled range.
-    fn new<T: Float>(s: &Sample<'_, T>, k: i32) -> (Geometry, f64, f64) {
+    /// The buckets of a sample's scores times 2^k (about √(per·N) of
+    /// them), and the scaled range.
+    fn new<T: Float>(s: &Sample<'_, T>, k: i32, per: f64) -> (Geometry, f64, f64) {
         let n = s.len();
         let half = k / 2;
         let sign = if s.negate { -1.0 } else { 1.0 };
@@ -104,9 +109,11 @@ impl Geometry {
         let hi = if hi == 0.0 { 0.0 } else { hi };
         let (kmin, kmax) = (key(lo), key(hi));
         // Each leaf costs a join of moments (O(K²)) to build, each score of
-        // a leaf the window cuts a read per step: √(8N) buckets balance
-        // the two over the iteration's ~200 steps.
-        let want = ((8.0 * n as f64).sqrt() as usize).clamp(1, MAX_BUCKETS);
+        // a leaf the window cuts a read per step: √(per·N) buckets balance
+        // the two over the iteration's ~200 steps — per = 8 for Tukey, 32
+        // for Huber, whose reciprocal sums need leaves narrow against their
+        // distance to the window (measured with `examples/mest_profile`).
+        let want = ((per * n as f64).sqrt() as usize).clamp(1, MAX_BUCKETS);
         let range = kmax - kmin;
         let shifted = |k: u64, shift: u32| k.checked_shr(shift).unwrap_or(0);
         let shift = (0..=64u32)
@@ -279,7 +286,7 @@ impl<'a, T: Float> Blocks<'a, T> {
     /// cost a read each to fetch.
     pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool, expect: Option<Expect>) -> Self {
         let n = s.len();
-        let (g, lo, hi) = Geometry::new(s, k);
+        let (g, lo, hi) = Geometry::new(s, k, if reciprocal { 32.0 } else { 8.0 });
         let mut init = vec![0.0; g.buckets * STRIDE];
         let mut band = vec![0u8; g.buckets];
         let edges = expect.map_or(Vec::new(), |e| e.bands());
@@ -397,6 +404,9 @@ impl<'a, T: Float> Blocks<'a, T> {
         (m, sigma, t): (f64, f64, f64),
         f: impl FnOnce(&Fetched) -> R,
     ) -> R {
+        if self.values.borrow()[leaf].is_none() && self.len <= FETCH_ALL {
+            self.fetch((0..self.n_leaves).collect());
+        }
         if self.values.borrow()[leaf].is_none() {
             let mut wanted = vec![leaf];
             // The edges move little from step to step: a band of
