@@ -321,7 +321,9 @@ class Bench:
         key = (op.name, op.baseline_name, row.dtype)
         self.base_ns.setdefault(key, []).append((case.n, row.base.ns_per_element(case.n)))
         if op.check is not None and row.ours is not None:
-            row.problem = op.check(row.ours.value, row.base.value, case) or dtype_problem(row.ours.value, case)
+            row.problem = op.check(row.ours.value, row.base.value, case) or (
+                dtype_problem(row.ours.value, case) if op.keeps_dtype else None
+            )
         row.base.value = None
         forget_large(row.ours, case)
         return row

@@ -190,7 +190,8 @@ class Operation:
     baseline: Base
     check: Optional[Check] = None
     targets: Tuple[Target, ...] = ()
-    #: Thread-scaling target (time at 1 thread / time at 2 threads).
+    #: Thread-scaling target (time at 1 thread / time at 2 threads; issue #11:
+    #: 1.7 at N = 1e7 unless the work is memory-bound, which the results explain).
     scaling_target: Optional[float] = None
     #: Runs at most at this N (the reference metrics are slow beyond).
     max_n: Optional[int] = None
@@ -198,6 +199,9 @@ class Operation:
     slow_baseline: bool = False
     #: pytest-benchmark file: "stats", "scaling", "metrics" or "floor".
     kind: str = "stats"
+    #: Whether float32 scores must give a float32 result (contract §5); not
+    #: for results that do not map the scores themselves.
+    keeps_dtype: bool = True
 
     def target(self, n: int, dtype: str) -> Optional[Target]:
         return next((t for t in self.targets if t.n == n and t.dtype == dtype), None)
@@ -236,7 +240,7 @@ def _variant(name: str) -> Operation:
         lambda c: baselines.variant_fit_transform(name, c.x),
         PROBABILITIES,
         tuple(targets),
-        scaling_target=1.4,
+        scaling_target=1.7,
         slow_baseline=name in ("huber", "tukey"),
         kind="scaling",
     )
@@ -314,7 +318,7 @@ OPERATIONS: Tuple[Operation, ...] = (
     ),
     Operation(
         "median", lambda c, t: stats.median(c.x, threads=t), "np.median",
-        lambda c: np.median(c.x), VALUES, (Target(4),), scaling_target=1.4,
+        lambda c: np.median(c.x), VALUES, (Target(4),), scaling_target=1.7,
     ),
     Operation(
         "median", lambda c, t: stats.median(c.x, threads=t), "np.partition (1 rank)",
@@ -322,39 +326,39 @@ OPERATIONS: Tuple[Operation, ...] = (
     ),
     Operation(
         "quantile (.25, .75)", lambda c, t: stats.quantile(c.x, [0.25, 0.75], threads=t),
-        "np.quantile", lambda c: baselines.quartiles(c.x), VALUES, scaling_target=1.4,
+        "np.quantile", lambda c: baselines.quartiles(c.x), VALUES, scaling_target=1.7,
     ),
     Operation(
         "mean", lambda c, t: stats.mean(c.x, threads=t), "np.mean",
-        lambda c: c.x.mean(), VALUES, scaling_target=1.4,
+        lambda c: c.x.mean(), VALUES, scaling_target=1.7,
     ),
     Operation(
         "std", lambda c, t: stats.std(c.x, threads=t), "np.std",
-        lambda c: c.x.std(), VALUES, scaling_target=1.4,
+        lambda c: c.x.std(), VALUES, scaling_target=1.7,
     ),
     Operation(
         "nmad", lambda c, t: stats.nmad(c.x, threads=t), "scipy median_abs_deviation",
-        lambda c: baselines.nmad(c.x), VALUES, (Target(8),), scaling_target=1.4,
+        lambda c: baselines.nmad(c.x), VALUES, (Target(8),), scaling_target=1.7,
     ),
     Operation(
         "niqr", lambda c, t: stats.niqr(c.x, threads=t), "scipy iqr(scale=normal)",
-        lambda c: baselines.niqr(c.x), VALUES, (Target(5),), scaling_target=1.4,
+        lambda c: baselines.niqr(c.x), VALUES, (Target(5),), scaling_target=1.7,
     ),
     Operation(
         "upper trimmed mean (a=0.1)",
         lambda c, t: stats.upper_trimmed_mean(c.x, baselines.ALPHA, threads=t),
         "np.partition + mean", lambda c: baselines.upper_trimmed_mean(c.x),
-        VALUES, (Target(3),), scaling_target=1.4,
+        VALUES, (Target(3),), scaling_target=1.7,
     ),
     Operation(
         "huber fit (m_estimate)", partial(_m_estimate, "huber"), "statsmodels Huber(HuberT)",
         lambda c: baselines.m_estimate(c.x, "huber"), m_estimate_check, (Target(50),),
-        scaling_target=1.4, slow_baseline=True,
+        scaling_target=1.7, slow_baseline=True,
     ),
     Operation(
         "tukey fit (m_estimate)", partial(_m_estimate, "tukey"), "statsmodels Huber(TukeyBiweight)",
         lambda c: baselines.m_estimate(c.x, "tukey"), m_estimate_check, (Target(100),),
-        scaling_target=1.4, slow_baseline=True,
+        scaling_target=1.7, slow_baseline=True,
     ),
     *(_variant(name) for name in outprob.VARIANTS),
     *(
@@ -365,7 +369,7 @@ OPERATIONS: Tuple[Operation, ...] = (
             lambda c, f=base: f(c.x),
             PROBABILITIES,
             (Target(10, n=10**6),),
-            scaling_target=1.4,
+            scaling_target=1.7,
             kind="scaling",
         )
         for name, base in (
@@ -448,7 +452,9 @@ BEYOND: Tuple[Operation, ...] = (
         "ExCeeD predict_confidence (m = n)", _exceed, "PyOD predict_confidence",
         lambda c: baselines.pyod_predict_confidence(_exceed_detector(c)),
         close(0.0, 0.0, 1e-12, 1e-12), (Target(10, n=10**5),), max_n=10**5,
-        slow_baseline=True, kind="beyond",
+        # Confidences from a detector's (float64) scores and rank counts, as
+        # PyOD's: float64 whatever the data's dtype.
+        slow_baseline=True, kind="beyond", keeps_dtype=False,
     ),
 )
 OPERATIONS = OPERATIONS + BEYOND

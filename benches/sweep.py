@@ -29,6 +29,7 @@ baseline per operation, one panel per operation.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -181,6 +182,7 @@ def plot(rows: List[compare.Row], path: str) -> None:
         ax.set_ylabel("ns per score")
     fig.suptitle("outprob (one thread) against the NumPy/SciPy/statsmodels expression, float64")
     fig.tight_layout()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fig.savefig(path, dpi=110)
     compare.progress(f"wrote {path}")
 

@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from . import _core, _partial, _persist
 from ._incremental import Incremental, _parameter_defaults
+from ._latency import LatencyCaches
 from ._exceptions import NotFittedError
 from ._input import (
     as_float_array,
@@ -80,7 +81,7 @@ else:
         """scikit-learn's estimator, transformer and one-to-one feature names."""
 
 
-class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
+class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=None):
     """fit / transform / fit_transform with ``out=``, pandas/polars output,
     feature-name checks, serialisation and pickling."""
 
@@ -217,75 +218,6 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
             self._state = state
             self.__dict__.pop("_stream", None)
         return self._output(self._apply(state, x, out), X, state)
-
-    def _publish_planned(self, fit: Any, result: np.ndarray, transformer: Any, X: np.ndarray) -> Any:
-        """Publishes a fit made by the extension's ``FitPlan`` (the latency
-        path of ``fit_transform``: 1-D float arrays) and returns ``result``
-        as ``fit_transform`` does."""
-        attributes, notes = self._planned_attributes(fit)
-        for category, message in notes:
-            # Level 3: the caller of fit_transform().
-            warnings.warn(message, category, stacklevel=3)
-        a, b = self._PAIR
-        state = State(
-            attributes, 1, 1, None, not self.higher_is_outlier,
-            [attributes[a]], [attributes[b]], transformer,
-        )
-        attributes = self.__dict__
-        # As `self._state = state` (see __setattr__), without its cost.
-        attributes["_state"] = state
-        if "_sklearn_output_config" in attributes:
-            attributes.pop("_fast", None)
-        else:
-            threads = self.threads
-            attributes["_fast"] = (state, transformer, 0 if threads is None else threads)
-        attributes.pop("_stream", None)
-        if "_sklearn_output_config" not in attributes and global_transform_output() == "default":
-            return result
-        return self._output(result, X, state)
-
-    def _fit_plan(self) -> Any:
-        """The extension's ``FitPlan`` of this scaler's parameters, or False
-        where ``fit_transform`` of a 1-D array needs the general path
-        (subclass hook)."""
-        return False
-
-    def _planned_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
-        """The fitted attributes and warnings of a ``FitPlan`` fit (as
-        ``_fit_column`` gives them for a 1-D fit)."""
-        raise NotImplementedError
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        attributes = self.__dict__
-        # The latency caches: `_fast`, what transform's latency path needs,
-        # made when a fit is published; `_plan`, the checked parameters of
-        # fit_transform's. A parameter or output setting set after the fit
-        # drops `_fast` until the next fit (the general path applies it),
-        # and a parameter drops `_plan`. They are made when a fit is
-        # published, never by transform, which leaves __dict__ as it was.
-        attributes.pop("_fast", None)
-        if name[0] != "_":
-            attributes.pop("_plan", None)
-        object.__setattr__(self, name, value)
-        if name == "_state":
-            self._cache_fast(value)
-
-    def _cache_fast(self, state: Optional[State]) -> None:
-        """Sets `_fast` = (state, transformer, threads) when transform may
-        map plain float arrays by ``state.transformer`` alone; `state` in
-        it keeps a fit published meanwhile by another thread from being
-        mapped with this one's parameters."""
-        attributes = self.__dict__
-        if (
-            state is None or state.names is not None or state.transformer is None
-            or "_sklearn_output_config" in attributes or not self._plain_map()
-        ):
-            return
-        threads = self.threads
-        try:
-            attributes["_fast"] = (state, state.transformer, 0 if threads is None else check_threads(threads))
-        except (TypeError, ValueError):
-            pass  # the general path explains
 
     def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> State:
         """Fits every column on its own, then builds the state to publish."""

@@ -177,6 +177,20 @@ class GaussianScaler(ScalerBase):
     }
     _PAIR = ("center_", "scale_")
     _KIND = "gaussian"
+
+    # The parameters (set by __init__ through __dict__).
+    center: Any
+    scale: Any
+    trim: Union[float, Literal["auto"]]
+    ddof: int
+    maxiter: int
+    tol: float
+    k: int
+    window: Optional[int]
+    refit_every: Optional[int]
+    pretransform: Optional[str]
+    fixed_center: Optional[float]
+    lam: float
     _CAN_STREAM = True
     _STREAM_FITTED = {
         "n_samples_seen_": int,
@@ -542,6 +556,10 @@ class LinearScaler(ScalerBase):
     _FITTED = {"min_": float, "max_": float}
     _PAIR = ("min_", "max_")
     _KIND = "linear"
+
+    # The parameters (set by __init__ through __dict__).
+    window: Optional[int]
+    refit_every: Optional[int]
     _CAN_STREAM = True
 
     def __init__(
