@@ -1,0 +1,183 @@
+//! Unit tests of Huber's proposal 2 (`mest.rs`).
+use super::*;
+use crate::sample::NanPolicy;
+
+fn m_estimate<T: Float>(x: &mut [T], p: &MParams) -> Result<MEstimate, Error> {
+    super::m_estimate(&Sample::new(x, NanPolicy::Omit, false)?, p)
+}
+
+/// The data of statsmodels' `Huber` docstring example.
+const CHEM: [f64; 24] = [
+    2.20, 2.20, 2.4, 2.4, 2.5, 2.7, 2.8, 2.9, 3.03, 3.03, 3.10, 3.37, 3.4, 3.4, 3.4, 3.5, 3.6, 3.7,
+    3.7, 3.7, 3.7, 3.77, 5.28, 28.95,
+];
+
+#[test]
+fn estimates_are_equivariant_under_powers_of_two() {
+    let base = [1.0, 2.0, 6.0, 40.0, 3.0, 2.5, 2.25, -7.0];
+    for norm in [Norm::Huber, Norm::Tukey] {
+        let p = MParams::new(norm);
+        let want = m_estimate(&mut base.clone(), &p).unwrap();
+        for k in [-1070, -1000, -500, 500, 1000, 1015] {
+            let mut x: Vec<f64> = base.iter().map(|&v| ldexp(v, k)).collect();
+            let got = m_estimate(&mut x, &p).unwrap();
+            assert_eq!(
+                (got.location, got.scale, got.n_iter, got.converged),
+                (
+                    ldexp(want.location, k),
+                    ldexp(want.scale, k),
+                    want.n_iter,
+                    want.converged
+                ),
+                "{norm:?} 2^{k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn gamma_matches_statsmodels() {
+    // statsmodels.robust.scale.Huber().gamma
+    let g = MParams::new(Norm::Huber).gamma();
+    assert!((g - 0.778_465_216_174_470_1).abs() < 1e-15, "{g}");
+}
+
+#[test]
+fn chem_data_converges() {
+    for norm in [Norm::Huber, Norm::Tukey] {
+        let mut x = CHEM;
+        let est = m_estimate(&mut x, &MParams::new(norm)).unwrap();
+        assert!(est.converged, "{norm:?}: {est:?}");
+        assert_eq!(est.start, StartScale::Nmad);
+        // statsmodels 0.15: Huber(norm=HuberT() / TukeyBiweight())(chem)
+        let (loc, scale) = match norm {
+            Norm::Huber => (3.204_999_999_999_999, 0.673_541_420_730_253_6),
+            Norm::Tukey => (3.159_902_476_244_217, 0.665_936_493_223_614_4),
+        };
+        assert!((est.location - loc).abs() < 1e-9 * scale, "{est:?}");
+        assert!((est.scale - scale).abs() < 1e-9 * scale, "{est:?}");
+    }
+}
+
+#[test]
+fn constant_and_tied_data() {
+    let mut c = [2.0; 5];
+    let est = m_estimate(&mut c, &MParams::new(Norm::Huber)).unwrap();
+    assert_eq!(
+        (est.location, est.scale, est.start),
+        (2.0, 0.0, StartScale::Constant)
+    );
+    // More than half tie: nMAD = 0, the nIQR starts the iteration.
+    let mut t = [1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 3.0, 4.0];
+    let est = m_estimate(&mut t, &MParams::new(Norm::Huber)).unwrap();
+    assert_eq!(est.start, StartScale::Niqr);
+    assert!(est.scale > 0.0 && est.scale.is_finite());
+}
+
+#[test]
+fn non_convergence_is_reported() {
+    let mut x = CHEM;
+    let p = MParams {
+        maxiter: 2,
+        ..MParams::new(Norm::Huber)
+    };
+    let est = m_estimate(&mut x, &p).unwrap();
+    assert!(!est.converged);
+    assert_eq!(est.n_iter, 2);
+    assert!(est.location.is_finite() && est.scale > 0.0);
+}
+
+#[test]
+fn single_value_does_not_divide_by_zero() {
+    let est = m_estimate(&mut [4.0], &MParams::new(Norm::Tukey)).unwrap();
+    assert_eq!((est.location, est.scale), (4.0, 0.0));
+    // Two values: N − 1 = 1 is fine.
+    let est = m_estimate(&mut [1.0, 2.0], &MParams::new(Norm::Huber)).unwrap();
+    assert!(est.scale > 0.0 && est.scale.is_finite());
+}
+
+fn synthetic(n: usize, kind: u8, seed: u64) -> Vec<f64> {
+    let mut s = seed | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|i| {
+            let u = next();
+            match kind {
+                // lognormal-ish bulk with 3% far outliers
+                0 => {
+                    if i % 33 == 0 {
+                        50.0 + 400.0 * u
+                    } else {
+                        (2.0 * next() - 1.0 + u).exp()
+                    }
+                }
+                // symmetric, heavy tails
+                1 => (u - 0.5) / (next() + 1e-3),
+                // heavy ties
+                2 => (u * 6.0).floor(),
+                // tiny magnitudes
+                3 => 1e-150 * (1.0 + u),
+                // huge magnitudes, offset
+                _ => 1e150 * (3.0 + u * u),
+            }
+        })
+        .collect()
+}
+
+/// The direct steps' branch-free compensated sum is Neumaier's, bit for
+/// bit (the direct path's results are unchanged by it).
+#[test]
+fn two_sum_equals_neumaier() {
+    for (kind, seed) in [(1u8, 3u64), (0, 4), (4, 5)] {
+        let x = synthetic(5000, kind, seed);
+        let (mut a, mut b) = (TwoSum::default(), crate::numeric::sum::Neumaier::default());
+        for (i, &v) in x.iter().enumerate() {
+            let v = if i % 3 == 0 { -v * 1e-3 } else { v };
+            a.add(v);
+            b.add(v);
+            assert_eq!(a.sum + a.comp, b.value());
+        }
+    }
+}
+
+/// The bucket-moment sums reproduce the direct iteration.
+#[test]
+fn bucketed_sums_follow_the_direct_iteration() {
+    for kind in 0..5u8 {
+        for (n, seed) in [(20_000, 1u64), (70_001, 2)] {
+            let x = synthetic(n, kind, seed);
+            let sample = Sample::new(&x, NanPolicy::Omit, kind == 1).unwrap();
+            let mu0 = median(&sample);
+            let (sigma0, start) = start_scale(&sample, mu0).unwrap();
+            if start == StartScale::Constant {
+                continue;
+            }
+            let values = sample.to_vec();
+            let blocks = Blocks::new(&sample);
+            for norm in [Norm::Huber, Norm::Tukey] {
+                let p = MParams {
+                    maxiter: 200,
+                    ..MParams::new(norm)
+                };
+                let d = iterate(&Direct(&values), &p, mu0, sigma0, start);
+                let b = iterate(&blocks, &p, mu0, sigma0, start);
+                let tol = 1e-11 * (d.location.abs() + d.scale);
+                assert!(
+                    (d.location - b.location).abs() <= tol,
+                    "{kind} {n} {norm:?}: {d:?} {b:?}"
+                );
+                assert!(
+                    (d.scale - b.scale).abs() <= 1e-11 * d.scale,
+                    "{kind} {n} {norm:?}: {d:?} {b:?}"
+                );
+                assert_eq!(d.converged, b.converged);
+                assert!(d.n_iter.abs_diff(b.n_iter) <= 1, "{d:?} {b:?}");
+            }
+        }
+    }
+}
