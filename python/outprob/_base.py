@@ -165,14 +165,17 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         attributes = self.__dict__
         state = attributes.get("_state")
         fast = attributes.get("_fast")
-        if fast is not None and out is None and type(X) is np.ndarray and fast[0] is state:
+        if (
+            fast is not None and out is None and type(X) is np.ndarray
+            and state is not None and fast[0] is state
+        ):
             # The latency path (contract §4): a C-contiguous float ndarray
             # goes to the extension's copy of the fitted state in one call.
             result = fast[1].try_apply(X, fast[2])
             if result is not None:
                 if global_transform_output() == "default":
                     return result
-                return self._output(result, X, fast[0])
+                return self._output(result, X, state)
         if (
             out is None and type(X) is np.ndarray and state is not None
             and state.names is None and state.transformer is not None and self._plain_map()
