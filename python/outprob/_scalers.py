@@ -34,6 +34,8 @@ from ._input import (
 from .streaming import DEFAULT_K, StreamingResult
 
 Floats = Union[float, npt.NDArray[np.float64]]
+#: The core's arguments of a Gaussian fit after the scores.
+_SpecArgs = Tuple[Union[str, float], Union[str, float], float, int, int, float, str, bool]
 Intervals = Union[Tuple[float, float], npt.NDArray[np.float64]]
 
 
@@ -280,17 +282,7 @@ class GaussianScaler(ScalerBase):
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         trim, chosen = self._trim_for(x)
-        args = (
-            x,
-            estimator_spec(self.center, "center"),
-            estimator_spec(self.scale, "scale"),
-            trim,
-            int(self.ddof),
-            int(self.maxiter),
-            float(self.tol),
-            self.nan_policy,
-            not self.higher_is_outlier,
-        )
+        args = (x, *self._spec_args(trim))
         pre_min = None
         if self._options():
             fixed = None if self.fixed_center is None else float(self.fixed_center)
@@ -312,16 +304,20 @@ class GaussianScaler(ScalerBase):
             or not self._plain_map()
         ):
             return False
-        return _core.FitPlan.gaussian(
+        return _core.FitPlan.gaussian(*self._spec_args(float(self.trim)), check_threads(self.threads))
+
+    def _spec_args(self, trim: float) -> "_SpecArgs":
+        """The core's arguments of a Gaussian fit after the scores:
+        (center, scale, trim, ddof, maxiter, tol, nan_policy, negate)."""
+        return (
             estimator_spec(self.center, "center"),
             estimator_spec(self.scale, "scale"),
-            float(self.trim),
+            trim,
             int(self.ddof),
             int(self.maxiter),
             float(self.tol),
             self.nan_policy,
             not self.higher_is_outlier,
-            check_threads(self.threads),
         )
 
     def _planned_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:

@@ -6,13 +6,12 @@
 
 use crate::scaling::{fit_tuple, gaussian_spec, FitTuple, Spec};
 use crate::transformer::Transformer;
-use crate::{parse, run, to_py, HOLD_GIL_MAX};
-use numpy::{Element, PyArray1, PyArrayMethods, PyUntypedArrayMethods};
+use crate::{map_new, parse, to_py, HOLD_GIL_MAX};
+use numpy::{Element, PyArray1, PyUntypedArrayMethods};
 use outprob_core::sample::NanPolicy;
 use outprob_core::transformations::fit::{fit_gaussian, fit_linear, Center, GaussianSpec, Scale};
 use outprob_core::transformations::scaling::{self, Gaussian, Linear};
 use outprob_core::{Error, Float};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
@@ -75,29 +74,14 @@ impl FitPlan {
         if !a.is_c_contiguous() || !a.is_aligned() {
             return Ok(None);
         }
-        let n = a.len();
-        let out = PyArray1::<T>::zeros(py, n, false);
-        // SAFETY: `out` was created just now and has not been shared.
-        let dst =
-            unsafe { out.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let fitted = if self.holds_gil(n) {
-            // SAFETY: the GIL is held until the fit ends, and no map of this
-            // extension writes into an array this small without it (see
-            // `Transformer::try_apply`), so no write to `a` overlaps the read.
-            let Ok(src) = (unsafe { a.as_slice() }) else {
-                return Ok(None);
-            };
+        let hold_gil = self.holds_gil(a.len());
+        let Some((out, fitted)) = map_new(py, a, hold_gil, self.threads, |src, dst| {
             self.fit_and_map(src, dst)
-        } else {
-            let Ok(view) = a.try_readonly() else {
-                return Ok(None); // mutably borrowed elsewhere: the general path says so
-            };
-            let Ok(src) = view.as_slice() else {
-                return Ok(None);
-            };
-            run(py, self.threads, n, || self.fit_and_map(src, dst))?
-        }
-        .map_err(to_py)?;
+        })?
+        else {
+            return Ok(None);
+        };
+        let fitted = fitted.map_err(to_py)?;
         let (fit, transformer) = match fitted {
             Fitted::Gaussian(tuple, g) => (
                 tuple.into_bound_py_any(py)?,

@@ -128,6 +128,54 @@ pub(crate) fn run_map<R: Send>(
     run(py, threads, n, f)
 }
 
+/// A new result array and the value of the map that filled it.
+pub(crate) type Mapped<'py, T, D, R> = (Bound<'py, numpy::PyArray<T, D>>, R);
+
+/// `f(scores, result)` on the data of the C-contiguous, aligned array `a`
+/// and of a new array of its shape (returned with `f`'s value): with the GIL
+/// held if `hold_gil` (callers pass it for arrays under [`HOLD_GIL_MAX`] and
+/// work of microseconds), else without it in `threads` threads. `None` when
+/// `a` is mutably borrowed elsewhere or not contiguous (the caller's general
+/// path then converts or explains).
+pub(crate) fn map_new<'py, T, D, R>(
+    py: Python<'py>,
+    a: &Bound<'py, numpy::PyArray<T, D>>,
+    hold_gil: bool,
+    threads: usize,
+    f: impl FnOnce(&[T], &mut [T]) -> R + Send,
+) -> PyResult<Option<Mapped<'py, T, D, R>>>
+where
+    T: numpy::Element + Sync + Send,
+    D: numpy::ndarray::Dimension,
+    R: Send,
+{
+    use numpy::PyUntypedArrayMethods;
+    let out = numpy::PyArray::<T, D>::zeros(py, a.dims(), false);
+    // SAFETY: `out` was created just now and has not been shared, so no
+    // other reference to its data exists.
+    let dst = unsafe { out.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let value = if hold_gil {
+        debug_assert!(a.len() < HOLD_GIL_MAX);
+        // SAFETY: the GIL is held until `f` returns, and this extension
+        // writes into arrays this small only while holding it (every map
+        // into an array keeps the GIL below `HOLD_GIL_MAX`: `run_map`), so
+        // no write to `a` can overlap this read.
+        let Ok(src) = (unsafe { a.as_slice() }) else {
+            return Ok(None);
+        };
+        f(src, dst)
+    } else {
+        let Ok(view) = a.try_readonly() else {
+            return Ok(None);
+        };
+        let Ok(src) = view.as_slice() else {
+            return Ok(None);
+        };
+        run(py, threads, src.len(), || f(src, dst))?
+    };
+    Ok(Some((out, value)))
+}
+
 /// `map(src, dst)` from C-contiguous `x` into the preallocated `out` of the
 /// same dtype and shape (the transforms of every scaling).
 pub(crate) fn map_into<T: numpy::Element + Sync + Send>(

@@ -2,8 +2,8 @@
 //! transforms (contract §4): one call from Python converts nothing but the
 //! scores, where `transform` re-extracts the fitted parameters each time.
 
-use crate::{run, HOLD_GIL_MAX};
-use numpy::{Element, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use crate::{map_new, HOLD_GIL_MAX};
+use numpy::{Element, PyArrayDyn, PyUntypedArrayMethods};
 use outprob_core::transformations::scaling::{self, Gaussian, Linear, Scaling};
 use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
@@ -61,45 +61,19 @@ impl Transformer {
         if !fits || !a.is_c_contiguous() || !a.is_aligned() {
             return Ok(None);
         }
-        let n = a.len();
-        let borrowed;
-        let src = if n < HOLD_GIL_MAX {
-            // SAFETY: the GIL is held until the transform ends, and this
-            // extension writes into arrays this small only while holding it
-            // (every map into an array keeps the GIL below `HOLD_GIL_MAX`: `run_map`), so
-            // no write to `a` can overlap this read.
-            let Ok(src) = (unsafe { a.as_slice() }) else {
-                return Ok(None);
-            };
-            src
-        } else {
-            let Ok(view) = a.try_readonly() else {
-                return Ok(None); // mutably borrowed elsewhere: the general path says so
-            };
-            borrowed = view;
-            let Ok(src) = borrowed.as_slice() else {
-                return Ok(None);
-            };
-            src
-        };
-        let out = PyArrayDyn::<T>::zeros(py, shape, false);
-        // SAFETY: `out` was created just now and has not been shared, so no
-        // other reference to its data exists.
-        let dst =
-            unsafe { out.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
         let negate = self.negate;
-        let mut apply = || match &self.columns {
-            Columns::Gaussian(c) => scaling::transform(src, dst, c, negate),
-            Columns::Linear(c) => scaling::transform(src, dst, c, negate),
-        };
         // A few thousand scores take microseconds: releasing and retaking
         // the GIL would cost a good part of that.
-        if src.len() < HOLD_GIL_MAX {
-            apply()
-        } else {
-            run(py, threads, src.len(), apply)?
-        }
-        .map_err(crate::to_py)?;
+        let hold_gil = a.len() < HOLD_GIL_MAX;
+        let Some((out, done)) =
+            map_new(py, a, hold_gil, threads, |src, dst| match &self.columns {
+                Columns::Gaussian(c) => scaling::transform(src, dst, c, negate),
+                Columns::Linear(c) => scaling::transform(src, dst, c, negate),
+            })?
+        else {
+            return Ok(None);
+        };
+        done.map_err(crate::to_py)?;
         Ok(Some(out.into_any().unbind()))
     }
 }
