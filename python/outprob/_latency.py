@@ -54,6 +54,9 @@ class LatencyCaches:
         if "_sklearn_output_config" in attributes:
             attributes.pop("_fast", None)
         else:
+            # What _cache_fast would find: a plan exists only for a plain map
+            # of a name-less fit with checked threads; its checks cost 0.3 µs
+            # of this 2–3.5 µs path.
             threads = self.threads
             attributes["_fast"] = (state, transformer, 0 if threads is None else threads)
         attributes.pop("_stream", None)
