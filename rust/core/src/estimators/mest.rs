@@ -9,6 +9,9 @@ use crate::numeric::float::Float;
 use crate::numeric::reduce::binary_exponent;
 use crate::sample::Sample;
 
+mod direct;
+use direct::Direct;
+
 /// The weighting function of the location step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Norm {
@@ -220,7 +223,7 @@ pub fn m_estimate_from_median<T: Float>(
     // scaled score stays finite in the element type.
     let k = scale_exponent::<T>(s, sigma0);
     let (mu, sigma) = (ldexp(mu0, -k), ldexp(sigma0, -k));
-    let est = if s.len() < BUCKETED_MIN {
+    let est = if s.len() < bucketed_min(params.norm) {
         let scaled: Vec<f64> = s.to_vec().iter().map(|v| ldexp(v.to_f64(), -k)).collect();
         iterate(&Direct(&scaled), params, mu, sigma, start)
     } else {
@@ -260,12 +263,20 @@ pub(crate) fn ldexp(x: f64, k: i32) -> f64 {
 }
 
 /// From this many scores on, the iteration runs on bucketed scores with
-/// bucket moments: each step then costs O(buckets) instead of a pass over
-/// the data. Building the buckets costs about one sort, repaid after a few
-/// of the iteration's ~30 outer × several inner steps already at a few
-/// hundred scores (at 1e3–1e4 scores the direct path took 10–30× longer,
-/// issue #11); below this the direct reads are cheaper.
-pub const BUCKETED_MIN: usize = 1 << 7;
+/// bucket moments: each step then costs O(buckets) instead of a read of
+/// every score. Building the buckets costs a few reads, repaid over the
+/// iteration's ~150–200 steps once the direct reads are long enough; where
+/// that happens depends on the norm. Huber's far tail needs a reciprocal
+/// per bucket and more moments (12 against Tukey's 6), so its buckets pay
+/// off only from a few thousand scores (issue #11, `examples/mest_profile.rs`:
+/// at 2 000 scores the direct steps took 200 µs and the bucketed 270 µs,
+/// at 3 000 280 µs against 210 µs); Tukey's from ~150.
+pub fn bucketed_min(norm: Norm) -> usize {
+    match norm {
+        Norm::Huber => 1 << 11,
+        Norm::Tukey => 1 << 7,
+    }
+}
 
 /// The sums one step of the iteration needs, over the oriented, NaN-free
 /// scores. Public so that other representations of the scores (a sketch's
@@ -281,102 +292,6 @@ pub trait Sums {
     fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64);
     /// `(Σ_{i∈I} ((s_i − nmu)/σ)², #not in I)`, `I = {|s − mu|/σ <= c}`.
     fn scale(&self, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize);
-}
-
-/// Every score read at every step.
-struct Direct<'a, T>(&'a [T]);
-
-/// A compensated sum equal, bit for bit, to `numeric::sum::Neumaier`'s: both add the
-/// exact rounding error of each addition, which Knuth's TwoSum finds
-/// without the branch on magnitudes — a branch that sums of signed terms
-/// (`Σ w (s − m)`) mispredict often.
-#[derive(Default)]
-struct TwoSum {
-    sum: f64,
-    comp: f64,
-}
-
-impl TwoSum {
-    #[inline(always)]
-    fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        let xp = t - self.sum;
-        self.comp += (self.sum - (t - xp)) + (x - xp);
-        self.sum = t;
-    }
-
-    fn value(self) -> f64 {
-        self.sum + self.comp
-    }
-}
-
-/// Scores per block of [`Direct`]'s steps: the weights of a block are
-/// computed side by side (the divisions vectorise), then added in order.
-const LANES: usize = 16;
-
-impl<T: Float> Sums for Direct<'_, T> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
-        let (mut sw, mut swd) = (TwoSum::default(), TwoSum::default());
-        let (mut w, mut wd) = ([0.0; LANES], [0.0; LANES]);
-        let t = p.tuning;
-        for block in self.0.chunks(LANES) {
-            // The weights of `Norm::weight`, branch-free so that they
-            // vectorise: the same numbers.
-            let lanes = block.iter().zip(&mut w).zip(&mut wd);
-            match p.norm {
-                Norm::Huber => {
-                    for ((&v, w), wd) in lanes {
-                        let d = v.to_f64() - m;
-                        let a = (d / sigma).abs();
-                        let far = t / a;
-                        *w = if a <= t { 1.0 } else { far };
-                        *wd = *w * d;
-                    }
-                }
-                Norm::Tukey => {
-                    for ((&v, w), wd) in lanes {
-                        let d = v.to_f64() - m;
-                        let r = d / sigma;
-                        let u = r / t;
-                        let v = 1.0 - u * u;
-                        *w = if r.abs() <= t { v * v } else { 0.0 };
-                        *wd = *w * d;
-                    }
-                }
-            }
-            for (&w, &wd) in w.iter().zip(&wd).take(block.len()) {
-                sw.add(w);
-                swd.add(wd);
-            }
-        }
-        (sw.value(), swd.value())
-    }
-
-    fn scale(&self, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
-        let mut ss = TwoSum::default();
-        let mut outside = 0usize;
-        let (mut r2, mut inside) = ([0.0; LANES], [false; LANES]);
-        for block in self.0.chunks(LANES) {
-            for ((&v, r2), inside) in block.iter().zip(&mut r2).zip(&mut inside) {
-                let s = v.to_f64();
-                let r = (s - nmu) / sigma;
-                *inside = ((s - mu) / sigma).abs() <= c;
-                *r2 = r * r;
-            }
-            for (&r2, &inside) in r2.iter().zip(&inside).take(block.len()) {
-                if inside {
-                    ss.add(r2);
-                } else {
-                    outside += 1;
-                }
-            }
-        }
-        (ss.value(), outside)
-    }
 }
 
 impl<T: Float> Sums for Blocks<'_, T> {

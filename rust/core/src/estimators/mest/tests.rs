@@ -1,6 +1,7 @@
 //! Unit tests of Huber's proposal 2 (`mest.rs`).
 use super::*;
 use crate::sample::NanPolicy;
+use direct::TwoSum;
 
 fn m_estimate<T: Float>(x: &mut [T], p: &MParams) -> Result<MEstimate, Error> {
     super::m_estimate(&Sample::new(x, NanPolicy::Omit, false)?, p)
