@@ -1,7 +1,8 @@
 //! Unit tests of Huber's proposal 2 (`mest.rs`).
 use super::*;
 use crate::sample::NanPolicy;
-use direct::TwoSum;
+use direct::{Direct, TwoSum};
+use sorted::Sorted;
 
 fn m_estimate<T: Float>(x: &mut [T], p: &MParams) -> Result<MEstimate, Error> {
     super::m_estimate(&Sample::new(x, NanPolicy::Omit, false)?, p)
@@ -179,6 +180,88 @@ fn bucketed_sums_follow_the_direct_iteration() {
                 assert_eq!(d.converged, b.converged);
                 assert!(d.n_iter.abs_diff(b.n_iter) <= 1, "{d:?} {b:?}");
             }
+        }
+    }
+}
+
+/// The sums over sorted scores (prefix power sums, binomial shifts, the
+/// windows' edges searched from the last ones) reproduce the direct
+/// iteration, on the scaled scores `m_estimate` runs them on.
+#[test]
+fn sorted_sums_follow_the_direct_iteration() {
+    for kind in 0..5u8 {
+        for (n, seed) in [(2, 7u64), (37, 1), (300, 2), (5001, 3)] {
+            let x = synthetic(n, kind, seed);
+            let sample = Sample::new(&x, NanPolicy::Omit, kind == 1).unwrap();
+            let mu0 = median(&sample);
+            let (sigma0, start) = start_scale(&sample, mu0).unwrap();
+            if start == StartScale::Constant {
+                continue;
+            }
+            let k = scale_exponent(&sample, sigma0);
+            let values: Vec<f64> = sample.to_vec().iter().map(|&v| ldexp(v, -k)).collect();
+            let (mu, sigma) = (ldexp(mu0, -k), ldexp(sigma0, -k));
+            for norm in [Norm::Huber, Norm::Tukey] {
+                let p = MParams {
+                    maxiter: 200,
+                    ..MParams::new(norm)
+                };
+                let d = iterate(&Direct(&values), &p, mu, sigma, start);
+                let s = iterate(&Sorted::new(values.clone(), norm), &p, mu, sigma, start);
+                let tol = 1e-12 * (d.location.abs() + d.scale);
+                assert!(
+                    (d.location - s.location).abs() <= tol,
+                    "{kind} {n} {norm:?}: {d:?} {s:?}"
+                );
+                assert!(
+                    (d.scale - s.scale).abs() <= 1e-12 * d.scale,
+                    "{kind} {n} {norm:?}: {d:?} {s:?}"
+                );
+                assert_eq!(d.converged, s.converged, "{kind} {n} {norm:?}");
+                assert!(d.n_iter.abs_diff(s.n_iter) <= 1, "{d:?} {s:?}");
+            }
+        }
+    }
+}
+
+/// A window's sums are the direct sums wherever the window is, also when
+/// it holds none or all of the scores, or scores far from the middle.
+#[test]
+fn sorted_window_sums_equal_direct_sums() {
+    let x = synthetic(1000, 0, 11);
+    for norm in [Norm::Huber, Norm::Tukey] {
+        let p = MParams::new(norm);
+        let sorted = Sorted::new(x.clone(), norm);
+        let windows = [
+            (1.0, 1.0),
+            (1.5, 0.3),
+            (0.9, 2.0),
+            (2.0, 1.0),
+            (3.0, 0.5),
+            (-50.0, 1.0),
+            (300.0, 20.0),
+            (1.2, 1e3),
+        ];
+        for &(m, sigma) in &windows {
+            let (a, b) = (
+                Direct(&x).location(&p, m, sigma),
+                sorted.location(&p, m, sigma),
+            );
+            let scale = a.0.abs().max(1.0);
+            assert!(
+                (a.0 - b.0).abs() <= 1e-12 * scale,
+                "{norm:?} {m} {sigma}: {a:?} {b:?}"
+            );
+            assert!(
+                (a.1 - b.1).abs() <= 1e-12 * (a.1.abs() + sigma * scale),
+                "{a:?} {b:?}"
+            );
+            let (a, b) = (
+                Direct(&x).scale(1.5, m, sigma, m + 0.1),
+                sorted.scale(1.5, m, sigma, m + 0.1),
+            );
+            assert_eq!(a.1, b.1);
+            assert!((a.0 - b.0).abs() <= 1e-12 * a.0.max(1.0), "{a:?} {b:?}");
         }
     }
 }
