@@ -11,6 +11,7 @@ use crate::sample::Sample;
 
 mod direct;
 mod sorted;
+mod tails;
 use sorted::Sorted;
 
 /// The weighting function of the location step.
@@ -267,14 +268,12 @@ pub(crate) fn ldexp(x: f64, k: i32) -> f64 {
 /// bucket moments (one read, no sort); below it, on the sorted scores with
 /// prefix power sums. Either way a step costs far less than a read of the
 /// scores; the sort's N·log N is what makes the buckets cheaper for large
-/// N. Huber's steps on sorted scores still read its weights outside the
-/// window (the tails), so its crossover depends on the tails, Tukey's only
-/// on the sort (issue #11, `examples/mest_profile.rs`, one thread: Huber
-/// 270 µs sorted against 300 µs bucketed at 10 000 scores, 530 against 390
-/// at 20 000; Tukey 44 against 57 µs at 2 000, 105 against 86 at 5 000).
+/// N (issue #11, `examples/mest_profile.rs`, one thread: Huber 221 µs
+/// sorted against 298 µs bucketed at 10 000 scores, 433 against 392 at
+/// 20 000; Tukey 44 against 57 µs at 2 000, 105 against 86 at 5 000).
 pub fn bucketed_min(norm: Norm) -> usize {
     match norm {
-        Norm::Huber => 1 << 13,
+        Norm::Huber => 1 << 14,
         Norm::Tukey => 1 << 11,
     }
 }

@@ -1,7 +1,6 @@
 //! The iteration's sums read from every score at every step: the
 //! definition the faster representations (sorted, bucketed) are tested
-//! against, and the sorted one's fallback; its kernel also sums Huber's
-//! weights over the sorted scores' tails.
+//! against, and the sorted one's fallback.
 //!
 //! A step's terms are computed a chunk at a time in one loop that
 //! vectorises, then added in eight lanes folded pairwise — NumPy's
@@ -156,25 +155,6 @@ multiversion! {
             ss.add(chunk_sum(&mut r2, chunk.len()));
         }
         (ss.value(), x.len() - inside)
-    }
-}
-
-multiversion! {
-    /// `Σ t/|(s − m)·inv|`: Huber's weights of scores all outside its window.
-    pub(super) fn far_weight_sum(x: &[f64], t: f64, m: f64, inv: f64) -> f64 {
-        if x.len() < LANES {
-            // Positive terms: a plain sum of a few is as accurate.
-            return x.iter().map(|&v| t / ((v - m) * inv).abs()).sum();
-        }
-        let mut total = TwoSum::default();
-        let mut w = [0.0; CHUNK];
-        for chunk in x.chunks(CHUNK) {
-            for (&v, w) in chunk.iter().zip(&mut w) {
-                *w = t / ((v - m) * inv).abs();
-            }
-            total.add(chunk_sum(&mut w, chunk.len()));
-        }
-        total.value()
     }
 }
 

@@ -7,15 +7,15 @@
 //! inside Huber's window, the scale step's squares — is then a combination
 //! of power sums `S_k = Σ_{lo <= i < hi} y_i^k` of `y = s − c₀`, `c₀` the
 //! middle score, read from prefix sums: a step costs O(log N) instead of a
-//! read of every score. Only Huber's weights outside its window,
-//! `t/|r|`, are read value by value, over the two tails.
+//! read of every score. Huber's weights outside its window, `t/|r|`, are
+//! not polynomial: they come from the tails' expansion (`tails.rs`).
 //!
 //! The prefix sums start at the middle score and run outward (`P(j)` sums
 //! the scores between the middle and `j`), so a window's sum never
 //! subtracts sums of scores outside it: no cancellation against far
 //! outliers, and their high powers (which may overflow) are never read.
-//! They are compensated (TwoSum), so a window's power sum is as accurate
-//! as a compensated sum of its terms. Shifting them to a window's center
+//! They are compensated (TwoSum) every 16 scores, so a window's power sum
+//! carries at most ~16 roundings more than a compensated sum. Shifting them to a window's center
 //! `m` (binomially, `Σ (y − δ)^k`, δ = m − c₀) loses up to a factor
 //! `(1 + |δ|/w)^k` of their precision, w the window's half-width: at most
 //! 2⁵ while the center is within w of c₀. Beyond that (an iteration does
@@ -23,7 +23,8 @@
 //! is not finite, the step reads every score instead (issue #11: this
 //! replaces ~200 reads of every score in a fit of up to a few thousand).
 
-use super::direct::{far_weight_sum, TwoSum};
+use super::direct::TwoSum;
+use super::tails::Tails;
 use super::{MParams, Norm, Sums};
 use core::cell::Cell;
 
@@ -39,6 +40,8 @@ pub(super) struct Sorted {
     /// The last windows of the location and the scale steps: the next
     /// step's edges are searched from them (they move by a few scores).
     last: [Cell<(usize, usize)>; 2],
+    /// Huber's weights outside its window.
+    tails: Tails,
 }
 
 impl Sorted {
@@ -53,28 +56,17 @@ impl Sorted {
             Norm::Huber => 3,
             Norm::Tukey => 6,
         };
-        let mut prefix = vec![TwoSum::default(); (n + 1) * powers];
-        let mut add = |from: usize, to: usize, y: f64, sign: f64| {
-            let mut pw = sign;
-            for k in 0..powers {
-                let mut p = prefix[from * powers + k];
-                p.add(pw);
-                prefix[to * powers + k] = p;
-                pw *= y;
-            }
+        let prefix = match norm {
+            Norm::Huber => prefix_sums::<3>(&s, mid, center),
+            Norm::Tukey => prefix_sums::<6>(&s, mid, center),
         };
-        for j in mid..n {
-            add(j, j + 1, s[j] - center, 1.0);
-        }
-        for j in (0..mid).rev() {
-            add(j + 1, j, s[j] - center, -1.0);
-        }
         Sorted {
             s,
             center,
             powers,
             prefix,
             last: [Cell::new((mid, mid)), Cell::new((mid, mid))],
+            tails: Tails::default(),
         }
     }
 
@@ -138,8 +130,7 @@ impl Sums for Sorted {
         let sums = match p.norm {
             Norm::Huber => {
                 let [s0, s1] = Self::shifted(&self.power_sums::<2>(lo, hi), delta);
-                let reciprocal = far_weight_sum(&self.s[..lo], t, m, inv)
-                    + far_weight_sum(&self.s[hi..], t, m, inv);
+                let reciprocal = t * sigma * self.tails.reciprocal_sum(&self.s, m, lo, hi);
                 let sides = (self.s.len() - hi) as f64 - lo as f64;
                 (s0 + reciprocal, s1 + t * sigma * sides)
             }
@@ -216,5 +207,55 @@ fn sort(s: &mut [f64]) {
     keys.sort_unstable();
     for (v, k) in s.iter_mut().zip(keys) {
         *v = from_key(k);
+    }
+}
+
+/// Scores added plainly before their partial sum is added, compensated, to
+/// the running prefix: a prefix then carries at most 16 roundings beyond a
+/// compensated sum's, at a third of its cost.
+const PLAIN_RUN: usize = 16;
+
+/// `P_k(j)`, `k < P`, for `j` in `0..=N`, flattened: running sums outward
+/// from `mid` of `±(s − center)^k` (negative below `mid`). An entry's value
+/// is `sum + comp`: `sum` the compensated total of whole runs, `comp` its
+/// error plus the plain partial sum of the current run.
+fn prefix_sums<const P: usize>(s: &[f64], mid: usize, center: f64) -> Vec<TwoSum> {
+    let mut out = vec![TwoSum::default(); (s.len() + 1) * P];
+    let up = s.iter().enumerate().skip(mid).map(|(j, &v)| (j + 1, v));
+    outward::<P>(&mut out, up, center, 1.0);
+    let down = s.iter().enumerate().take(mid).rev().map(|(j, &v)| (j, v));
+    outward::<P>(&mut out, down, center, -1.0);
+    out
+}
+
+/// The entries of [`prefix_sums`] at the slots `order` gives, each after
+/// adding its score's powers times `sign`.
+fn outward<const P: usize>(
+    out: &mut [TwoSum],
+    order: impl Iterator<Item = (usize, f64)>,
+    center: f64,
+    sign: f64,
+) {
+    let mut base = [TwoSum::default(); P];
+    let mut run = [0.0; P];
+    for (i, (slot, v)) in order.enumerate() {
+        let (y, mut pw) = (v - center, sign);
+        for r in &mut run {
+            *r += pw;
+            pw *= y;
+        }
+        let entry = &mut out[slot * P..(slot + 1) * P];
+        for ((e, b), &r) in entry.iter_mut().zip(&base).zip(&run) {
+            *e = TwoSum {
+                sum: b.sum,
+                comp: b.comp + r,
+            };
+        }
+        if i % PLAIN_RUN == PLAIN_RUN - 1 {
+            for (b, r) in base.iter_mut().zip(&mut run) {
+                b.add(*r);
+                *r = 0.0;
+            }
+        }
     }
 }
