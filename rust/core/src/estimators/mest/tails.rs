@@ -113,3 +113,61 @@ impl Expansion {
         total
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::sum::exact_sum;
+
+    fn sorted_scores(n: usize) -> Vec<f64> {
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut s: Vec<f64> = (0..n)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+                if i % 29 == 0 {
+                    40.0 + 1e3 * u
+                } else {
+                    4.0 * u - 2.0
+                }
+            })
+            .collect();
+        s.sort_by(f64::total_cmp);
+        s
+    }
+
+    /// Against the exactly rounded sum of `1/|s − m|` over the tails, along
+    /// a sequence of locations and windows like an iteration's: small moves
+    /// (the expansion, edge crossings one by one) and large ones (re-reads).
+    #[test]
+    fn tail_sums_equal_direct_sums() {
+        let s = sorted_scores(3000);
+        let tails = Tails::default();
+        let moves = [
+            0.0, 0.3, 0.31, 0.305, 0.3051, 0.30505, -0.4, -0.39, -0.3901, 1.1,
+        ];
+        for (step, &m) in moves.iter().enumerate() {
+            let half = 1.345 * (1.0 + 0.01 * step as f64);
+            let lo = s.partition_point(|&v| v < m - half);
+            let hi = s.partition_point(|&v| v <= m + half);
+            let terms: Vec<f64> = s[..lo]
+                .iter()
+                .chain(&s[hi..])
+                .map(|&v| 1.0 / (v - m).abs())
+                .collect();
+            let want = exact_sum(&terms).value();
+            let got = tails.reciprocal_sum(&s, m, lo, hi);
+            assert!((got - want).abs() <= 1e-14 * want, "{m}: {got} {want}");
+        }
+    }
+
+    #[test]
+    fn empty_tails_sum_to_zero() {
+        let s = sorted_scores(50);
+        let tails = Tails::default();
+        assert_eq!(tails.reciprocal_sum(&s, 0.0, 0, s.len()), 0.0);
+        assert_eq!(tails.reciprocal_sum(&s, 1e-3, 0, s.len()), 0.0);
+    }
+}
