@@ -214,11 +214,11 @@ mod avx2 {
     use crate::numeric::float::Float;
     use core::any::TypeId;
     use std::arch::x86_64::{
-        __m256d, _mm256_and_pd, _mm256_andnot_pd, _mm256_castpd_si256, _mm256_castsi256_pd,
-        _mm256_cmp_pd, _mm256_cvtps_pd, _mm256_loadu_pd, _mm256_loadu_si256, _mm256_movemask_pd,
-        _mm256_mul_pd, _mm256_or_pd, _mm256_permutevar8x32_epi32, _mm256_set1_epi64x,
-        _mm256_set1_pd, _mm256_setzero_pd, _mm256_setzero_si256, _mm256_storeu_si256,
-        _mm256_sub_epi64, _mm256_sub_pd, _mm_loadu_ps, _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+        __m256d, __m256i, _mm256_and_pd, _mm256_andnot_pd, _mm256_castpd_si256,
+        _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_cvtps_pd, _mm256_loadu_pd, _mm256_loadu_si256,
+        _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd, _mm256_permutevar8x32_epi32,
+        _mm256_set1_epi64x, _mm256_set1_pd, _mm256_setzero_pd, _mm256_setzero_si256,
+        _mm256_storeu_si256, _mm256_sub_epi64, _mm256_sub_pd, _mm_loadu_ps, _CMP_LE_OQ, _CMP_LT_OQ,
         _CMP_NLE_UQ,
     };
 
@@ -324,7 +324,14 @@ mod avx2 {
         let groups = chunk.len() / G;
         let lo: [__m256d; B] = core::array::from_fn(|i| _mm256_set1_pd(brackets[i].lo));
         let hi: [__m256d; B] = core::array::from_fn(|i| _mm256_set1_pd(brackets[i].hi));
-        let mut below = [_mm256_setzero_si256(); B];
+        // Per bracket, lanes counting k < lo, k <= lo and k <= hi (an
+        // all-ones compare lane is −1); the ties with each end follow from
+        // them and the count filed inside. Counters in registers, not in
+        // `t`: the stores into `inner` could alias a field of it, which
+        // kept every count in memory.
+        let zero = _mm256_setzero_si256();
+        let (mut below, mut le_lo, mut le_hi) = ([zero; B], [zero; B], [zero; B]);
+        let mut filed = [0usize; B];
         for g in 0..groups {
             let p = chunk.as_ptr().add(g * G);
             let v = [load4(p), load4(p.add(4)), load4(p.add(8)), load4(p.add(12))];
@@ -336,14 +343,10 @@ mod avx2 {
             }
             let k = v.map(|vj| keys4::<PLAIN>(vj, sign, center, abs));
             for i in 0..B {
-                // k < lo counts into `below` (all-ones lanes are −1); the
-                // keys with lo <= k <= hi, as (k <= hi) and not (k < lo),
-                // are filed (NaN is neither). Filing takes no branch: a
-                // branch on "any key inside" is mispredicted for a large
-                // share of the groups at the usual bracket widths. Ties
-                // with an end are counted (a key equal to both is at `lo`,
-                // as in `classify`); the keys strictly inside are packed
-                // into `inner`.
+                // The keys with lo < k < hi are packed into `inner` (NaN
+                // never are). Filing takes no branch: a branch on "any key
+                // inside" is mispredicted for a large share of the groups
+                // at the usual bracket widths.
                 let tb = &mut t[i];
                 tb.inner.reserve(G);
                 let len = tb.inner.len();
@@ -351,14 +354,15 @@ mod avx2 {
                 let mut stored = 0usize;
                 for &kj in &k {
                     let lt = _mm256_cmp_pd::<_CMP_LT_OQ>(kj, lo[i]);
+                    let le = _mm256_cmp_pd::<_CMP_LE_OQ>(kj, lo[i]);
+                    let below_hi = _mm256_cmp_pd::<_CMP_LT_OQ>(kj, hi[i]);
                     below[i] = _mm256_sub_epi64(below[i], _mm256_castpd_si256(lt));
-                    let inside = _mm256_andnot_pd(lt, _mm256_cmp_pd::<_CMP_LE_OQ>(kj, hi[i]));
-                    let eq_lo = _mm256_cmp_pd::<_CMP_EQ_OQ>(kj, lo[i]);
-                    let eq_hi = _mm256_andnot_pd(eq_lo, _mm256_cmp_pd::<_CMP_EQ_OQ>(kj, hi[i]));
-                    tb.at_lo += (_mm256_movemask_pd(eq_lo) as u32).count_ones() as usize;
-                    tb.at_hi += (_mm256_movemask_pd(eq_hi) as u32).count_ones() as usize;
-                    let strict =
-                        _mm256_movemask_pd(_mm256_andnot_pd(_mm256_or_pd(eq_lo, eq_hi), inside));
+                    le_lo[i] = _mm256_sub_epi64(le_lo[i], _mm256_castpd_si256(le));
+                    le_hi[i] = _mm256_sub_epi64(
+                        le_hi[i],
+                        _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_LE_OQ>(kj, hi[i])),
+                    );
+                    let strict = _mm256_movemask_pd(_mm256_andnot_pd(le, below_hi));
                     let idx = _mm256_loadu_si256(PACK[strict as usize & 15].as_ptr().cast());
                     let packed = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(kj), idx);
                     // Within the G reserved slots: stored <= 4·j.
@@ -366,12 +370,22 @@ mod avx2 {
                     stored += (strict as u32).count_ones() as usize;
                 }
                 tb.inner.set_len(len + stored);
+                filed[i] += stored;
             }
         }
-        for (tb, b) in t.iter_mut().zip(below) {
+        let total = |c: __m256i| {
             let mut lanes = [0u64; 4];
-            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), b);
-            tb.below += lanes.iter().sum::<u64>() as usize;
+            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), c);
+            lanes.iter().sum::<u64>() as usize
+        };
+        for i in 0..B {
+            let (lt, le, le_hi) = (total(below[i]), total(le_lo[i]), total(le_hi[i]));
+            // #(k <= hi) = #(k <= lo) + inside + ties with hi; with lo = hi
+            // nothing is inside and the ties are all at `lo`, as in
+            // `classify`.
+            t[i].below += lt;
+            t[i].at_lo += le - lt;
+            t[i].at_hi += le_hi - le - filed[i];
         }
         (groups * G, _mm256_movemask_pd(not_finite) == 0)
     }
