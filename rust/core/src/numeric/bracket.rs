@@ -218,8 +218,8 @@ mod avx2 {
         _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_cvtps_pd, _mm256_loadu_pd, _mm256_loadu_si256,
         _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd, _mm256_permutevar8x32_epi32,
         _mm256_set1_epi64x, _mm256_set1_pd, _mm256_setzero_pd, _mm256_setzero_si256,
-        _mm256_storeu_si256, _mm256_sub_epi64, _mm256_sub_pd, _mm_loadu_ps, _CMP_LE_OQ, _CMP_LT_OQ,
-        _CMP_NLE_UQ,
+        _mm256_storeu_si256, _mm256_sub_epi64, _mm256_sub_pd, _mm256_testz_si256, _mm_loadu_ps,
+        _CMP_LE_OQ, _CMP_LT_OQ,
     };
 
     const G: usize = 16;
@@ -318,8 +318,6 @@ mod avx2 {
         let center = _mm256_set1_pd(key.center);
         // All ones, or all but the sign bit: `and` with it is `abs`.
         let abs = _mm256_castsi256_pd(_mm256_set1_epi64x(if key.abs { i64::MAX } else { -1 }));
-        let magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX));
-        let max = _mm256_set1_pd(f64::MAX);
         let mut not_finite = _mm256_setzero_pd();
         let groups = chunk.len() / G;
         let lo: [__m256d; B] = core::array::from_fn(|i| _mm256_set1_pd(brackets[i].lo));
@@ -334,43 +332,49 @@ mod avx2 {
         let mut filed = [0usize; B];
         for g in 0..groups {
             let p = chunk.as_ptr().add(g * G);
-            let v = [load4(p), load4(p.add(4)), load4(p.add(8)), load4(p.add(12))];
-            if CENSUS {
-                for &vj in &v {
-                    let big = _mm256_cmp_pd::<_CMP_NLE_UQ>(_mm256_and_pd(vj, magnitude), max);
-                    not_finite = _mm256_or_pd(not_finite, big);
+            // The keys with lo < k < hi are packed into `inner` (NaN never
+            // are). Filing takes no branch: a branch on "any key inside" is
+            // mispredicted for a large share of the groups at the usual
+            // bracket widths.
+            let dst: [*mut f64; B] = core::array::from_fn(|i| {
+                let inner = &mut t[i].inner;
+                inner.reserve(G);
+                inner.as_mut_ptr().add(inner.len())
+            });
+            let mut stored = [0usize; B];
+            // One vector at a time, loaded, checked and filed: loading the
+            // group first kept more registers live than AVX2 has, and the
+            // spill's reload stalled (by how much depended on the stack's
+            // alignment, up to threefold).
+            for j in 0..G / 4 {
+                let v = load4(p.add(4 * j));
+                if CENSUS {
+                    // v − v is +0 for finite v, NaN for NaN and ±inf.
+                    not_finite = _mm256_or_pd(not_finite, _mm256_sub_pd(v, v));
                 }
-            }
-            let k = v.map(|vj| keys4::<PLAIN>(vj, sign, center, abs));
-            for i in 0..B {
-                // The keys with lo < k < hi are packed into `inner` (NaN
-                // never are). Filing takes no branch: a branch on "any key
-                // inside" is mispredicted for a large share of the groups
-                // at the usual bracket widths.
-                let tb = &mut t[i];
-                tb.inner.reserve(G);
-                let len = tb.inner.len();
-                let dst = tb.inner.as_mut_ptr().add(len);
-                let mut stored = 0usize;
-                for &kj in &k {
-                    let lt = _mm256_cmp_pd::<_CMP_LT_OQ>(kj, lo[i]);
-                    let le = _mm256_cmp_pd::<_CMP_LE_OQ>(kj, lo[i]);
-                    let below_hi = _mm256_cmp_pd::<_CMP_LT_OQ>(kj, hi[i]);
+                let k = keys4::<PLAIN>(v, sign, center, abs);
+                for i in 0..B {
+                    let lt = _mm256_cmp_pd::<_CMP_LT_OQ>(k, lo[i]);
+                    let le = _mm256_cmp_pd::<_CMP_LE_OQ>(k, lo[i]);
+                    let below_hi = _mm256_cmp_pd::<_CMP_LT_OQ>(k, hi[i]);
                     below[i] = _mm256_sub_epi64(below[i], _mm256_castpd_si256(lt));
                     le_lo[i] = _mm256_sub_epi64(le_lo[i], _mm256_castpd_si256(le));
                     le_hi[i] = _mm256_sub_epi64(
                         le_hi[i],
-                        _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_LE_OQ>(kj, hi[i])),
+                        _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_LE_OQ>(k, hi[i])),
                     );
                     let strict = _mm256_movemask_pd(_mm256_andnot_pd(le, below_hi));
                     let idx = _mm256_loadu_si256(PACK[strict as usize & 15].as_ptr().cast());
-                    let packed = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(kj), idx);
+                    let packed = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(k), idx);
                     // Within the G reserved slots: stored <= 4·j.
-                    _mm256_storeu_si256(dst.add(stored).cast(), packed);
-                    stored += (strict as u32).count_ones() as usize;
+                    _mm256_storeu_si256(dst[i].add(stored[i]).cast(), packed);
+                    stored[i] += (strict as u32).count_ones() as usize;
                 }
-                tb.inner.set_len(len + stored);
-                filed[i] += stored;
+            }
+            for i in 0..B {
+                let inner = &mut t[i].inner;
+                inner.set_len(inner.len() + stored[i]);
+                filed[i] += stored[i];
             }
         }
         let total = |c: __m256i| {
@@ -387,7 +391,8 @@ mod avx2 {
             t[i].at_lo += le - lt;
             t[i].at_hi += le_hi - le - filed[i];
         }
-        (groups * G, _mm256_movemask_pd(not_finite) == 0)
+        let not_finite = _mm256_castpd_si256(not_finite);
+        (groups * G, _mm256_testz_si256(not_finite, not_finite) == 1)
     }
 }
 
