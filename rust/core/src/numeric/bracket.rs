@@ -114,7 +114,14 @@ fn tally_reading<T: Float>(
         };
         (t, c)
     });
-    let mut total: Vec<Tally> = brackets.iter().map(|_| Tally::default()).collect();
+    // The kept keys are gathered into one buffer per bracket, sized once
+    // (growing it by doubling copied them about twice over).
+    let mut total: Vec<Tally> = (0..brackets.len())
+        .map(|i| Tally {
+            inner: Vec::with_capacity(parts.iter().map(|(p, _)| p[i].inner.len()).sum()),
+            ..Tally::default()
+        })
+        .collect();
     let mut non_finite = NonFinite::default();
     for (part, c) in parts {
         for (acc, p) in total.iter_mut().zip(part) {
