@@ -288,15 +288,30 @@ fn draw_sample<T: Float>(x: &[T], key: Key, m: usize) -> Vec<f64> {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         let mut state = (z ^ (z >> 31)) | 1;
         let len = chunk.len() as u128;
-        let mut out = Vec::with_capacity(want);
-        for _ in 0..4 * want {
-            if out.len() == want {
-                break;
-            }
+        let mut next = || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let v = chunk[((u128::from(state) * len) >> 64) as usize].to_f64();
+            ((u128::from(state) * len) >> 64) as usize
+        };
+        // The first `want` places are fetched ahead of their reads: the
+        // reads are misses to memory, and a read waits on its own miss.
+        let places: Vec<usize> = (0..want).map(|_| next()).collect();
+        for &i in &places {
+            prefetch(&chunk[i]);
+        }
+        let mut out: Vec<f64> = places
+            .iter()
+            .map(|&i| chunk[i].to_f64())
+            .filter(|v| !v.is_nan())
+            .map(|v| key.of(v))
+            .collect();
+        // Places that held NaN are drawn again, up to four tries in all.
+        for _ in want..4 * want {
+            if out.len() == want {
+                break;
+            }
+            let v = chunk[next()].to_f64();
             if !v.is_nan() {
                 out.push(key.of(v));
             }
@@ -304,6 +319,17 @@ fn draw_sample<T: Float>(x: &[T], key: Key, m: usize) -> Vec<f64> {
         out
     });
     parts.concat()
+}
+
+/// A hint to fetch the cache line of `v`.
+#[inline(always)]
+fn prefetch<T>(v: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch of a valid reference; it never faults.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(v).cast());
+    }
 }
 
 /// Positions in the ordered sample (of `m` keys) of the ends of the bracket
