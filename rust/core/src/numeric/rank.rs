@@ -457,6 +457,33 @@ mod tests {
         }
     }
 
+    /// A bracket placed for the wrong ranks (here: the smallest value is
+    /// guessed, the largest wanted once the NaN are counted) is read again,
+    /// and the result stays exact; the contract's error comes first.
+    #[test]
+    fn checking_recovers_from_a_missed_bracket() {
+        let mut x = data(100_000, 0, 3);
+        x[77] = f64::NAN;
+        let len = x.len();
+        let ranks_of = |n: usize| if n == len { vec![0] } else { vec![n - 1] };
+        let count = len - 1;
+        let got = ranked_checking(&x, Key::VALUE, ranks_of, |c| Ok(len - c.nan.count));
+        assert_eq!(got, Ok(by_sorting(&x, Key::VALUE, &[count - 1])));
+        let refused = ranked_checking(&x, Key::VALUE, ranks_of, |c| {
+            Err(Error::Nan {
+                count: c.nan.count,
+                first_index: c.nan.first,
+            })
+        });
+        assert_eq!(
+            refused,
+            Err(Error::Nan {
+                count: 1,
+                first_index: 77
+            })
+        );
+    }
+
     proptest! {
         #[test]
         fn equals_sorting(
