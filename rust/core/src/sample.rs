@@ -7,7 +7,7 @@
 
 use crate::error::Error;
 use crate::numeric::float::Float;
-use crate::numeric::reduce::{summarize, Summary};
+use crate::numeric::reduce::{summarize, Census, Summary};
 
 /// What to do with NaN in fitting data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,6 +33,33 @@ impl core::str::FromStr for NanPolicy {
     }
 }
 
+/// The §5 contract on the census of `len` scores: ±inf refused, then NaN
+/// refused under [`NanPolicy::Raise`], then nothing left refused. Returns
+/// how many scores are kept.
+pub(crate) fn check_census(
+    len: usize,
+    nan: Census,
+    inf: Census,
+    nan_policy: NanPolicy,
+) -> Result<usize, Error> {
+    if inf.count > 0 {
+        return Err(Error::Infinite {
+            count: inf.count,
+            first_index: inf.first,
+        });
+    }
+    if nan.count > 0 && nan_policy == NanPolicy::Raise {
+        return Err(Error::Nan {
+            count: nan.count,
+            first_index: nan.first,
+        });
+    }
+    match len - nan.count {
+        0 => Err(Error::Empty { len }),
+        count => Ok(count),
+    }
+}
+
 /// Checked fitting data: the caller's buffer (NaN are skipped by every
 /// estimator), whether the scores are negated (`higher_is_outlier=False`),
 /// and the summary of the first read.
@@ -50,21 +77,7 @@ impl<'a, T: Float> Sample<'a, T> {
     /// Reads `x` once and applies the §5 contract.
     pub fn new(x: &'a [T], nan_policy: NanPolicy, negate: bool) -> Result<Self, Error> {
         let summary = summarize(x);
-        if summary.inf.count > 0 {
-            return Err(Error::Infinite {
-                count: summary.inf.count,
-                first_index: summary.inf.first,
-            });
-        }
-        if summary.nan.count > 0 && nan_policy == NanPolicy::Raise {
-            return Err(Error::Nan {
-                count: summary.nan.count,
-                first_index: summary.nan.first,
-            });
-        }
-        if summary.count == 0 {
-            return Err(Error::Empty { len: x.len() });
-        }
+        check_census(x.len(), summary.nan, summary.inf, nan_policy)?;
         Ok(Sample { x, negate, summary })
     }
 

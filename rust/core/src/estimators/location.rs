@@ -2,10 +2,10 @@
 
 use crate::error::Error;
 use crate::numeric::float::Float;
-use crate::numeric::rank::{ranked, Key};
+use crate::numeric::rank::{ranked, ranked_checking, Key};
 use crate::numeric::reduce::{mean_of, sum_below};
 use crate::numeric::select::{midpoint, Position};
-use crate::sample::Sample;
+use crate::sample::{check_census, NanPolicy, Sample};
 
 /// `(1/N) Σ s_i` with the sum correctly rounded: equal to
 /// `math.fsum(s) / N` whatever the order of `s`.
@@ -19,15 +19,42 @@ pub fn median<T: Float>(s: &Sample<'_, T>) -> f64 {
     median_of_key(s, Key::Value { negate: s.negate })
 }
 
+/// [`median`] of scores not yet checked: contract §5 is applied in the
+/// selection's own read, so they are read once (a [`Sample`] would read
+/// them once more for sums the median does not use). Equal to
+/// `median(&Sample::new(x, nan_policy, negate)?)`, errors included.
+pub fn checked_median<T: Float>(
+    x: &[T],
+    nan_policy: NanPolicy,
+    negate: bool,
+) -> Result<f64, Error> {
+    let v = ranked_checking(x, Key::Value { negate }, median_ranks, |c| {
+        check_census(x.len(), c.nan, c.inf, nan_policy)
+    })?;
+    Ok(middle(&v))
+}
+
+/// The ranks the median of `n` values needs: the middle one, or the two.
+fn median_ranks(n: usize) -> Vec<usize> {
+    if n % 2 == 1 {
+        vec![n / 2]
+    } else {
+        vec![n / 2 - 1, n / 2]
+    }
+}
+
+/// The median from the order statistics of [`median_ranks`].
+fn middle(v: &[f64]) -> f64 {
+    match v {
+        [a, b] => midpoint(*a, *b),
+        _ => v[0],
+    }
+}
+
 /// The median of a key of the scores (the values, or deviations).
 pub(crate) fn median_of_key<T: Float>(s: &Sample<'_, T>, key: Key) -> f64 {
     let n = s.len();
-    if n % 2 == 1 {
-        ranked(s.x, n, key, &[n / 2])[0]
-    } else {
-        let v = ranked(s.x, n, key, &[n / 2 - 1, n / 2]);
-        midpoint(v[0], v[1])
-    }
+    middle(&ranked(s.x, n, key, &median_ranks(n)))
 }
 
 /// Type-7 quantiles (`numpy.quantile`, method "linear") for each `q` in
@@ -138,6 +165,54 @@ mod tests {
             upper_trimmed_mean(&sample(&x), 0.25).unwrap(),
             (1.7e308 / 3.0) * 2.0 - 1.0 / 3.0
         );
+    }
+
+    /// `checked_median` equals the median of a checked sample, errors
+    /// included, on both sides of the size where it reads once, with NaN
+    /// changing the parity of the count, a NaN majority, ±inf and nothing
+    /// left.
+    #[test]
+    fn checked_median_equals_the_sample_median() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut u = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut cases: Vec<Vec<f64>> = Vec::new();
+        for n in [1, 2, 7, 8_192, 8_193, 100_000, 300_001] {
+            let x: Vec<f64> = (0..n).map(|_| (u() * 6.0).exp()).collect();
+            let mut one_nan = x.clone();
+            one_nan[n / 3] = f64::NAN;
+            let nan_majority: Vec<f64> = x
+                .iter()
+                .map(|&v| if u() < 0.9 { f64::NAN } else { v })
+                .collect();
+            let mut inf = x.clone();
+            inf[n - 1] = f64::NEG_INFINITY;
+            inf[n / 2] = f64::INFINITY;
+            let ties: Vec<f64> = x.iter().map(|&v| v.floor().min(3.0)).collect();
+            cases.extend([x, one_nan, nan_majority, inf, ties, vec![f64::NAN; n]]);
+        }
+        cases.push(Vec::new());
+        for x in &cases {
+            for policy in [NanPolicy::Omit, NanPolicy::Raise] {
+                for negate in [false, true] {
+                    let want = Sample::new(x, policy, negate).map(|s| median(&s));
+                    let got = checked_median(x, policy, negate);
+                    assert_eq!(
+                        got.map(f64::to_bits),
+                        want.map(f64::to_bits),
+                        "n={} {policy:?} {negate}",
+                        x.len()
+                    );
+                    let y: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+                    let want = Sample::new(&y, policy, negate).map(|s| median(&s));
+                    assert_eq!(checked_median(&y, policy, negate), want);
+                }
+            }
+        }
     }
 
     #[test]

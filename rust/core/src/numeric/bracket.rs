@@ -1,9 +1,11 @@
 //! One read that sorts every key into brackets: per bracket, how many keys
 //! fall below it, how many equal its ends, and the keys strictly inside.
-//! The selection of [`crate::numeric::rank`] reads its input with this.
+//! The selection of [`crate::numeric::rank`] reads its input with this; when
+//! that read is the only one, it also takes the §5 census of the input.
 
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
+use crate::numeric::reduce::Census;
 
 /// A bracket of keys: `(lo, hi)` with `lo <= hi`.
 #[derive(Debug, Clone, Copy)]
@@ -47,25 +49,91 @@ impl Affine {
     }
 }
 
+/// The NaN and ±inf among the raw scores of one read (contract §5).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct NonFinite {
+    pub nan: Census,
+    pub inf: Census,
+}
+
+impl NonFinite {
+    /// Counted one by one: only for a chunk known to hold a NaN or ±inf.
+    fn of<T: Float>(offset: usize, chunk: &[T]) -> Self {
+        let mut c = NonFinite::default();
+        for (i, v) in chunk.iter().enumerate() {
+            if v.is_nan() {
+                c.nan.add(offset + i);
+            } else if !v.is_finite() {
+                c.inf.add(offset + i);
+            }
+        }
+        c
+    }
+}
+
+/// The census of `x` alone (a vectorised finiteness test, then a count
+/// when it fails).
+pub(crate) fn census<T: Float>(x: &[T]) -> NonFinite {
+    if all_finite(x) {
+        NonFinite::default()
+    } else {
+        NonFinite::of(0, x)
+    }
+}
+
 /// One read of `x`: the tally of every bracket (ties at the ends are
 /// counted, never stored, so heavily tied data keeps the brackets small).
 /// NaN keys fall in no bracket and below none.
 pub(crate) fn tally<T: Float>(x: &[T], key: Affine, brackets: &[Bracket]) -> Vec<Tally> {
-    let parts = map_chunks(x, |_, chunk| {
+    tally_reading(x, key, brackets, false).0
+}
+
+/// [`tally`] and, in the same read, the census of the NaN and ±inf of `x`
+/// (a finiteness test per key; the chunks holding one are counted again).
+pub(crate) fn tally_with_census<T: Float>(
+    x: &[T],
+    key: Affine,
+    brackets: &[Bracket],
+) -> (Vec<Tally>, NonFinite) {
+    tally_reading(x, key, brackets, true)
+}
+
+fn tally_reading<T: Float>(
+    x: &[T],
+    key: Affine,
+    brackets: &[Bracket],
+    census: bool,
+) -> (Vec<Tally>, NonFinite) {
+    let parts = map_chunks(x, |offset, chunk| {
         let mut t: Vec<Tally> = brackets.iter().map(|_| Tally::default()).collect();
-        tally_chunk(chunk, key, brackets, &mut t);
-        t
+        let finite = tally_chunk(chunk, key, brackets, &mut t, census);
+        let c = if finite {
+            NonFinite::default()
+        } else {
+            NonFinite::of(offset, chunk)
+        };
+        (t, c)
     });
-    let mut total: Vec<Tally> = brackets.iter().map(|_| Tally::default()).collect();
-    for part in parts {
+    // The kept keys are gathered into one buffer per bracket, sized once
+    // (growing it by doubling copied them about twice over).
+    let mut total: Vec<Tally> = (0..brackets.len())
+        .map(|i| Tally {
+            inner: Vec::with_capacity(parts.iter().map(|(p, _)| p[i].inner.len()).sum()),
+            ..Tally::default()
+        })
+        .collect();
+    let mut non_finite = NonFinite::default();
+    for (part, c) in parts {
         for (acc, p) in total.iter_mut().zip(part) {
             acc.below += p.below;
             acc.at_lo += p.at_lo;
             acc.at_hi += p.at_hi;
             acc.inner.extend(p.inner);
         }
+        non_finite.nan.merge(c.nan);
+        non_finite.inf.merge(c.inf);
     }
-    total
+    (total, non_finite)
 }
 
 /// Files a key inside a bracket: a tie with an end is counted, the rest
@@ -82,28 +150,42 @@ fn classify(k: f64, b: Bracket, t: &mut Tally) {
 }
 
 /// Tallies one chunk: with AVX2 sixteen keys at a time (the work is all
-/// compares and counts), else element by element.
-fn tally_chunk<T: Float>(chunk: &[T], key: Affine, brackets: &[Bracket], t: &mut [Tally]) {
+/// compares and counts), else element by element. With `census`, returns
+/// whether every raw score was finite (else `true`, unchecked).
+fn tally_chunk<T: Float>(
+    chunk: &[T],
+    key: Affine,
+    brackets: &[Bracket],
+    t: &mut [Tally],
+    census: bool,
+) -> bool {
     let mut done = 0;
+    let mut finite = true;
     #[cfg(target_arch = "x86_64")]
     if crate::numeric::simd::has_avx2() && avx2::loads::<T>() {
         // Up to four brackets per read of the chunk, their bounds in
-        // registers.
-        for (b, tb) in brackets.chunks(4).zip(t.chunks_mut(4)) {
+        // registers; the census is taken with the first four.
+        for (i, (b, tb)) in brackets.chunks(4).zip(t.chunks_mut(4)).enumerate() {
+            let c = census && i == 0;
             // SAFETY: the CPU supports AVX2 (and with it POPCNT).
-            done = unsafe {
-                match (b.len(), key.is_identity()) {
-                    (1, true) => avx2::tally_groups::<T, 1, true>(chunk, key, b, tb),
-                    (1, false) => avx2::tally_groups::<T, 1, false>(chunk, key, b, tb),
-                    (2, true) => avx2::tally_groups::<T, 2, true>(chunk, key, b, tb),
-                    (2, false) => avx2::tally_groups::<T, 2, false>(chunk, key, b, tb),
-                    (3, true) => avx2::tally_groups::<T, 3, true>(chunk, key, b, tb),
-                    (3, false) => avx2::tally_groups::<T, 3, false>(chunk, key, b, tb),
-                    (_, true) => avx2::tally_groups::<T, 4, true>(chunk, key, b, tb),
-                    (_, false) => avx2::tally_groups::<T, 4, false>(chunk, key, b, tb),
+            let (n, ok) = unsafe {
+                match (b.len(), key.is_identity(), c) {
+                    (1, true, true) => avx2::tally_groups::<T, 1, true, true>(chunk, key, b, tb),
+                    (1, false, true) => avx2::tally_groups::<T, 1, false, true>(chunk, key, b, tb),
+                    (_, _, true) => {
+                        let ok = all_finite(chunk);
+                        let (n, _) = avx2::tally_any::<T>(chunk, key, b, tb);
+                        (n, ok)
+                    }
+                    _ => avx2::tally_any::<T>(chunk, key, b, tb),
                 }
             };
+            done = n;
+            finite &= ok;
         }
+    }
+    if census && done < chunk.len() {
+        finite &= all_finite(&chunk[done..]);
     }
     for &v in &chunk[done..] {
         let k = key.of(v.to_f64());
@@ -114,138 +196,27 @@ fn tally_chunk<T: Float>(chunk: &[T], key: Affine, brackets: &[Bracket], t: &mut
             }
         }
     }
+    finite
+}
+
+crate::numeric::simd::multiversion! {
+    /// Whether every value is finite, in lanes (no early exit: it runs
+    /// where a NaN or ±inf is rare, and its read is the tally's).
+    fn all_finite<T: Float>(x: &[T]) -> bool {
+        const L: usize = 8;
+        let mut ok = [true; L];
+        let mut groups = x.chunks_exact(L);
+        for g in &mut groups {
+            for i in 0..L {
+                ok[i] &= g[i].to_f64().abs() <= f64::MAX;
+            }
+        }
+        ok.iter().all(|&b| b) && groups.remainder().iter().all(|v| v.is_finite())
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{Affine, Bracket, Tally};
-    use crate::numeric::float::Float;
-    use core::any::TypeId;
-    use std::arch::x86_64::{
-        __m256d, _mm256_and_pd, _mm256_andnot_pd, _mm256_castpd_si256, _mm256_castsi256_pd,
-        _mm256_cmp_pd, _mm256_cvtps_pd, _mm256_loadu_pd, _mm256_loadu_si256, _mm256_movemask_pd,
-        _mm256_mul_pd, _mm256_or_pd, _mm256_permutevar8x32_epi32, _mm256_set1_epi64x,
-        _mm256_set1_pd, _mm256_setzero_si256, _mm256_storeu_si256, _mm256_sub_epi64, _mm256_sub_pd,
-        _mm_loadu_ps, _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
-    };
-
-    const G: usize = 16;
-
-    /// The kernel loads `T` as `f32` or `f64`: only those two.
-    pub(super) fn loads<T: 'static>() -> bool {
-        TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
-    }
-
-    /// For each 4-bit mask, the 32-bit lane indices that move the chosen
-    /// doubles of a vector to its front, in order.
-    const PACK: [[i32; 8]; 16] = {
-        let mut t = [[0i32; 8]; 16];
-        let mut m = 0;
-        while m < 16 {
-            let (mut d, mut out) = (0i32, 0usize);
-            while d < 4 {
-                if m >> d & 1 == 1 {
-                    t[m][2 * out] = 2 * d;
-                    t[m][2 * out + 1] = 2 * d + 1;
-                    out += 1;
-                }
-                d += 1;
-            }
-            m += 1;
-        }
-        t
-    };
-
-    /// Four keys from `src[..4]`.
-    #[inline(always)]
-    unsafe fn keys4<T: Float, const PLAIN: bool>(
-        src: *const T,
-        sign: __m256d,
-        center: __m256d,
-        abs: __m256d,
-    ) -> __m256d {
-        let v = if TypeId::of::<T>() == TypeId::of::<f32>() {
-            _mm256_cvtps_pd(_mm_loadu_ps(src.cast::<f32>()))
-        } else {
-            _mm256_loadu_pd(src.cast::<f64>())
-        };
-        if PLAIN {
-            return v;
-        }
-        _mm256_and_pd(_mm256_sub_pd(_mm256_mul_pd(sign, v), center), abs)
-    }
-
-    /// Tallies the whole groups of sixteen of `chunk`; returns how many
-    /// elements that covered. Keys and comparisons are those of
-    /// [`Affine::of`] and the scalar path, lane by lane.
-    #[target_feature(enable = "avx2,popcnt")]
-    pub(super) unsafe fn tally_groups<T: Float, const B: usize, const PLAIN: bool>(
-        chunk: &[T],
-        key: Affine,
-        brackets: &[Bracket],
-        t: &mut [Tally],
-    ) -> usize {
-        debug_assert!(brackets.len() == B && t.len() == B);
-        debug_assert!(
-            TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
-        );
-        let sign = _mm256_set1_pd(key.sign);
-        let center = _mm256_set1_pd(key.center);
-        // All ones, or all but the sign bit: `and` with it is `abs`.
-        let abs = _mm256_castsi256_pd(_mm256_set1_epi64x(if key.abs { i64::MAX } else { -1 }));
-        let groups = chunk.len() / G;
-        let lo: [__m256d; B] = core::array::from_fn(|i| _mm256_set1_pd(brackets[i].lo));
-        let hi: [__m256d; B] = core::array::from_fn(|i| _mm256_set1_pd(brackets[i].hi));
-        let mut below = [_mm256_setzero_si256(); B];
-        for g in 0..groups {
-            let p = chunk.as_ptr().add(g * G);
-            let k = [
-                keys4::<T, PLAIN>(p, sign, center, abs),
-                keys4::<T, PLAIN>(p.add(4), sign, center, abs),
-                keys4::<T, PLAIN>(p.add(8), sign, center, abs),
-                keys4::<T, PLAIN>(p.add(12), sign, center, abs),
-            ];
-            for i in 0..B {
-                // k < lo counts into `below` (all-ones lanes are −1); the
-                // keys with lo <= k <= hi, as (k <= hi) and not (k < lo),
-                // are filed (NaN is neither). Filing takes no branch: a
-                // branch on "any key inside" is mispredicted for a large
-                // share of the groups at the usual bracket widths. Ties
-                // with an end are counted (a key equal to both is at `lo`,
-                // as in `classify`); the keys strictly inside are packed
-                // into `inner`.
-                let tb = &mut t[i];
-                tb.inner.reserve(G);
-                let len = tb.inner.len();
-                let dst = tb.inner.as_mut_ptr().add(len);
-                let mut stored = 0usize;
-                for &kj in &k {
-                    let lt = _mm256_cmp_pd::<_CMP_LT_OQ>(kj, lo[i]);
-                    below[i] = _mm256_sub_epi64(below[i], _mm256_castpd_si256(lt));
-                    let inside = _mm256_andnot_pd(lt, _mm256_cmp_pd::<_CMP_LE_OQ>(kj, hi[i]));
-                    let eq_lo = _mm256_cmp_pd::<_CMP_EQ_OQ>(kj, lo[i]);
-                    let eq_hi = _mm256_andnot_pd(eq_lo, _mm256_cmp_pd::<_CMP_EQ_OQ>(kj, hi[i]));
-                    tb.at_lo += (_mm256_movemask_pd(eq_lo) as u32).count_ones() as usize;
-                    tb.at_hi += (_mm256_movemask_pd(eq_hi) as u32).count_ones() as usize;
-                    let strict =
-                        _mm256_movemask_pd(_mm256_andnot_pd(_mm256_or_pd(eq_lo, eq_hi), inside));
-                    let idx = _mm256_loadu_si256(PACK[strict as usize & 15].as_ptr().cast());
-                    let packed = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(kj), idx);
-                    // Within the G reserved slots: stored <= 4·j.
-                    _mm256_storeu_si256(dst.add(stored).cast(), packed);
-                    stored += (strict as u32).count_ones() as usize;
-                }
-                tb.inner.set_len(len + stored);
-            }
-        }
-        for (tb, b) in t.iter_mut().zip(below) {
-            let mut lanes = [0u64; 4];
-            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), b);
-            tb.below += lanes.iter().sum::<u64>() as usize;
-        }
-        groups * G
-    }
-}
+mod avx2;
 
 #[cfg(test)]
 mod tests {
@@ -272,7 +243,14 @@ mod tests {
     proptest! {
         #[test]
         fn tally_counts_every_key_once(
-            x in proptest::collection::vec(prop_oneof![-10.0f64..10.0, Just(1.0), Just(-0.0), Just(f64::NAN)], 0..300),
+            x in proptest::collection::vec(prop_oneof![
+                8 => -10.0f64..10.0,
+                1 => Just(1.0),
+                1 => Just(-0.0),
+                1 => Just(f64::NAN),
+                1 => Just(f64::INFINITY),
+                1 => Just(f64::NEG_INFINITY),
+            ], 0..300),
             ends in proptest::collection::vec((-12.0f64..12.0, 0.0f64..6.0), 1..4),
             sign in prop_oneof![Just(1.0), Just(-1.0)],
             center in prop_oneof![Just(0.0), -3.0f64..3.0],
@@ -281,14 +259,28 @@ mod tests {
         ) {
             let key = Affine { sign, center, abs };
             let brackets: Vec<Bracket> = ends.iter().map(|&(lo, w)| Bracket { lo, hi: lo + w }).collect();
-            let (x, got) = if as_f32 {
+            let (x, got, (with_census, non_finite)) = if as_f32 {
                 let y: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-                (y.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), tally(&y, key, &brackets))
+                let t = (tally(&y, key, &brackets), tally_with_census(&y, key, &brackets));
+                (y.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), t.0, t.1)
             } else {
-                let t = tally(&x, key, &brackets);
-                (x, t)
+                let t = (tally(&x, key, &brackets), tally_with_census(&x, key, &brackets));
+                (x, t.0, t.1)
             };
-            for (b, mut t) in brackets.iter().zip(got) {
+            let mut want = NonFinite::default();
+            for (i, v) in x.iter().enumerate() {
+                if v.is_nan() {
+                    want.nan.add(i);
+                } else if v.is_infinite() {
+                    want.inf.add(i);
+                }
+            }
+            prop_assert_eq!(non_finite, want);
+            prop_assert_eq!(census(&x), want);
+            for ((b, mut t), mut c) in brackets.iter().zip(got).zip(with_census) {
+                c.inner.sort_by(f64::total_cmp);
+                t.inner.sort_by(f64::total_cmp);
+                prop_assert_eq!((c.below, c.at_lo, c.at_hi, &c.inner), (t.below, t.at_lo, t.at_hi, &t.inner));
                 t.inner.sort_by(f64::total_cmp);
                 prop_assert_eq!((t.below, t.at_lo, t.at_hi, t.inner), by_definition(&x, key, *b));
             }

@@ -6,7 +6,10 @@
 //! made, NaN are skipped, and the result is exact: the sample only decides
 //! how fast, never what. A bracket the sample misjudged is redrawn wider.
 
-use crate::numeric::bracket::{tally, Affine, Bracket, Tally};
+use crate::error::Error;
+use crate::numeric::bracket::{
+    census, tally, tally_with_census, Affine, Bracket, NonFinite, Tally,
+};
 use crate::numeric::float::Float;
 use crate::numeric::par::{map_chunks, PARALLEL_MIN};
 use crate::numeric::select::order_statistics_by;
@@ -69,6 +72,10 @@ impl Key {
     }
 }
 
+/// Half-width of the first bracket, in binomial standard deviations of the
+/// sample.
+const FIRST_WIDTH: f64 = 5.0;
+
 /// Below this many values the keys are copied and selected directly.
 const SMALL: usize = 1 << 13;
 /// Sample size: about (N)^(2/3), the Floyd–Rivest balance between ordering
@@ -88,7 +95,7 @@ pub fn ranked<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec
     let mut sample = draw_sample(x, key, sample_size(count));
     let mut out = vec![f64::NAN; ranks.len()];
     let mut todo: Vec<usize> = (0..ranks.len()).collect();
-    let mut width = 5.0;
+    let mut width = FIRST_WIDTH;
     for _ in 0..3 {
         // One bracket per wanted rank; overlapping brackets (the two middle
         // ranks of a median) merge into one.
@@ -164,6 +171,54 @@ pub fn ranked<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec
     out
 }
 
+/// [`ranked`] of input not yet checked, for ranks close together (a
+/// median's): the census of contract §5 is taken in the read that
+/// brackets them, so a caller that needs nothing else of the input reads
+/// it once, besides the sample. `ranks_of(count)` gives the wanted ranks
+/// of the `count` non-NaN values; `check` applies the contract to the
+/// census and gives `count`, or the error returned. The sample places the
+/// bracket by quantile, so it is chosen before `count` is known (as if
+/// there were no NaN); a bracket that missed is read again by [`ranked`].
+pub(crate) fn ranked_checking<T: Float>(
+    x: &[T],
+    key: Key,
+    ranks_of: impl Fn(usize) -> Vec<usize>,
+    check: impl FnOnce(NonFinite) -> Result<usize, Error>,
+) -> Result<Vec<f64>, Error> {
+    let mut sample = if x.len() > SMALL {
+        draw_sample(x, key, sample_size(x.len()))
+    } else {
+        Vec::new()
+    };
+    let guess = if sample.is_empty() {
+        Vec::new()
+    } else {
+        ranks_of(x.len())
+    };
+    let (Some(&first), Some(&last)) = (guess.first(), guess.last()) else {
+        // Small (or nearly all NaN): check, then select.
+        let count = check(census(x))?;
+        return Ok(ranked(x, count, key, &ranks_of(count)));
+    };
+    let (lo, _) = bracket_ends(sample.len(), first, x.len(), FIRST_WIDTH);
+    let (_, hi) = bracket_ends(sample.len(), last, x.len(), FIRST_WIDTH);
+    let positions: Vec<usize> = lo.into_iter().chain(hi).collect();
+    let values = order_statistics_by(&mut sample, &positions, |k| k);
+    let b = Bracket {
+        lo: lo.map_or(f64::NEG_INFINITY, |_| values[0]),
+        hi: hi.map_or(f64::INFINITY, |_| values[positions.len() - 1]),
+    };
+    let (mut t, non_finite) = tally_with_census(x, key.affine(), &[b]);
+    let count = check(non_finite)?;
+    let ranks = ranks_of(count);
+    Ok(
+        match t.pop().and_then(|mut t| resolve(&ranks, count, b, &mut t)) {
+            Some(values) => values,
+            None => ranked(x, count, key, &ranks),
+        },
+    )
+}
+
 /// Copies the keys (NaN left out; `count` of them) and selects.
 fn direct<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec<f64> {
     // Selection on order-preserving integer keys: integer comparisons are
@@ -233,15 +288,30 @@ fn draw_sample<T: Float>(x: &[T], key: Key, m: usize) -> Vec<f64> {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         let mut state = (z ^ (z >> 31)) | 1;
         let len = chunk.len() as u128;
-        let mut out = Vec::with_capacity(want);
-        for _ in 0..4 * want {
-            if out.len() == want {
-                break;
-            }
+        let mut next = || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let v = chunk[((u128::from(state) * len) >> 64) as usize].to_f64();
+            ((u128::from(state) * len) >> 64) as usize
+        };
+        // The first `want` places are fetched ahead of their reads: the
+        // reads are misses to memory, and a read waits on its own miss.
+        let places: Vec<usize> = (0..want).map(|_| next()).collect();
+        for &i in &places {
+            prefetch(&chunk[i]);
+        }
+        let mut out: Vec<f64> = places
+            .iter()
+            .map(|&i| chunk[i].to_f64())
+            .filter(|v| !v.is_nan())
+            .map(|v| key.of(v))
+            .collect();
+        // Places that held NaN are drawn again, up to four tries in all.
+        for _ in want..4 * want {
+            if out.len() == want {
+                break;
+            }
+            let v = chunk[next()].to_f64();
             if !v.is_nan() {
                 out.push(key.of(v));
             }
@@ -249,6 +319,17 @@ fn draw_sample<T: Float>(x: &[T], key: Key, m: usize) -> Vec<f64> {
         out
     });
     parts.concat()
+}
+
+/// A hint to fetch the cache line of `v`.
+#[inline(always)]
+fn prefetch<T>(v: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch of a valid reference; it never faults.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(v).cast());
+    }
 }
 
 /// Positions in the ordered sample (of `m` keys) of the ends of the bracket
@@ -374,6 +455,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A bracket placed for the wrong ranks (here: the smallest value is
+    /// guessed, the largest wanted once the NaN are counted) is read again,
+    /// and the result stays exact; the contract's error comes first.
+    #[test]
+    fn checking_recovers_from_a_missed_bracket() {
+        let mut x = data(100_000, 0, 3);
+        x[77] = f64::NAN;
+        let len = x.len();
+        let ranks_of = |n: usize| if n == len { vec![0] } else { vec![n - 1] };
+        let count = len - 1;
+        let got = ranked_checking(&x, Key::VALUE, ranks_of, |c| Ok(len - c.nan.count));
+        assert_eq!(got, Ok(by_sorting(&x, Key::VALUE, &[count - 1])));
+        let refused = ranked_checking(&x, Key::VALUE, ranks_of, |c| {
+            Err(Error::Nan {
+                count: c.nan.count,
+                first_index: c.nan.first,
+            })
+        });
+        assert_eq!(
+            refused,
+            Err(Error::Nan {
+                count: 1,
+                first_index: 77
+            })
+        );
     }
 
     proptest! {

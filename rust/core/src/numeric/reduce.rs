@@ -34,14 +34,14 @@ pub struct Census {
 }
 
 impl Census {
-    fn add(&mut self, index: usize) {
+    pub(crate) fn add(&mut self, index: usize) {
         if self.count == 0 {
             self.first = index;
         }
         self.count += 1;
     }
 
-    fn merge(&mut self, other: Census) {
+    pub(crate) fn merge(&mut self, other: Census) {
         if self.count == 0 {
             self.first = other.first;
         }
