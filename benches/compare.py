@@ -77,7 +77,12 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
                    help="skip a baseline estimated to take longer per call (default: %(default)s)")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="the 'all threads' count of the thread-scaling table (default: all cores, %(default)s)")
-    p.add_argument("--only", default="", help="run only operations whose name contains this (case-insensitive)")
+    p.add_argument(
+        "--only",
+        default="",
+        help="run only operations whose name contains this (case-insensitive); "
+        "comma-separated alternatives select each operation that contains any of them",
+    )
     p.add_argument("--plot", metavar="PATH", help="write a bar chart (PNG) of the largest N")
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     p.add_argument("--memory-only", action="store_true", help="run only the peak-memory section")
@@ -99,7 +104,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 
 def selected(name: str, only: str) -> bool:
-    return only.lower() in name.lower()
+    return any(part.strip().lower() in name.lower() for part in only.split(","))
 
 
 # -- the machine ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
     python benches/sweep.py --large               # adds N = 1e8
     python benches/sweep.py --quick               # fewer, shorter timed runs
     python benches/sweep.py --only tukey --sizes 1e2,1e4
+    python benches/sweep.py --only "fit_transform huber,fit_transform tukey,median_nmad"   # M-estimation table alone
     python benches/sweep.py --markdown --plot benches/results/sweep.png
 
 Three sections, all measured in one run with the timing of ``compare.py``
