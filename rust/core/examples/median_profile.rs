@@ -2,33 +2,14 @@
 //! a plain sum (one read) of the same scores. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example median_profile [N]`.
 
+#[path = "common/scores.rs"]
+mod scores;
 use outprob_core::estimators::location::{checked_median, median};
 use outprob_core::numeric::rank::{ranked, Key};
 use outprob_core::numeric::reduce::summarize;
 use outprob_core::sample::{NanPolicy, Sample};
 use std::hint::black_box;
 use std::time::Instant;
-
-/// The benchmark's long-tailed scores: lognormal bulk, 3% far outliers.
-fn data(n: usize) -> Vec<f64> {
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut u = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        ((s >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let z = (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos();
-            if u() < 0.03 {
-                10.0 + (2.0 + z).exp()
-            } else {
-                z.exp()
-            }
-        })
-        .collect()
-}
 
 /// A read at memory speed: eight independent lanes.
 fn plain_sum<T: Copy + Into<f64>>(x: &[T]) -> f64 {
@@ -46,7 +27,7 @@ fn main() {
     let n = std::env::args()
         .nth(1)
         .map_or(10_000_000, |a| a.parse::<f64>().expect("N") as usize);
-    let x = data(n);
+    let x = scores::long_tailed(n);
     let y: Vec<f32> = x.iter().map(|&v| v as f32).collect();
     let [mut best_sum, mut best_summ, mut best_ranked, mut best_median, mut best_checked] =
         [[f64::INFINITY; 2]; 5];

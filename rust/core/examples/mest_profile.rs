@@ -1,8 +1,12 @@
 //! Where an M-estimate's time goes, per N and norm (issue #11): the whole fit
-//! against median + nMAD, building the bucket moments, the iteration alone,
-//! its step counts and the reads that fetch cut leaves. Run with
+//! (`m_estimate`: on sorted scores below `bucketed_min`, bucketed above)
+//! against median + nMAD, then the bucketed path at any N — building the
+//! bucket moments, the iteration alone, its step counts and the reads that
+//! fetch cut leaves. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example mest_profile`.
 
+#[path = "common/scores.rs"]
+mod scores;
 use outprob_core::estimators::blocks::{Blocks, Expect};
 use outprob_core::estimators::location::median;
 use outprob_core::estimators::mest::{iterate, m_estimate, MParams, Norm, StartScale, Sums};
@@ -30,26 +34,6 @@ impl<S: Sums> Sums for Count<'_, S> {
     }
 }
 
-fn data(n: usize) -> Vec<f64> {
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut u = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        ((s >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let z = (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos();
-            if u() < 0.03 {
-                10.0 + (2.0 + z).exp()
-            } else {
-                z.exp()
-            }
-        })
-        .collect()
-}
-
 fn best<F: FnMut()>(mut f: F, reps: usize) -> f64 {
     let mut b = f64::INFINITY;
     for _ in 0..reps {
@@ -70,7 +54,7 @@ fn main() {
         sizes = vec![100, 1000, 10_000, 100_000, 1_000_000, 10_000_000];
     }
     for &n in &sizes {
-        let x = data(n);
+        let x = scores::long_tailed(n);
         let reps = (2_000_000 / n).clamp(3, 2000);
         let s = Sample::new(&x, NanPolicy::Omit, false).unwrap();
         let t_base = best(
