@@ -226,7 +226,10 @@ pub fn m_estimate_from_median<T: Float>(
     let k = scale_exponent::<T>(s, sigma0);
     let (mu, sigma) = (ldexp(mu0, -k), ldexp(sigma0, -k));
     let est = if s.len() < bucketed_min(params.norm) {
-        let scaled: Vec<f64> = s.to_vec().iter().map(|v| ldexp(v.to_f64(), -k)).collect();
+        let scaled: Vec<f64> = (s.x.iter())
+            .filter(|v| !v.is_nan())
+            .map(|v| ldexp(s.orient(v.to_f64()), -k))
+            .collect();
         iterate(&Sorted::new(scaled, params.norm), params, mu, sigma, start)
     } else {
         let expect = Expect {

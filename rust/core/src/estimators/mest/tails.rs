@@ -59,25 +59,8 @@ impl Tails {
 
 impl Expansion {
     fn read(s: &[f64], m0: f64, lo: usize, hi: usize) -> Self {
-        // Positive terms. The first power, the sum itself, is compensated
-        // (TwoSum); the others enter multiplied by at most (1/32)^k.
-        let tail = |distances: &mut dyn Iterator<Item = f64>| {
-            let mut sums = [0.0; TERMS];
-            let mut first = TwoSum::default();
-            for d in distances {
-                let inv = 1.0 / d;
-                first.add(inv);
-                let mut p = inv;
-                for a in &mut sums[1..] {
-                    p *= inv;
-                    *a += p;
-                }
-            }
-            sums[0] = first.value();
-            sums
-        };
-        let left = tail(&mut s[..lo].iter().map(|&v| m0 - v));
-        let right = tail(&mut s[hi..].iter().map(|&v| v - m0));
+        let left = inverse_power_sums(s[..lo].iter().map(|&v| m0 - v));
+        let right = inverse_power_sums(s[hi..].iter().map(|&v| v - m0));
         let near_left = s[..lo].last().map_or(f64::INFINITY, |&v| m0 - v);
         let near_right = s[hi..].first().map_or(f64::INFINITY, |&v| v - m0);
         Expansion {
@@ -112,6 +95,25 @@ impl Expansion {
         }
         total
     }
+}
+
+/// `Σ 1/d^(k+1)` for `k < TERMS` over positive distances `d`. The first
+/// power, the sum itself, is compensated (TwoSum); the others enter the
+/// series multiplied by at most (1/32)^k.
+fn inverse_power_sums(distances: impl Iterator<Item = f64>) -> [f64; TERMS] {
+    let mut sums = [0.0; TERMS];
+    let mut first = TwoSum::default();
+    for d in distances {
+        let inv = 1.0 / d;
+        first.add(inv);
+        let mut p = inv;
+        for a in &mut sums[1..] {
+            p *= inv;
+            *a += p;
+        }
+    }
+    sums[0] = first.value();
+    sums
 }
 
 #[cfg(test)]
