@@ -138,3 +138,19 @@ def test_parameters():
         stats.m_estimate(x, maxiter=0)
     with pytest.raises(ValueError, match="tol"):
         stats.m_estimate(x, tol=-1.0)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("maxiter", [1, 30])
+@pytest.mark.filterwarnings("ignore::outprob.ConvergenceWarning")
+def test_subnormal_scale_next_to_the_largest_double(norm, maxiter):
+    # σ₀ is subnormal and the largest score near 1.8e308 keeps the iteration's
+    # scaling from lifting it, so 1/σ overflows: the steps must divide by σ
+    # (from the fuzz corpus: a product with 1/σ gave NaN).
+    x = np.array([-8.155000000000001, -8.155000000000001, -8.690840987797e-311] + [0.0] * 10
+                 + [-0.75, 12.75, 1.7e308, -30.75, 3.25] + [0.0] * 4 + [-23.5, 0.0])
+    want = ref.m_estimate(x, norm, maxiter=maxiter)
+    got = stats.m_estimate(x, norm, maxiter=maxiter)
+    assert np.isfinite(got.location) and got.scale > 0
+    assert_m_close(got, want)
+    assert got.converged == want.converged

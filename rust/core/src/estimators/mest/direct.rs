@@ -83,9 +83,14 @@ impl Sums for Direct<'_> {
 /// per score bounded the step). Selects between values computed on both
 /// sides, so that a chunk of them vectorises.
 #[inline(always)]
-fn location_terms<const HUBER: bool>(v: f64, t: f64, m: f64, sigma: f64) -> (f64, f64) {
+fn location_terms<const HUBER: bool, const DIVIDE: bool>(
+    v: f64,
+    t: f64,
+    m: f64,
+    sigma: f64,
+) -> (f64, f64) {
     let d = v - m;
-    let r = d * (1.0 / sigma);
+    let r = per_sigma::<DIVIDE>(d, sigma);
     let inside = r.abs() <= t;
     let w = if HUBER {
         let far = t / r.abs();
@@ -109,19 +114,40 @@ fn location_terms<const HUBER: bool>(v: f64, t: f64, m: f64, sigma: f64) -> (f64
 /// The scale step's term: `((s − nmu)/σ)²` inside the window, else 0
 /// (the division by σ a product with its reciprocal, as above).
 #[inline(always)]
-fn scale_term(v: f64, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, bool) {
-    let r = (v - nmu) * (1.0 / sigma);
-    let inside = ((v - mu) * (1.0 / sigma)).abs() <= c;
+fn scale_term<const DIVIDE: bool>(v: f64, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, bool) {
+    let r = per_sigma::<DIVIDE>(v - nmu, sigma);
+    let inside = per_sigma::<DIVIDE>(v - mu, sigma).abs() <= c;
     (if inside { r * r } else { 0.0 }, inside)
 }
 
+/// `d/σ`, as `d·(1/σ)` unless `1/σ` overflows (σ subnormal: the scores'
+/// largest magnitude kept their scaling from bringing σ to [1, 2)).
 #[inline(always)]
-fn location_sums_by<const HUBER: bool>(x: &[f64], t: f64, m: f64, sigma: f64) -> (f64, f64) {
+fn per_sigma<const DIVIDE: bool>(d: f64, sigma: f64) -> f64 {
+    if DIVIDE {
+        d / sigma
+    } else {
+        d * (1.0 / sigma)
+    }
+}
+
+/// Whether `1/σ` overflows, so that [`per_sigma`] must divide.
+pub(super) fn must_divide(sigma: f64) -> bool {
+    !(1.0 / sigma).is_finite()
+}
+
+#[inline(always)]
+fn location_sums_by<const HUBER: bool, const DIVIDE: bool>(
+    x: &[f64],
+    t: f64,
+    m: f64,
+    sigma: f64,
+) -> (f64, f64) {
     let (mut sw, mut swd) = (TwoSum::default(), TwoSum::default());
     let (mut w, mut wd) = ([0.0; CHUNK], [0.0; CHUNK]);
     for chunk in x.chunks(CHUNK) {
         for ((&v, w), wd) in chunk.iter().zip(&mut w).zip(&mut wd) {
-            (*w, *wd) = location_terms::<HUBER>(v, t, m, sigma);
+            (*w, *wd) = location_terms::<HUBER, DIVIDE>(v, t, m, sigma);
         }
         sw.add(chunk_sum(&mut w, chunk.len()));
         swd.add(chunk_sum(&mut wd, chunk.len()));
@@ -132,10 +158,11 @@ fn location_sums_by<const HUBER: bool>(x: &[f64], t: f64, m: f64, sigma: f64) ->
 multiversion! {
     /// `(Σ w, Σ w·(s − m))` at (m, σ).
     fn location_sums(x: &[f64], huber: bool, t: f64, m: f64, sigma: f64) -> (f64, f64) {
-        if huber {
-            location_sums_by::<true>(x, t, m, sigma)
-        } else {
-            location_sums_by::<false>(x, t, m, sigma)
+        match (huber, must_divide(sigma)) {
+            (true, false) => location_sums_by::<true, false>(x, t, m, sigma),
+            (false, false) => location_sums_by::<false, false>(x, t, m, sigma),
+            (true, true) => location_sums_by::<true, true>(x, t, m, sigma),
+            (false, true) => location_sums_by::<false, true>(x, t, m, sigma),
         }
     }
 }
@@ -143,19 +170,34 @@ multiversion! {
 multiversion! {
     /// `(Σ_{|s − mu|/σ <= c} ((s − nmu)/σ)², #outside)`.
     fn scale_sums(x: &[f64], c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
-        let mut ss = TwoSum::default();
-        let mut inside = 0usize;
-        let mut r2 = [0.0; CHUNK];
-        for chunk in x.chunks(CHUNK) {
-            for (&v, r2) in chunk.iter().zip(&mut r2) {
-                let (term, is_inside) = scale_term(v, c, mu, sigma, nmu);
-                *r2 = term;
-                inside += usize::from(is_inside);
-            }
-            ss.add(chunk_sum(&mut r2, chunk.len()));
+        if must_divide(sigma) {
+            scale_sums_by::<true>(x, c, mu, sigma, nmu)
+        } else {
+            scale_sums_by::<false>(x, c, mu, sigma, nmu)
         }
-        (ss.value(), x.len() - inside)
     }
+}
+
+#[inline(always)]
+fn scale_sums_by<const DIVIDE: bool>(
+    x: &[f64],
+    c: f64,
+    mu: f64,
+    sigma: f64,
+    nmu: f64,
+) -> (f64, usize) {
+    let mut ss = TwoSum::default();
+    let mut inside = 0usize;
+    let mut r2 = [0.0; CHUNK];
+    for chunk in x.chunks(CHUNK) {
+        for (&v, r2) in chunk.iter().zip(&mut r2) {
+            let (term, is_inside) = scale_term::<DIVIDE>(v, c, mu, sigma, nmu);
+            *r2 = term;
+            inside += usize::from(is_inside);
+        }
+        ss.add(chunk_sum(&mut r2, chunk.len()));
+    }
+    (ss.value(), x.len() - inside)
 }
 
 #[cfg(test)]

@@ -19,11 +19,11 @@
 //! `m` (binomially, `Σ (y − δ)^k`, δ = m − c₀) loses up to a factor
 //! `(1 + |δ|/w)^k` of their precision, w the window's half-width: at most
 //! 2⁵ while the center is within w of c₀. Beyond that (an iteration does
-//! not wander so far from the median it starts at), or where a combination
-//! is not finite, the step reads every score instead (issue #11: this
+//! not wander so far from the median it starts at), where a combination is
+//! not finite, or where `1/σ` overflows, the step reads every score instead (issue #11: this
 //! replaces ~200 reads of every score in a fit of up to a few thousand).
 
-use super::direct::TwoSum;
+use super::direct::{must_divide, TwoSum};
 use super::tails::Tails;
 use super::{MParams, Norm, Sums};
 use core::cell::Cell;
@@ -123,7 +123,7 @@ impl Sums for Sorted {
     fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
         let (t, inv) = (p.tuning, 1.0 / sigma);
         let delta = m - self.center;
-        if delta.abs() > t * sigma {
+        if delta.abs() > t * sigma || must_divide(sigma) {
             return super::direct::Direct(&self.s).location(p, m, sigma);
         }
         let (lo, hi) = self.window(0, m, inv, t);
@@ -153,7 +153,8 @@ impl Sums for Sorted {
 
     fn scale(&self, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
         let inv = 1.0 / sigma;
-        if (mu - self.center).abs().max((nmu - self.center).abs()) > c * sigma {
+        let far = (mu - self.center).abs().max((nmu - self.center).abs()) > c * sigma;
+        if far || must_divide(sigma) {
             return super::direct::Direct(&self.s).scale(c, mu, sigma, nmu);
         }
         let (lo, hi) = self.window(1, mu, inv, c);
