@@ -85,6 +85,7 @@ impl Sorted {
 
     /// `S_k` over `[lo, hi)` for `k < K`.
     fn power_sums<const K: usize>(&self, lo: usize, hi: usize) -> [f64; K] {
+        debug_assert!(K <= self.powers, "powers summed for another norm");
         let (a, b) = (
             &self.prefix[lo * self.powers..],
             &self.prefix[hi * self.powers..],
