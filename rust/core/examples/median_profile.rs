@@ -23,56 +23,49 @@ fn plain_sum<T: Copy + Into<f64>>(x: &[T]) -> f64 {
     acc.iter().sum::<f64>() + it.remainder().iter().map(|&v| v.into()).sum::<f64>()
 }
 
+/// One timing of each stage on `x`, each kept in `best` if faster: plain
+/// sum, summary read, selection alone, `Sample::new` + median, and the
+/// one-read `checked_median`.
+fn time_stages<T: outprob_core::Float + Into<f64>>(x: &[T], best: &mut [f64; 5]) {
+    let n = x.len();
+    let mut time = |slot: usize, f: &dyn Fn()| {
+        let t = Instant::now();
+        f();
+        best[slot] = best[slot].min(t.elapsed().as_secs_f64());
+    };
+    time(0, &|| {
+        black_box(plain_sum(x));
+    });
+    time(1, &|| {
+        black_box(summarize(x));
+    });
+    time(2, &|| {
+        black_box(ranked(x, n, Key::VALUE, &[n / 2 - 1, n / 2]));
+    });
+    time(3, &|| {
+        black_box(median(&Sample::new(x, NanPolicy::Omit, false).unwrap()));
+    });
+    time(4, &|| {
+        black_box(checked_median(x, NanPolicy::Omit, false).unwrap());
+    });
+}
+
 fn main() {
     let n = std::env::args()
         .nth(1)
         .map_or(10_000_000, |a| a.parse::<f64>().expect("N") as usize);
     let x = scores::long_tailed(n);
     let y: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-    let [mut best_sum, mut best_summ, mut best_ranked, mut best_median, mut best_checked] =
-        [[f64::INFINITY; 2]; 5];
+    let mut best = [[f64::INFINITY; 5]; 2];
     let ns = |t: f64| t * 1e9 / n as f64;
     for _ in 0..9 {
-        macro_rules! time {
-            ($slot:expr, $e:expr) => {{
-                let t = Instant::now();
-                black_box($e);
-                $slot = $slot.min(t.elapsed().as_secs_f64());
-            }};
-        }
-        time!(best_sum[0], plain_sum(&x));
-        time!(best_summ[0], summarize(&x));
-        time!(
-            best_ranked[0],
-            ranked(&x, n, Key::VALUE, &[n / 2 - 1, n / 2])
-        );
-        time!(
-            best_median[0],
-            median(&Sample::new(&x, NanPolicy::Omit, false).unwrap())
-        );
-        time!(
-            best_checked[0],
-            checked_median(&x, NanPolicy::Omit, false).unwrap()
-        );
-        time!(best_sum[1], plain_sum(&y));
-        time!(best_summ[1], summarize(&y));
-        time!(
-            best_ranked[1],
-            ranked(&y, n, Key::VALUE, &[n / 2 - 1, n / 2])
-        );
-        time!(
-            best_median[1],
-            median(&Sample::new(&y, NanPolicy::Omit, false).unwrap())
-        );
-        time!(
-            best_checked[1],
-            checked_median(&y, NanPolicy::Omit, false).unwrap()
-        );
+        time_stages(&x, &mut best[0]);
+        time_stages(&y, &mut best[1]);
     }
-    for (i, name) in ["f64", "f32"].iter().enumerate() {
+    for (b, name) in best.iter().zip(["f64", "f32"]) {
         println!(
             "{name} n={n}: sum {:.3} ns  summarize {:.3} ns  ranked {:.3} ns  Sample::new+median {:.3} ns  checked_median {:.3} ns/score  (median/sum {:.2}x)",
-            ns(best_sum[i]), ns(best_summ[i]), ns(best_ranked[i]), ns(best_median[i]), ns(best_checked[i]), best_checked[i] / best_sum[i]
+            ns(b[0]), ns(b[1]), ns(b[2]), ns(b[3]), ns(b[4]), b[4] / b[0]
         );
     }
 }

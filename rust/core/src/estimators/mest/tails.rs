@@ -121,21 +121,9 @@ mod tests {
     use super::*;
     use crate::numeric::sum::exact_sum;
 
+    /// Heavy tails on both sides of the bulk (the unit tests' kind 1).
     fn sorted_scores(n: usize) -> Vec<f64> {
-        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut s: Vec<f64> = (0..n)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let u = (state >> 11) as f64 / (1u64 << 53) as f64;
-                if i % 29 == 0 {
-                    40.0 + 1e3 * u
-                } else {
-                    4.0 * u - 2.0
-                }
-            })
-            .collect();
+        let mut s = super::super::tests::synthetic(n, 1, 11);
         s.sort_by(f64::total_cmp);
         s
     }

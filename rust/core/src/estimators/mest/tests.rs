@@ -98,7 +98,7 @@ fn single_value_does_not_divide_by_zero() {
     assert!(est.scale > 0.0 && est.scale.is_finite());
 }
 
-fn synthetic(n: usize, kind: u8, seed: u64) -> Vec<f64> {
+pub(super) fn synthetic(n: usize, kind: u8, seed: u64) -> Vec<f64> {
     let mut s = seed | 1;
     let mut next = move || {
         s ^= s << 13;
@@ -167,6 +167,14 @@ fn assert_follows(got: &MEstimate, want: &MEstimate, rel: f64, what: &str) {
     );
 }
 
+/// `(μ₀, σ₀, start)` of `m_estimate`, or None for constant scores (no
+/// iteration).
+fn iteration_start(sample: &Sample<'_, f64>) -> Option<(f64, f64, StartScale)> {
+    let mu0 = median(sample);
+    let (sigma0, start) = start_scale(sample, mu0).unwrap();
+    (start != StartScale::Constant).then_some((mu0, sigma0, start))
+}
+
 /// The bucket-moment sums reproduce the direct iteration.
 #[test]
 fn bucketed_sums_follow_the_direct_iteration() {
@@ -174,11 +182,9 @@ fn bucketed_sums_follow_the_direct_iteration() {
         for (n, seed) in [(20_000, 1u64), (70_001, 2)] {
             let x = synthetic(n, kind, seed);
             let sample = Sample::new(&x, NanPolicy::Omit, kind == 1).unwrap();
-            let mu0 = median(&sample);
-            let (sigma0, start) = start_scale(&sample, mu0).unwrap();
-            if start == StartScale::Constant {
+            let Some((mu0, sigma0, start)) = iteration_start(&sample) else {
                 continue;
-            }
+            };
             let values = sample.to_vec();
             let blocks = Blocks::new(&sample);
             for norm in [Norm::Huber, Norm::Tukey] {
@@ -203,11 +209,9 @@ fn sorted_sums_follow_the_direct_iteration() {
         for (n, seed) in [(2, 7u64), (37, 1), (300, 2), (5001, 3)] {
             let x = synthetic(n, kind, seed);
             let sample = Sample::new(&x, NanPolicy::Omit, kind == 1).unwrap();
-            let mu0 = median(&sample);
-            let (sigma0, start) = start_scale(&sample, mu0).unwrap();
-            if start == StartScale::Constant {
+            let Some((mu0, sigma0, start)) = iteration_start(&sample) else {
                 continue;
-            }
+            };
             let k = scale_exponent(&sample, sigma0);
             let values: Vec<f64> = sample.to_vec().iter().map(|&v| ldexp(v, -k)).collect();
             let (mu, sigma) = (ldexp(mu0, -k), ldexp(sigma0, -k));
