@@ -23,7 +23,7 @@
 
 mod tree;
 
-use crate::numeric::float::Float;
+use crate::numeric::float::{from_order_key, order_key, Float};
 use crate::numeric::par::PARALLEL_MIN;
 use crate::numeric::reduce::pow2;
 use crate::sample::Sample;
@@ -46,22 +46,6 @@ const FETCH_ALL: usize = 1 << 14;
 const FETCH_BAND: f64 = 0.2;
 /// Doubles per bucket accumulator: `P_0..P_{K−1}`, min, max, center, 1/u.
 const STRIDE: usize = 16;
-
-/// Order-preserving unsigned key of a (non-NaN) double.
-#[inline(always)]
-fn key(v: f64) -> u64 {
-    let b = v.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | (1 << 63)
-    }
-}
-
-/// Inverse of [`key`].
-fn from_key(k: u64) -> f64 {
-    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
-}
 
 /// Smallest power of two `>= r` (1 for `r == 0`).
 fn unit_of(r: f64) -> f64 {
@@ -107,7 +91,7 @@ impl Geometry {
         // zeros among the scores: the key range takes both.
         let lo = if lo == 0.0 { -0.0 } else { lo };
         let hi = if hi == 0.0 { 0.0 } else { hi };
-        let (kmin, kmax) = (key(lo), key(hi));
+        let (kmin, kmax) = (order_key(lo), order_key(hi));
         // Each leaf costs a join of moments (O(K²)) to build, each score of
         // a leaf the window cuts a read per step: √(per·N) buckets balance
         // the two over the iteration's ~200 steps — per = 8 for Tukey, 32
@@ -137,7 +121,9 @@ impl Geometry {
 
     #[inline(always)]
     fn bucket(&self, y: f64) -> usize {
-        (key(y) - self.kmin).checked_shr(self.shift).unwrap_or(0) as usize
+        (order_key(y) - self.kmin)
+            .checked_shr(self.shift)
+            .unwrap_or(0) as usize
     }
 
     /// Nominal value range of bucket `b`, within the data's `[lo, hi]`.
@@ -145,10 +131,10 @@ impl Geometry {
         let first = (b as u64).checked_shl(self.shift).unwrap_or(0);
         let last = ((b as u64 + 1).checked_shl(self.shift))
             .map_or(u64::MAX, |e| e.wrapping_sub(1))
-            .min(key(hi) - self.kmin);
+            .min(order_key(hi) - self.kmin);
         (
-            from_key(self.kmin + first).max(lo),
-            from_key(self.kmin + last).min(hi),
+            from_order_key(self.kmin + first).max(lo),
+            from_order_key(self.kmin + last).min(hi),
         )
     }
 }

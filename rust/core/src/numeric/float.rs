@@ -7,6 +7,24 @@
 use core::cmp::Ordering;
 use core::fmt::Debug;
 
+/// Order-preserving unsigned key of a non-NaN double (−0 < +0): integer
+/// comparisons and radix buckets of the keys order the doubles.
+#[inline(always)]
+pub fn order_key(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// The double of an [`order_key`].
+#[inline(always)]
+pub fn from_order_key(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
 /// A score element: `f32` or `f64`.
 pub trait Float: Copy + PartialOrd + Debug + Default + Send + Sync + 'static {
     /// Not-a-number of this type.

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::numeric::bracket::{
     census, tally, tally_with_census, Affine, Bracket, NonFinite, Tally,
 };
-use crate::numeric::float::Float;
+use crate::numeric::float::{from_order_key, order_key, Float};
 use crate::numeric::par::{map_chunks, PARALLEL_MIN};
 use crate::numeric::select::order_statistics_by;
 use rayon::prelude::*;
@@ -226,12 +226,12 @@ fn direct<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec<f64
     let mut keys: Vec<u64> = if count == x.len() {
         // No NaN: a plain map, which vectorises (the filter does not; at
         // 100 scores it took as long as the selection).
-        x.iter().map(|v| ordered(key.of(v.to_f64()))).collect()
+        x.iter().map(|v| order_key(key.of(v.to_f64()))).collect()
     } else {
         x.iter()
             .map(|v| v.to_f64())
             .filter(|v| !v.is_nan())
-            .map(|v| ordered(key.of(v)))
+            .map(|v| order_key(key.of(v)))
             .collect()
     };
     let mut out = Vec::with_capacity(ranks.len());
@@ -249,28 +249,11 @@ fn direct<T: Float>(x: &[T], count: usize, key: Key, ranks: &[usize]) -> Vec<f64
         } else {
             *prefix.select_nth_unstable(r).1
         };
-        out.push(unordered(v));
+        out.push(from_order_key(v));
         end = r;
     }
     out.reverse();
     out
-}
-
-/// Order-preserving map of a non-NaN double to an unsigned integer.
-#[inline]
-fn ordered(v: f64) -> u64 {
-    let b = v.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | (1 << 63)
-    }
-}
-
-/// The inverse of [`ordered`].
-#[inline]
-fn unordered(k: u64) -> f64 {
-    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 
 /// A deterministic pseudo-random sample of about `m` keys (NaN skipped),

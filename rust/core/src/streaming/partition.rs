@@ -12,29 +12,10 @@
 
 use crate::estimators::mest::Norm;
 use crate::numeric::float::Float;
+pub use crate::numeric::float::{from_order_key, order_key};
 use crate::numeric::rank::Key;
 use crate::numeric::select::{midpoint, order_statistics_by, Position};
 use crate::numeric::sum::{exact_sum, ExactSum, Neumaier};
-
-/// Order-preserving unsigned key of a non-NaN double (−0 < +0).
-#[inline]
-pub fn order_key(v: f64) -> u64 {
-    let b = v.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | (1 << 63)
-    }
-}
-
-/// The double of an order key.
-pub fn from_order_key(k: u64) -> f64 {
-    if k >> 63 == 1 {
-        f64::from_bits(k & !(1 << 63))
-    } else {
-        f64::from_bits(!k)
-    }
-}
 
 /// How many keys lie below `lo`, and the counts of `(key − lo) >> shift`
 /// for the `buckets` buckets from `lo` on (keys above are not counted).

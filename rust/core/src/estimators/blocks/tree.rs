@@ -1,6 +1,7 @@
 //! The tree of bucket moments and the window sums read from it.
 
 use super::unit_of;
+use crate::numeric::float::order_key;
 
 /// Moments kept per node: enough for the far-field series below.
 pub(super) const K: usize = 12;
@@ -350,7 +351,7 @@ impl Fetched {
         // large one stays one run, read whole where it is cut. Scores are
         // never NaN here: their keys sort like them, and faster.
         let size = if vals.len() <= SORTED_MAX {
-            vals.sort_unstable_by_key(|&v| super::key(v));
+            vals.sort_unstable_by_key(|&v| order_key(v));
             SUB_LEAF
         } else {
             vals.len()

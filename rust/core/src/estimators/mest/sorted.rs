@@ -26,6 +26,7 @@
 use super::direct::{must_divide, TwoSum};
 use super::tails::Tails;
 use super::{MParams, Norm, Sums};
+use crate::numeric::float::{from_order_key, order_key};
 use core::cell::Cell;
 
 /// The sorted, scaled scores and their outward prefix power sums.
@@ -196,19 +197,10 @@ fn edge(s: &[f64], guess: usize, pred: impl Fn(f64) -> bool) -> usize {
 /// Sorts non-NaN doubles ascending (−0 before +0) as their order-preserving
 /// integer keys: an integer sort, about twice as fast as comparing doubles.
 fn sort(s: &mut [f64]) {
-    let key = |v: f64| {
-        let b = v.to_bits();
-        if b >> 63 == 1 {
-            !b
-        } else {
-            b | (1 << 63)
-        }
-    };
-    let from_key = |k: u64| f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k });
-    let mut keys: Vec<u64> = s.iter().map(|&v| key(v)).collect();
+    let mut keys: Vec<u64> = s.iter().map(|&v| order_key(v)).collect();
     keys.sort_unstable();
     for (v, k) in s.iter_mut().zip(keys) {
-        *v = from_key(k);
+        *v = from_order_key(k);
     }
 }
 

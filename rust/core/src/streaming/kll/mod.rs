@@ -63,12 +63,7 @@ impl Item for f64 {
     const SIZE: usize = 8;
     #[inline(always)]
     fn order_key(self) -> u64 {
-        let b = self.to_bits();
-        if b >> 63 == 1 {
-            !b
-        } else {
-            b | (1 << 63)
-        }
+        crate::numeric::float::order_key(self)
     }
     #[inline(always)]
     fn to_f64(self) -> f64 {
