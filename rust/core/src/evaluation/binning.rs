@@ -10,6 +10,7 @@
 use crate::error::Error;
 use crate::numeric::float::Float;
 use crate::numeric::select::quantile_of_sorted;
+use crate::numeric::sum::two_sum;
 
 /// How bin edges are placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,13 +110,6 @@ pub struct Sorted {
     /// the extra precision keeps that difference accurate to ~N²u² relative.
     sum_hi: Vec<f64>,
     sum_lo: Vec<f64>,
-}
-
-#[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
 }
 
 impl Sorted {

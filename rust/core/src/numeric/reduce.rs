@@ -19,7 +19,7 @@
 use crate::numeric::float::Float;
 use crate::numeric::par::{map_chunks, CHUNK};
 use crate::numeric::simd::multiversion;
-use crate::numeric::sum::{exact_sum, ExactSum};
+use crate::numeric::sum::{exact_sum, two_sum, ExactSum};
 
 const LANES: usize = 16;
 const U: f64 = f64::EPSILON / 2.0;
@@ -72,13 +72,6 @@ pub struct Summary {
     /// Longest chain of additions into one lane, for the error bound.
     chain: usize,
     chunks: usize,
-}
-
-#[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
 }
 
 /// `*acc += v` with what the addition rounded away added to `err`.

@@ -428,6 +428,43 @@ impl Neumaier {
     }
 }
 
+/// Knuth's TwoSum: `(s, e)` with `s = fl(a + b)` and `s + e = a + b`
+/// exactly, without a branch on magnitudes.
+#[inline(always)]
+pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// A compensated sum by [`two_sum`]: equal, bit for bit, to [`Neumaier`]'s
+/// (both add each addition's exact rounding error), without its branch on
+/// magnitudes, which sums of signed terms like `Σ w (s − m)` mispredict.
+/// Its parts are public so that prefix sums can be differenced part by part.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TwoSum {
+    /// The rounded running sum.
+    pub sum: f64,
+    /// The accumulated rounding errors (and whatever a caller adds to them).
+    pub comp: f64,
+}
+
+impl TwoSum {
+    /// Adds one term.
+    #[inline(always)]
+    pub fn add(&mut self, x: f64) {
+        let (s, e) = two_sum(self.sum, x);
+        self.comp += e;
+        self.sum = s;
+    }
+
+    /// The compensated total.
+    #[inline]
+    pub fn value(self) -> f64 {
+        self.sum + self.comp
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -557,6 +594,22 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The branch-free compensated sum is Neumaier's, bit for bit, after
+        /// every term (both add each addition's exact rounding error).
+        #[test]
+        fn two_sum_equals_neumaier(x in prop::collection::vec(prop_oneof![
+            (-1e6f64..1e6),
+            (-1.0f64..1.0).prop_map(|v| v * 1e-300),
+            (-1.0f64..1.0).prop_map(|v| v * 1e150),
+        ], 0..200)) {
+            let (mut a, mut b) = (TwoSum::default(), Neumaier::default());
+            for &v in &x {
+                a.add(v);
+                b.add(v);
+                prop_assert_eq!(a.sum + a.comp, b.value());
+            }
+        }
+
         /// One double placed directly is the sum of it through the bins
         /// (the same limbs, so every later merge and rounding agrees).
         #[test]

@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
 use crate::numeric::reduce::{binary_exponent, summarize};
-use crate::numeric::sum::{exact_sum, ExactSum};
+use crate::numeric::sum::{exact_sum, two_sum, ExactSum};
 use crate::sample::NanPolicy;
 
 /// An unevaluated sum `hi + lo` with `|lo| <= ulp(hi)/2`.
@@ -34,13 +34,6 @@ pub struct Dd {
     pub hi: f64,
     /// Trailing part.
     pub lo: f64,
-}
-
-#[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
 }
 
 impl Dd {

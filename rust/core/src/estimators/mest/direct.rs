@@ -13,6 +13,7 @@
 
 use super::{MParams, Norm, Sums};
 use crate::numeric::simd::multiversion;
+use crate::numeric::sum::TwoSum;
 
 /// Every (scaled, oriented, NaN-free) score read at every step.
 pub(super) struct Direct<'a>(pub(super) &'a [f64]);
@@ -24,29 +25,6 @@ const LANES: usize = 8;
 /// Scores whose terms are computed in one loop before they are added (the
 /// loop vectorises; its terms stay in L1). A multiple of [`LANES`].
 const CHUNK: usize = 64;
-
-/// Knuth's TwoSum: `sum + comp` carries every addition's exact rounding
-/// error, without Neumaier's branch on magnitudes (which sums of signed
-/// terms like `Σ w (s − m)` mispredict).
-#[derive(Default, Clone, Copy)]
-pub(super) struct TwoSum {
-    pub(super) sum: f64,
-    pub(super) comp: f64,
-}
-
-impl TwoSum {
-    #[inline(always)]
-    pub(super) fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        let xp = t - self.sum;
-        self.comp += (self.sum - (t - xp)) + (x - xp);
-        self.sum = t;
-    }
-
-    pub(super) fn value(self) -> f64 {
-        self.sum + self.comp
-    }
-}
 
 /// The sum of `terms[..len]` (the rest is overwritten with zeros): eight
 /// lanes, folded as NumPy folds its eight accumulators.

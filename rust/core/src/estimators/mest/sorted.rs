@@ -23,10 +23,11 @@
 //! not finite, or where `1/σ` overflows, the step reads every score instead (issue #11: this
 //! replaces ~200 reads of every score in a fit of up to a few thousand).
 
-use super::direct::{must_divide, TwoSum};
+use super::direct::must_divide;
 use super::tails::Tails;
 use super::{MParams, Norm, Sums};
 use crate::numeric::float::{from_order_key, order_key};
+use crate::numeric::sum::TwoSum;
 use core::cell::Cell;
 
 /// The sorted, scaled scores and their outward prefix power sums.

@@ -12,7 +12,7 @@
 //! since `m₀` are added or removed one by one. The iteration's location
 //! moves ever less as it converges, so one read serves most of a fit.
 
-use super::direct::TwoSum;
+use crate::numeric::sum::TwoSum;
 use core::cell::Cell;
 
 /// Terms of the series: (1/32)^12 < 1e-18.

@@ -1,7 +1,7 @@
 //! Unit tests of Huber's proposal 2 (`mest.rs`).
 use super::*;
 use crate::sample::NanPolicy;
-use direct::{Direct, TwoSum};
+use direct::Direct;
 use sorted::Sorted;
 
 fn m_estimate<T: Float>(x: &mut [T], p: &MParams) -> Result<MEstimate, Error> {
@@ -129,22 +129,6 @@ pub(super) fn synthetic(n: usize, kind: u8, seed: u64) -> Vec<f64> {
             }
         })
         .collect()
-}
-
-/// The direct steps' branch-free compensated sum is Neumaier's, bit for
-/// bit (the direct path's results are unchanged by it).
-#[test]
-fn two_sum_equals_neumaier() {
-    for (kind, seed) in [(1u8, 3u64), (0, 4), (4, 5)] {
-        let x = synthetic(5000, kind, seed);
-        let (mut a, mut b) = (TwoSum::default(), crate::numeric::sum::Neumaier::default());
-        for (i, &v) in x.iter().enumerate() {
-            let v = if i % 3 == 0 { -v * 1e-3 } else { v };
-            a.add(v);
-            b.add(v);
-            assert_eq!(a.sum + a.comp, b.value());
-        }
-    }
 }
 
 /// `got` ends where the direct iteration `want` does: location and scale
