@@ -154,3 +154,27 @@ def test_subnormal_scale_next_to_the_largest_double(norm, maxiter):
     assert np.isfinite(got.location) and got.scale > 0
     assert_m_close(got, want)
     assert got.converged == want.converged
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("n", [5_000, 20_000, 40_000, 120_000])
+@pytest.mark.parametrize("kind", ["lognormal", "normal", "ties", "negated"])
+def test_large_fits_equal_reference(norm, n, kind):
+    # Both sides of the sorted/bucketed threshold (`bucketed_min`), with
+    # the bulk about μ₀ summed apart, against the NumPy reference.
+    rng = np.random.default_rng(n)
+    if kind == "normal":
+        x = rng.normal(3.0, 2.0, n)
+    elif kind == "ties":
+        x = np.round(rng.lognormal(0.0, 0.7, n), 1)
+    else:
+        x = rng.lognormal(0.0, 1.0, n)
+        x[: n // 30] = 10.0 + rng.lognormal(2.0, 1.0, n // 30)
+        if kind == "negated":
+            x = -x
+    want = ref.m_estimate(x, norm, maxiter=100)
+    got = stats.m_estimate(x, norm, maxiter=100)
+    assert want.converged
+    assert_m_close(got, want)
+    assert got.converged
+    assert abs(got.n_iter - want.n_iter) <= 1

@@ -81,6 +81,7 @@ fn main() {
                 location: mu0,
                 scale: s0,
                 widths: [p.tuning, p.c],
+                bulk: 0.8 * p.tuning.min(p.c),
             });
             let huber = norm == Norm::Huber;
             let t_blocks = best(

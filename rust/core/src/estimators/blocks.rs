@@ -21,8 +21,10 @@
 //! data. Residuals are standardised before any power is formed and moments
 //! are scaled by powers of two, so nothing overflows or underflows.
 
+mod read;
 mod tree;
 
+use crate::estimators::bulk::Bulk;
 use crate::numeric::float::{from_order_key, order_key, Float};
 use crate::numeric::par::PARALLEL_MIN;
 use crate::numeric::reduce::pow2;
@@ -139,74 +141,6 @@ impl Geometry {
     }
 }
 
-/// Counts, extremes and the first `M` moments of a chunk's scores per
-/// bucket into `acc` (laid out by [`STRIDE`], centers and 1/u preset); the
-/// scores of the buckets flagged in `band` are copied to `out` (one longer
-/// than the most it can take: the slot past the end takes the rejected
-/// writes of this branch-free compaction). Returns the number copied.
-#[inline(always)]
-fn accumulate_into<T: Float, const M: usize>(
-    chunk: &[T],
-    g: &Geometry,
-    acc: &mut [f64],
-    band: &[u8],
-    out: &mut [f64],
-) -> usize {
-    let mut len = 0;
-    for &v in chunk {
-        if g.has_nan && v.is_nan() {
-            continue;
-        }
-        let y = g.value(v);
-        let b = g.bucket(y);
-        let Some(a) = acc.get_mut(b * STRIDE..).and_then(|a| a.get_mut(..STRIDE)) else {
-            continue;
-        };
-        if let Some(o) = out.get_mut(len) {
-            *o = y;
-        }
-        len += usize::from(band.get(b).copied().unwrap_or(0));
-        let d = (y - a[14]) * a[15];
-        let d2 = d * d;
-        let d4 = d2 * d2;
-        let pw = [1.0, d, d2, d2 * d];
-        for i in 0..4 {
-            a[i] += pw[i];
-            if M > 4 + i {
-                a[4 + i] += pw[i] * d4;
-            }
-            if M > 8 + i {
-                a[8 + i] += pw[i] * (d4 * d4);
-            }
-        }
-        if y < a[12] {
-            a[12] = y;
-        }
-        if y > a[13] {
-            a[13] = y;
-        }
-    }
-    len
-}
-
-crate::numeric::simd::multiversion! {
-    /// [`accumulate_into`] of all `K` moments (the far-field series).
-    fn accumulate_all<T: Float>(
-        chunk: &[T], g: &Geometry, acc: &mut [f64], band: &[u8], out: &mut [f64]
-    ) -> usize {
-        accumulate_into::<T, K>(chunk, g, acc, band, out)
-    }
-}
-
-crate::numeric::simd::multiversion! {
-    /// [`accumulate_into`] of the six moments of Tukey's weights.
-    fn accumulate_six<T: Float>(
-        chunk: &[T], g: &Geometry, acc: &mut [f64], band: &[u8], out: &mut [f64]
-    ) -> usize {
-        accumulate_into::<T, 6>(chunk, g, acc, band, out)
-    }
-}
-
 /// Where a fit's iteration will start: its windows `|y − location| <=
 /// w·scale` for `w` in `widths` (in the scaled domain of the scores).
 #[derive(Debug, Clone, Copy)]
@@ -217,6 +151,11 @@ pub struct Expect {
     pub scale: f64,
     /// The widths of the location and scale steps' windows, in σ.
     pub widths: [f64; 2],
+    /// The radius, in σ₀, of the bulk about μ₀ that every window of the fit
+    /// is expected to hold (`estimators::bulk`; 0 for none): its scores
+    /// become one leaf with the power sums the windows need, read in one
+    /// pass that vectorises instead of a bucket's moments each.
+    pub bulk: f64,
 }
 
 impl Expect {
@@ -231,6 +170,64 @@ impl Expect {
             v.push((self.location + near, self.location + far));
         }
         v
+    }
+}
+
+/// The buckets before the read: their accumulators (centers and units
+/// set), which are gathered with the bands about the starting windows'
+/// edges, and the bulk.
+struct Layout {
+    init: Vec<f64>,
+    band: Vec<u8>,
+    bulk: Bulk,
+    /// The buckets the bulk is made of (none without a bulk).
+    bulk_buckets: Option<(usize, usize)>,
+    /// The bulk's power sums: 3 for Huber (its buckets keep all `K`
+    /// moments), 6 for Tukey (six).
+    powers: usize,
+}
+
+impl Layout {
+    fn new(g: &Geometry, (lo, hi): (f64, f64), expect: Option<Expect>, reciprocal: bool) -> Self {
+        let mut init = vec![0.0; g.buckets * STRIDE];
+        let mut band = vec![0u8; g.buckets];
+        let edges = expect.map_or(Vec::new(), |e| e.bands());
+        let held = |v: f64| {
+            expect.is_some_and(|e| e.bulk > 0.0 && (v - e.location).abs() <= e.bulk * e.scale)
+        };
+        let mut bulk_buckets: Option<(usize, usize)> = None;
+        for (b, a) in init.chunks_exact_mut(STRIDE).enumerate() {
+            let (blo, bhi) = g.range(b, lo, hi);
+            band[b] = u8::from(edges.iter().any(|&(l, h)| l <= bhi && blo <= h));
+            if held(blo) && held(bhi) {
+                bulk_buckets = Some((bulk_buckets.map_or(b, |(f, _)| f), b));
+            }
+            let center = blo + (bhi - blo) / 2.0;
+            a[12] = f64::INFINITY;
+            a[13] = f64::NEG_INFINITY;
+            a[14] = center;
+            a[15] = 1.0 / unit_of((bhi - center).max(center - blo));
+        }
+        let powers = if reciprocal { 3 } else { 6 };
+        // The bulk is the buckets wholly inside it: a score is in it exactly
+        // when its bucket is. Its scores are never gathered with a band.
+        let bulk = match bulk_buckets {
+            None => Bulk::none(),
+            Some((first, last)) => {
+                band[first..=last].fill(0);
+                let (from, to) = (g.range(first, lo, hi).0, g.range(last, lo, hi).1);
+                let center = from + (to - from) / 2.0;
+                let inv = 1.0 / unit_of((to - center).max(center - from));
+                Bulk::new(from, to, center, inv, powers)
+            }
+        };
+        Layout {
+            init,
+            band,
+            bulk,
+            bulk_buckets,
+            powers,
+        }
     }
 }
 
@@ -271,71 +268,34 @@ impl<'a, T: Float> Blocks<'a, T> {
     /// edges of the windows the fit will start from, which would otherwise
     /// cost a read each to fetch.
     pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool, expect: Option<Expect>) -> Self {
-        let n = s.len();
         let (g, lo, hi) = Geometry::new(s, k, if reciprocal { 32.0 } else { 8.0 });
-        let mut init = vec![0.0; g.buckets * STRIDE];
-        let mut band = vec![0u8; g.buckets];
-        let edges = expect.map_or(Vec::new(), |e| e.bands());
-        for (b, a) in init.chunks_exact_mut(STRIDE).enumerate() {
-            let (blo, bhi) = g.range(b, lo, hi);
-            band[b] = u8::from(edges.iter().any(|&(l, h)| l <= bhi && blo <= h));
-            let center = blo + (bhi - blo) / 2.0;
-            a[12] = f64::INFINITY;
-            a[13] = f64::NEG_INFINITY;
-            a[14] = center;
-            a[15] = 1.0 / unit_of((bhi - center).max(center - blo));
-        }
-        // Chunks of a fixed size, combined in chunk order: the sums are the
-        // same whatever the number of threads.
-        let accumulate = if reciprocal {
-            accumulate_all::<T>
-        } else {
-            accumulate_six::<T>
-        };
+        let layout = Layout::new(&g, (lo, hi), expect, reciprocal);
         let gathering = expect.is_some();
-        let read = |c: &[T], mut acc: Vec<f64>| {
-            let mut out = vec![0.0; if gathering { c.len() + 1 } else { 1 }];
-            let len = accumulate(c, &g, &mut acc, &band, &mut out);
-            out.truncate(len);
-            (acc, out)
-        };
-        let (acc, gathered) = if s.x.len() < PARALLEL_MIN {
-            let (acc, out) = read(s.x, init);
-            (acc, vec![out])
-        } else {
-            let (parts, gathered): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
-                s.x.par_chunks(READ_CHUNK)
-                    .map(|c| read(c, init.clone()))
-                    .unzip();
-            let mut acc = init;
-            for p in &parts {
-                for (a, q) in acc.chunks_exact_mut(STRIDE).zip(p.chunks_exact(STRIDE)) {
-                    for i in 0..K {
-                        a[i] += q[i];
-                    }
-                    a[12] = a[12].min(q[12]);
-                    a[13] = a[13].max(q[13]);
-                }
-            }
-            (acc, gathered)
-        };
+        let read = read::read(s.x, &g, &layout, gathering);
         let mut leaves = Vec::new();
         let mut leaf_of = vec![u32::MAX; g.buckets];
-        for (b, a) in acc.chunks_exact(STRIDE).enumerate() {
-            if a[0] > 0.0 {
+        for (b, a) in read.acc.chunks_exact(STRIDE).enumerate() {
+            // The bulk's buckets accumulated nothing: the bulk's leaf
+            // takes the place of its first.
+            let bulk = layout.bulk_buckets.filter(|&(first, _)| first == b);
+            if let Some((first, last)) = bulk.filter(|_| read.bulk.count > 0) {
+                leaf_of[first..=last].fill(leaves.len() as u32);
+                let span = last - first + 1;
+                leaves.push(read::bulk_leaf(&read.bulk, b, span, layout.powers));
+            } else if a[0] > 0.0 {
                 leaf_of[b] = leaves.len() as u32;
-                leaves.push(Node::leaf(a, b, reciprocal));
+                leaves.push(Node::leaf(a, b, if reciprocal { K } else { 6 }));
             }
         }
         let n_leaves = leaves.len();
         let mut values: Vec<Option<Fetched>> = (0..n_leaves).map(|_| None).collect();
         if gathering {
             let mut lists: Vec<Vec<f64>> = vec![Vec::new(); n_leaves];
-            for y in gathered.into_iter().flatten() {
+            for y in read.gathered.into_iter().flatten() {
                 lists[leaf_of[g.bucket(y)] as usize].push(y);
             }
             for (b, &l) in leaf_of.iter().enumerate() {
-                if band[b] == 1 && l != u32::MAX {
+                if layout.band[b] == 1 && l != u32::MAX {
                     let list = core::mem::take(&mut lists[l as usize]);
                     values[l as usize] = Some(Fetched::new(list, reciprocal));
                 }
@@ -344,7 +304,7 @@ impl<'a, T: Float> Blocks<'a, T> {
         Blocks {
             x: s.x,
             geometry: g,
-            len: n,
+            len: s.len(),
             nodes: tree::build(leaves),
             values: RefCell::new(values),
             fetches: core::cell::Cell::new(0),
@@ -434,7 +394,7 @@ impl<'a, T: Float> Blocks<'a, T> {
         let mut counts = vec![0usize; wanted.len()];
         for (i, &l) in wanted.iter().enumerate() {
             let node = &self.nodes[l];
-            slot[node.bucket] = i as u32;
+            slot[node.bucket..node.bucket + node.buckets].fill(i as u32);
             counts[i] = node.count;
         }
         let total: usize = counts.iter().sum();

@@ -2,6 +2,7 @@
 //! (§3).
 
 pub mod blocks;
+pub mod bulk;
 pub mod location;
 pub mod mest;
 pub mod scale;

@@ -17,6 +17,27 @@ pub fn has_avx2() -> bool {
     }
 }
 
+/// For each 4-bit mask, the 32-bit lane indices that move the chosen
+/// doubles of a vector to its front, in order (`_mm256_permutevar8x32_*`:
+/// branch-free packing of an AVX2 vector's chosen lanes).
+pub(crate) const PACK_F64: [[i32; 8]; 16] = {
+    let mut t = [[0i32; 8]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let (mut d, mut out) = (0i32, 0usize);
+        while d < 4 {
+            if m >> d & 1 == 1 {
+                t[m][2 * out] = 2 * d;
+                t[m][2 * out + 1] = 2 * d + 1;
+                out += 1;
+            }
+            d += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// Defines `fn $name(args) -> ret` that runs `$body` compiled with AVX2 +
 /// FMA enabled when the CPU supports them, and the baseline build otherwise.
 /// `$body` must not depend on which build runs (no FMA contraction is

@@ -2,12 +2,13 @@ use super::*;
 use crate::sample::NanPolicy;
 use proptest::prelude::*;
 
-/// Large enough for the parallel counting sort: the layout and every sum
-/// are the same with one thread and with several.
+/// Large enough for three chunks of the parallel read: the layout and
+/// every sum (of the buckets and of the bulk) are the same with one thread
+/// and with several.
 #[test]
 fn parallel_build_is_deterministic_and_exact() {
     let mut state = 7u64;
-    let y: Vec<f64> = (0..400_003)
+    let y: Vec<f64> = (0..(2 << 20) + 3)
         .map(|i| {
             state ^= state << 13;
             state ^= state >> 7;
@@ -27,15 +28,19 @@ fn parallel_build_is_deterministic_and_exact() {
             .build()
             .unwrap()
     };
-    let one = pool(1).install(|| Blocks::new(&sample));
-    let two = pool(2).install(|| Blocks::new(&sample));
     let (m, sigma, t) = (-3.0, 2.0, 1.345);
+    for bulk in [None, Some((-3.0, 1.5))] {
+        let one = pool(1).install(|| blocks(&sample, true, bulk));
+        let two = pool(2).install(|| blocks(&sample, true, bulk));
+        let w1 = one.window_sums::<3>(m, sigma, t, (m, sigma), true);
+        let w2 = two.window_sums::<3>(m, sigma, t, (m, sigma), true);
+        assert_eq!(
+            (w1.power, w1.left, w1.right, w1.reciprocal),
+            (w2.power, w2.left, w2.right, w2.reciprocal)
+        );
+    }
+    let one = Blocks::new(&sample);
     let w1 = one.window_sums::<3>(m, sigma, t, (m, sigma), true);
-    let w2 = two.window_sums::<3>(m, sigma, t, (m, sigma), true);
-    assert_eq!(
-        (w1.power, w1.left, w1.right, w1.reciprocal),
-        (w2.power, w2.left, w2.right, w2.reciprocal)
-    );
     let vals: Vec<f64> = y.iter().filter(|v| !v.is_nan()).map(|v| -v).collect();
     let inside: Vec<f64> = vals
         .iter()
@@ -47,6 +52,24 @@ fn parallel_build_is_deterministic_and_exact() {
     assert_eq!(w1.power[0] as usize, inside.len());
 }
 
+/// Bucket moments as `Blocks::new` builds them, or as a fit does, with a
+/// bulk of radius `r` about `c` (wherever the windows are: a bulk they cut
+/// is read value by value).
+fn blocks<'a>(s: &Sample<'a, f64>, reciprocal: bool, bulk: Option<(f64, f64)>) -> Blocks<'a, f64> {
+    match bulk {
+        None => Blocks::new(s),
+        Some((c, r)) => {
+            let expect = Expect {
+                location: c,
+                scale: 1.0,
+                widths: [1.345, 1.5],
+                bulk: r,
+            };
+            Blocks::scaled(s, 0, reciprocal, Some(expect))
+        }
+    }
+}
+
 proptest! {
     #[test]
     fn power_sums_equal_direct_sums(
@@ -54,10 +77,11 @@ proptest! {
         m in -20.0f64..20.0,
         t in 0.1f64..4.0,
         negate in any::<bool>(),
+        bulk in proptest::option::of((-20.0f64..20.0, 0.1f64..30.0)),
     ) {
         prop_assume!(y.iter().any(|v| !v.is_nan()));
         let sample = Sample::new(&y, NanPolicy::Omit, negate).unwrap();
-        let b = Blocks::new(&sample);
+        let b = blocks(&sample, false, bulk);
         let (sigma, s) = (3.0, 7.5);
         let w = b.window_sums::<6>(m, sigma, t, (m, s), false);
         let (got, left, right) = (w.power, w.left, w.right);
@@ -77,9 +101,10 @@ proptest! {
         y in proptest::collection::vec(prop_oneof![-5.0f64..5.0, 20.0f64..500.0, -400.0f64..-30.0], 2..5000),
         m in -2.0f64..2.0,
         t in 0.1f64..3.0,
+        bulk in proptest::option::of((-2.0f64..2.0, 0.1f64..4.0)),
     ) {
         let sample = Sample::new(&y, NanPolicy::Omit, false).unwrap();
-        let b = Blocks::new(&sample);
+        let b = blocks(&sample, true, bulk);
         let sigma = 0.7;
         let got = b.window_sums::<1>(m, sigma, t, (m, sigma), true).reciprocal;
         let want: f64 = y.iter().map(|v| (v - m) / sigma).filter(|r| r.abs() > t).map(|r| 1.0 / r.abs()).sum();
@@ -100,9 +125,13 @@ fn zeros_of_both_signs_are_counted() {
         .collect();
     for negate in [false, true] {
         let sample = Sample::new(&y, NanPolicy::Omit, negate).unwrap();
-        let b = Blocks::new(&sample);
-        let w = b.window_sums::<1>(0.0, 1.0, 1e300, (0.0, 1.0), false);
-        assert_eq!(w.power[0] as usize + w.left + w.right, y.len());
-        assert_eq!(w.power[0] as usize, y.len());
+        for bulk in [None, Some((0.0, 0.5)), Some((1.0, 1.0))] {
+            let b = blocks(&sample, true, bulk);
+            let w = b.window_sums::<1>(0.0, 1.0, 1e300, (0.0, 1.0), false);
+            assert_eq!(w.power[0] as usize + w.left + w.right, y.len());
+            assert_eq!(w.power[0] as usize, y.len());
+            let w = b.window_sums::<1>(0.0, 1.0, 0.5, (0.0, 1.0), false);
+            assert_eq!(w.power[0] as usize, 200, "{bulk:?}");
+        }
     }
 }

@@ -45,18 +45,22 @@ pub(super) struct Node {
     p: [f64; K],
     /// Children (`u32::MAX` for a leaf).
     kids: [u32; 2],
-    /// The bucket of a leaf.
+    /// The (first) bucket of a leaf.
     pub(super) bucket: usize,
-    /// Whether all `K` moments are kept (else the first six).
-    all: bool,
+    /// The number of buckets a leaf spans (the bulk's, several).
+    pub(super) buckets: usize,
+    /// The moments kept: all `K` (for the far-field series), six, or
+    /// three (the bulk of a Huber fit, always inside its windows).
+    kept: usize,
 }
 
 impl Node {
-    /// A leaf from a bucket's accumulator (see `STRIDE`).
-    pub(super) fn leaf(a: &[f64], bucket: usize, all: bool) -> Node {
+    /// A leaf from a bucket's accumulator (see `STRIDE`) with its first
+    /// `kept` moments.
+    pub(super) fn leaf(a: &[f64], bucket: usize, kept: usize) -> Node {
         let (min, max, center) = (a[12], a[13], a[14]);
         let mut p = [0.0; K];
-        p.copy_from_slice(&a[..K]);
+        p[..kept].copy_from_slice(&a[..kept]);
         Node {
             count: a[0] as usize,
             min,
@@ -67,7 +71,8 @@ impl Node {
             p,
             kids: [u32::MAX; 2],
             bucket,
-            all,
+            buckets: 1,
+            kept,
         }
     }
 
@@ -90,7 +95,9 @@ impl Node {
         let reach = (max - center).max(center - min);
         let unit = unit_of(reach);
         let mut p = [0.0; K];
-        let kept = if a.all { K } else { 6 };
+        // A moment of the union needs those of its children up to its
+        // order: it keeps what both keep.
+        let kept = a.kept.min(b.kept);
         for c in [a, b] {
             // Σ ((y − C)/U)^k = Σ_l C(k, l) (u/U)^l P_l ((c − C)/U)^(k−l):
             // the moments in units of U (u/U a power of two, exact), then
@@ -121,12 +128,14 @@ impl Node {
             p,
             kids: [ia as u32, ib as u32],
             bucket: usize::MAX,
-            all: a.all,
+            buckets: 0,
+            kept,
         }
     }
 
     /// Adds `Σ ((y − r)/s)^j`, j < J, of the node's scores to `out`.
     fn power_sums<const J: usize>(&self, r: f64, s: f64, out: &mut [f64; J]) {
+        debug_assert!(J <= self.kept, "a sum of powers the node does not keep");
         let (alpha, h) = (self.unit / s, (self.center - r) / s);
         let (mut ap, mut hp) = ([1.0; 6], [1.0; 6]);
         for i in 1..J {
@@ -145,7 +154,7 @@ impl Node {
     /// `Σ σ/|y − m|` by the far-field series, if it converges fast enough.
     fn reciprocal_sum(&self, m: f64, sigma: f64) -> Option<f64> {
         let h = self.center - m;
-        if !self.all || self.reach > RHO * h.abs() {
+        if self.kept < K || self.reach > RHO * h.abs() {
             return None;
         }
         // σ/(y − m) = (σ/(c − m)) Σ_k P_k (−u/(c − m))^k.
@@ -388,7 +397,8 @@ impl Fetched {
                     p,
                     kids: [u32::MAX; 2],
                     bucket: i * size,
-                    all,
+                    buckets: 1,
+                    kept,
                 }
             })
             .collect();

@@ -26,14 +26,20 @@
 use super::direct::must_divide;
 use super::tails::Tails;
 use super::{MParams, Norm, Sums};
+use crate::estimators::bulk::{self, Bulk};
 use crate::numeric::float::{from_order_key, order_key};
 use crate::numeric::sum::TwoSum;
-use core::cell::Cell;
+use core::cell::{Cell, OnceCell};
 
 /// The sorted, scaled scores and their outward prefix power sums.
 pub(super) struct Sorted {
+    /// The scores outside the bulk, sorted (all of them without a bulk).
     s: Vec<f64>,
-    /// `c₀ = s[N/2]`.
+    /// Every score, when a bulk was split off (the direct fallback).
+    all: Option<Vec<f64>>,
+    /// The scores about `center` every window holds (none without one).
+    bulk: Bulk,
+    /// `c₀`: the bulk's center, else `s[N/2]`.
     center: f64,
     /// Powers summed: 3 (Huber: counts, sums and squares) or 6 (Tukey).
     powers: usize,
@@ -44,19 +50,32 @@ pub(super) struct Sorted {
     last: [Cell<(usize, usize)>; 2],
     /// Huber's weights outside its window.
     tails: Tails,
+    /// Without the bulk, for the steps whose window does not hold it.
+    whole: OnceCell<Box<Sorted>>,
 }
 
 impl Sorted {
     /// Sorts the (scaled, oriented, NaN-free) scores and takes the prefix
-    /// sums `norm` needs.
-    pub(super) fn new(mut s: Vec<f64>, norm: Norm) -> Self {
-        sort(&mut s);
-        let n = s.len();
-        let mid = n / 2;
-        let center = s.get(mid).copied().unwrap_or(0.0);
+    /// sums `norm` needs; with `bulk = (c₀, a)`, only of the scores with
+    /// `|s − c₀| >= a` (see `bulk.rs`).
+    pub(super) fn new(scores: Vec<f64>, norm: Norm, bulk: Option<(f64, f64)>) -> Self {
         let powers = match norm {
             Norm::Huber => 3,
             Norm::Tukey => 6,
+        };
+        let (mut s, all, bulk) = match bulk {
+            Some((c0, a)) => {
+                let (b, rest) = bulk::split(&scores, c0, a, powers);
+                (rest, Some(scores), b)
+            }
+            None => (scores, None, Bulk::none()),
+        };
+        sort(&mut s);
+        let (mid, center) = if all.is_some() {
+            (s.partition_point(|&v| v < bulk.center), bulk.center)
+        } else {
+            let mid = s.len() / 2;
+            (mid, s.get(mid).copied().unwrap_or(0.0))
         };
         let prefix = match norm {
             Norm::Huber => prefix_sums::<3>(&s, mid, center),
@@ -64,35 +83,57 @@ impl Sorted {
         };
         Sorted {
             s,
+            all,
+            bulk,
             center,
             powers,
             prefix,
             last: [Cell::new((mid, mid)), Cell::new((mid, mid))],
             tails: Tails::default(),
+            whole: OnceCell::new(),
         }
     }
 
-    /// `[lo, hi)`: the scores with `|s − m|·inv <= w`, searched outward
-    /// from the last window of the same step (`which`): by steps while the
-    /// edges move little, by bisection beyond.
-    fn window(&self, which: usize, m: f64, inv: f64, w: f64) -> (usize, usize) {
+    /// Every score (the direct read's).
+    fn scores(&self) -> &[f64] {
+        self.all.as_deref().unwrap_or(&self.s)
+    }
+
+    /// The sums without the bulk: sorts every score, once, on the first
+    /// window that does not hold the bulk.
+    fn whole(&self, norm: Norm) -> &Sorted {
+        self.whole
+            .get_or_init(|| Box::new(Sorted::new(self.scores().to_vec(), norm, None)))
+    }
+
+    /// `[lo, hi)`: the scores outside the bulk with `|s − m|·inv <= w`,
+    /// searched outward from the last window of the same step (`which`):
+    /// by steps while the edges move little, by bisection beyond. `None`
+    /// when the window does not hold the bulk.
+    fn window(&self, which: usize, m: f64, inv: f64, w: f64) -> Option<(usize, usize)> {
         let below = |v: f64| (v - m) * inv < -w;
         let within = |v: f64| (v - m) * inv <= w;
+        if !self.bulk.held_by(below, within) {
+            return None;
+        }
         let (lo, hi) = self.last[which].get();
         let lo = edge(&self.s, lo, below);
         let hi = edge(&self.s, hi.max(lo), within).max(lo);
         self.last[which].set((lo, hi));
-        (lo, hi)
+        Some((lo, hi))
     }
 
-    /// `S_k` over `[lo, hi)` for `k < K`.
+    /// `S_k` over `[lo, hi)` and the bulk for `k < K`.
     fn power_sums<const K: usize>(&self, lo: usize, hi: usize) -> [f64; K] {
         debug_assert!(K <= self.powers, "powers summed for another norm");
         let (a, b) = (
             &self.prefix[lo * self.powers..],
             &self.prefix[hi * self.powers..],
         );
-        core::array::from_fn(|k| (b[k].sum - a[k].sum) + (b[k].comp - a[k].comp))
+        let c = &self.bulk.sums;
+        core::array::from_fn(|k| {
+            (b[k].sum - a[k].sum + c[k].sum) + (b[k].comp - a[k].comp + c[k].comp)
+        })
     }
 
     /// `Σ (y − δ)^k` for `k < K` from the power sums of `y` (binomial).
@@ -120,16 +161,18 @@ impl Sorted {
 
 impl Sums for Sorted {
     fn len(&self) -> usize {
-        self.s.len()
+        self.scores().len()
     }
 
     fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
         let (t, inv) = (p.tuning, 1.0 / sigma);
         let delta = m - self.center;
         if delta.abs() > t * sigma || must_divide(sigma) {
-            return super::direct::Direct(&self.s).location(p, m, sigma);
+            return super::direct::Direct(self.scores()).location(p, m, sigma);
         }
-        let (lo, hi) = self.window(0, m, inv, t);
+        let Some((lo, hi)) = self.window(0, m, inv, t) else {
+            return self.whole(p.norm).location(p, m, sigma);
+        };
         let sums = match p.norm {
             Norm::Huber => {
                 let [s0, s1] = Self::shifted(&self.power_sums::<2>(lo, hi), delta);
@@ -150,7 +193,7 @@ impl Sums for Sorted {
         if sums.0.is_finite() && sums.1.is_finite() {
             sums
         } else {
-            super::direct::Direct(&self.s).location(p, m, sigma)
+            super::direct::Direct(self.scores()).location(p, m, sigma)
         }
     }
 
@@ -158,15 +201,24 @@ impl Sums for Sorted {
         let inv = 1.0 / sigma;
         let far = (mu - self.center).abs().max((nmu - self.center).abs()) > c * sigma;
         if far || must_divide(sigma) {
-            return super::direct::Direct(&self.s).scale(c, mu, sigma, nmu);
+            return super::direct::Direct(self.scores()).scale(c, mu, sigma, nmu);
         }
-        let (lo, hi) = self.window(1, mu, inv, c);
+        let Some((lo, hi)) = self.window(1, mu, inv, c) else {
+            // The power sums kept are Huber's three or Tukey's six: either
+            // serves the scale step.
+            let norm = if self.powers == 6 {
+                Norm::Tukey
+            } else {
+                Norm::Huber
+            };
+            return self.whole(norm).scale(c, mu, sigma, nmu);
+        };
         let [_, _, z2] = Self::shifted(&self.power_sums::<3>(lo, hi), nmu - self.center);
         let ss = z2 * inv * inv;
         if ss.is_finite() {
             (ss, self.s.len() - (hi - lo))
         } else {
-            super::direct::Direct(&self.s).scale(c, mu, sigma, nmu)
+            super::direct::Direct(self.scores()).scale(c, mu, sigma, nmu)
         }
     }
 }
@@ -205,15 +257,9 @@ fn sort(s: &mut [f64]) {
     }
 }
 
-/// Scores added plainly before their partial sum is added, compensated, to
-/// the running prefix: a prefix then carries at most 16 roundings beyond a
-/// compensated sum's, at a third of its cost.
-const PLAIN_RUN: usize = 16;
-
 /// `P_k(j)`, `k < P`, for `j` in `0..=N`, flattened: running sums outward
-/// from `mid` of `±(s − center)^k` (negative below `mid`). An entry's value
-/// is `sum + comp`: `sum` the compensated total of whole runs, `comp` its
-/// error plus the plain partial sum of the current run.
+/// from `mid` of `±(s − center)^k` (negative below `mid`), compensated
+/// every [`PLAIN_RUN`] scores.
 fn prefix_sums<const P: usize>(s: &[f64], mid: usize, center: f64) -> Vec<TwoSum> {
     let mut out = vec![TwoSum::default(); (s.len() + 1) * P];
     let up = s.iter().enumerate().skip(mid).map(|(j, &v)| (j + 1, v));
@@ -231,26 +277,62 @@ fn outward<const P: usize>(
     center: f64,
     sign: f64,
 ) {
-    let mut base = [TwoSum::default(); P];
-    let mut run = [0.0; P];
-    for (i, (slot, v)) in order.enumerate() {
-        let (y, mut pw) = (v - center, sign);
-        for r in &mut run {
+    let mut sums = RunningSums::<P>::default();
+    for (slot, v) in order {
+        sums.add(v - center, sign);
+        out[slot * P..(slot + 1) * P].copy_from_slice(&sums.value());
+    }
+}
+
+/// Scores added plainly before their partial sum is added, compensated, to
+/// the running total: a total then carries at most 16 roundings beyond a
+/// compensated sum's, at a third of its cost.
+const PLAIN_RUN: usize = 16;
+
+/// Power sums `Σ y^k`, `k < P`, compensated every [`PLAIN_RUN`] terms.
+#[derive(Clone, Copy)]
+struct RunningSums<const P: usize> {
+    base: [TwoSum; P],
+    run: [f64; P],
+    terms: usize,
+}
+
+impl<const P: usize> Default for RunningSums<P> {
+    fn default() -> Self {
+        RunningSums {
+            base: [TwoSum::default(); P],
+            run: [0.0; P],
+            terms: 0,
+        }
+    }
+}
+
+impl<const P: usize> RunningSums<P> {
+    /// Adds `w·y^k` to each sum (`w` a sign, or 0 to skip the score
+    /// without a branch).
+    #[inline(always)]
+    fn add(&mut self, y: f64, w: f64) {
+        let mut pw = w;
+        for r in &mut self.run {
             *r += pw;
             pw *= y;
         }
-        let entry = &mut out[slot * P..(slot + 1) * P];
-        for ((e, b), &r) in entry.iter_mut().zip(&base).zip(&run) {
-            *e = TwoSum {
-                sum: b.sum,
-                comp: b.comp + r,
-            };
-        }
-        if i % PLAIN_RUN == PLAIN_RUN - 1 {
-            for (b, r) in base.iter_mut().zip(&mut run) {
+        self.terms += 1;
+        if self.terms.is_multiple_of(PLAIN_RUN) {
+            for (b, r) in self.base.iter_mut().zip(&mut self.run) {
                 b.add(*r);
                 *r = 0.0;
             }
         }
+    }
+
+    /// The sums so far: the compensated total of whole runs in `sum`, its
+    /// error plus the current run's plain sum in `comp`.
+    #[inline(always)]
+    fn value(&self) -> [TwoSum; P] {
+        core::array::from_fn(|k| TwoSum {
+            sum: self.base[k].sum,
+            comp: self.base[k].comp + self.run[k],
+        })
     }
 }

@@ -179,6 +179,20 @@ fn bucketed_sums_follow_the_direct_iteration() {
                 let d = iterate(&Direct(&values), &p, mu0, sigma0, start);
                 let b = iterate(&blocks, &p, mu0, sigma0, start);
                 assert_follows(&b, &d, 1e-11, &format!("{kind} {n} {norm:?}"));
+                // As `m_estimate` builds them: the band about the starting
+                // windows gathered, and the bulk the fit's, none, or wider
+                // than the windows (its leaf is then cut and read).
+                for bulk in [0.0, 0.8, 3.0] {
+                    let expect = Expect {
+                        location: mu0,
+                        scale: sigma0,
+                        widths: [p.tuning, p.c],
+                        bulk: bulk * p.tuning.min(p.c),
+                    };
+                    let blocks = Blocks::scaled(&sample, 0, norm == Norm::Huber, Some(expect));
+                    let b = iterate(&blocks, &p, mu0, sigma0, start);
+                    assert_follows(&b, &d, 1e-11, &format!("{kind} {n} {norm:?} bulk {bulk}"));
+                }
             }
         }
     }
@@ -205,8 +219,14 @@ fn sorted_sums_follow_the_direct_iteration() {
                     ..MParams::new(norm)
                 };
                 let d = iterate(&Direct(&values), &p, mu, sigma, start);
-                let s = iterate(&Sorted::new(values.clone(), norm), &p, mu, sigma, start);
-                assert_follows(&s, &d, 1e-12, &format!("{kind} {n} {norm:?}"));
+                // Without a bulk, with the fit's, and with one wider than
+                // the windows (every step falls back to the whole sort).
+                for bulk in [None, Some(0.8), Some(3.0)] {
+                    let bulk = bulk.map(|f| (mu, f * p.tuning.min(p.c) * sigma));
+                    let sorted = Sorted::new(values.clone(), norm, bulk);
+                    let s = iterate(&sorted, &p, mu, sigma, start);
+                    assert_follows(&s, &d, 1e-12, &format!("{kind} {n} {norm:?} {bulk:?}"));
+                }
             }
         }
     }
@@ -217,9 +237,12 @@ fn sorted_sums_follow_the_direct_iteration() {
 #[test]
 fn sorted_window_sums_equal_direct_sums() {
     let x = synthetic(1000, 0, 11);
-    for norm in [Norm::Huber, Norm::Tukey] {
+    for (norm, bulk) in [Norm::Huber, Norm::Tukey]
+        .into_iter()
+        .flat_map(|n| [(n, None), (n, Some((1.0, 0.5)))])
+    {
         let p = MParams::new(norm);
-        let sorted = Sorted::new(x.clone(), norm);
+        let sorted = Sorted::new(x.clone(), norm, bulk);
         let windows = [
             (1.0, 1.0),
             (1.5, 0.3),
@@ -238,7 +261,7 @@ fn sorted_window_sums_equal_direct_sums() {
             let scale = a.0.abs().max(1.0);
             assert!(
                 (a.0 - b.0).abs() <= 1e-12 * scale,
-                "{norm:?} {m} {sigma}: {a:?} {b:?}"
+                "{norm:?} {bulk:?} {m} {sigma}: {a:?} {b:?}"
             );
             assert!(
                 (a.1 - b.1).abs() <= 1e-12 * (a.1.abs() + sigma * scale),

@@ -4,6 +4,7 @@
 
 use super::{Affine, Bracket, Tally};
 use crate::numeric::float::Float;
+use crate::numeric::simd::PACK_F64;
 use core::any::TypeId;
 use std::arch::x86_64::{
     __m256d, __m256i, _mm256_and_pd, _mm256_andnot_pd, _mm256_castpd_si256, _mm256_castsi256_pd,
@@ -19,26 +20,6 @@ const G: usize = 16;
 pub(super) fn loads<T: 'static>() -> bool {
     TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
 }
-
-/// For each 4-bit mask, the 32-bit lane indices that move the chosen
-/// doubles of a vector to its front, in order.
-const PACK: [[i32; 8]; 16] = {
-    let mut t = [[0i32; 8]; 16];
-    let mut m = 0;
-    while m < 16 {
-        let (mut d, mut out) = (0i32, 0usize);
-        while d < 4 {
-            if m >> d & 1 == 1 {
-                t[m][2 * out] = 2 * d;
-                t[m][2 * out + 1] = 2 * d + 1;
-                out += 1;
-            }
-            d += 1;
-        }
-        m += 1;
-    }
-    t
-};
 
 /// Four raw scores from `src[..4]`, as doubles.
 #[inline(always)]
@@ -155,7 +136,7 @@ pub(super) unsafe fn tally_groups<
                     _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_LE_OQ>(k, hi[i])),
                 );
                 let strict = _mm256_movemask_pd(_mm256_andnot_pd(le, below_hi));
-                let idx = _mm256_loadu_si256(PACK[strict as usize & 15].as_ptr().cast());
+                let idx = _mm256_loadu_si256(PACK_F64[strict as usize & 15].as_ptr().cast());
                 let packed = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(k), idx);
                 // Within the G reserved slots: stored <= 4·j.
                 _mm256_storeu_si256(dst[i].add(stored[i]).cast(), packed);
