@@ -333,11 +333,16 @@ pub(super) struct Fetched {
     /// leaves a fit fetches with a band are never cut.
     nodes: Vec<Node>,
     all: bool,
+    /// Steps that cut the leaf so far.
+    cuts: usize,
+    /// Whether `nodes` is the tree over the sorted values (else one run).
+    sorted: bool,
 }
 
 /// Values per leaf of a fetched leaf's tree.
 const SUB_LEAF: usize = 16;
-/// Largest fetched leaf that is sorted into a tree of its own.
+/// Largest fetched leaf that is sorted into a tree of its own when a step
+/// first cuts it; a larger one is sorted when a second step does.
 const SORTED_MAX: usize = 1 << 10;
 
 impl Fetched {
@@ -346,20 +351,28 @@ impl Fetched {
             vals: vals.into_boxed_slice(),
             nodes: Vec::new(),
             all,
+            cuts: 0,
+            sorted: false,
         }
     }
 
-    /// Builds the tree over the values once.
+    /// Builds the tree over the values for a step that cuts the leaf.
     pub(super) fn prepare(&mut self) {
-        if !self.nodes.is_empty() || self.vals.is_empty() {
+        self.cuts += 1;
+        // Sorting a small leaf pays for itself at once. A large one is read
+        // whole the first time a step cuts it, and sorted if another step
+        // does: at 1e7 scores a leaf holds ~10⁴ of them and the edges cut
+        // the same few leaves at every step (issue #11), while a leaf cut
+        // once — as the windows widen past it — is not worth a sort.
+        let sort = self.vals.len() <= SORTED_MAX || self.cuts >= 2;
+        if self.vals.is_empty() || (!self.nodes.is_empty() && (self.sorted || !sort)) {
             return;
         }
+        self.sorted = sort;
         let all = self.all;
         let vals = &mut self.vals;
-        // Sorting pays for itself over the steps only for small leaves; a
-        // large one stays one run, read whole where it is cut. Scores are
-        // never NaN here: their keys sort like them, and faster.
-        let size = if vals.len() <= SORTED_MAX {
+        // Scores are never NaN here: their keys sort like them, and faster.
+        let size = if sort {
             vals.sort_unstable_by_key(|&v| order_key(v));
             SUB_LEAF
         } else {
