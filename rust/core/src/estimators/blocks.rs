@@ -49,10 +49,13 @@ const FETCH_BAND: f64 = 0.2;
 /// Doubles per bucket accumulator: `P_0..P_{K−1}`, min, max, center, 1/u.
 const STRIDE: usize = 16;
 
-/// Smallest power of two `>= r` (1 for `r == 0`).
+/// Smallest power of two `>= r`; for `r == 0` (one distinct value) the
+/// smallest normal one, so that the unit is never above its parent's: a
+/// join scales a child's moments by (its unit/the parent's)^k, and a unit
+/// of 1 under a parent of a tiny one overflowed to ∞·0 = NaN.
 fn unit_of(r: f64) -> f64 {
     if r <= 0.0 {
-        return 1.0;
+        return f64::MIN_POSITIVE;
     }
     let mut u = pow2(crate::numeric::reduce::binary_exponent(r));
     while u < r {

@@ -135,3 +135,30 @@ fn zeros_of_both_signs_are_counted() {
         }
     }
 }
+
+/// A leaf read value by value is sorted into runs of 16 under a tree of
+/// their own; a run of one distinct value (the last of 81 scores) got a
+/// unit of 1, and its join with a run of tiny magnitudes overflowed to
+/// ∞·0 = NaN in the moments the far-field series reads.
+#[test]
+fn runs_of_one_value_under_tiny_parents_stay_finite() {
+    let near = (0..32).map(|i| 1e-150 * (1.0 + f64::from(i) * 1e-6));
+    let far = (0..49).map(|i| 1e-150 * (2.0 + f64::from(i) * 1e-6));
+    let y: Vec<f64> = near.chain(far).collect();
+    let sample = Sample::new(&y, NanPolicy::Omit, false).unwrap();
+    // One leaf (a bulk over every score) that the window cuts.
+    let b = blocks(&sample, true, Some((1.5e-150, 1.0)));
+    let (m, sigma, t) = (1e-150 * (1.0 + 16e-6), 1e-156, 1.345);
+    let want: f64 = y
+        .iter()
+        .map(|v| (v - m) / sigma)
+        .filter(|r| r.abs() > t)
+        .map(|r| 1.0 / r.abs())
+        .sum();
+    let w = b.window_sums::<2>(m, sigma, t, (m, sigma), true);
+    assert!(
+        (w.reciprocal - want).abs() <= 1e-12 * want,
+        "{} {want}",
+        w.reciprocal
+    );
+}
