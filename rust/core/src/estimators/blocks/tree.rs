@@ -3,8 +3,10 @@
 use super::unit_of;
 use crate::numeric::float::order_key;
 
-/// Moments kept per node: enough for the far-field series below.
+/// Moments kept per node: enough for the far-field series below (whose
+/// evaluation is written for twelve).
 pub(super) const K: usize = 12;
+const _: () = assert!(K == 12, "reciprocal_sum evaluates twelve terms");
 /// A node is summed by its far-field series only when the largest distance
 /// of its scores from its center is at most this fraction of the center's
 /// distance to the pole; the series' truncation error is then below
@@ -28,6 +30,30 @@ const BINOMIAL: [[f64; K]; K] = {
     }
     c
 };
+
+/// Adds `Σ_{l<=k} C(k, l) h^(k−l) r^l P_l` to `out[k]` for `k < M`: a
+/// node's first `M` moments `P` in units `r` times smaller, shifted by `h`
+/// units. The terms of different `k` are independent (a Taylor shift by
+/// repeated synthetic division chains K²/2 dependent additions).
+#[inline(always)]
+fn shift_into<const M: usize>(moments: &[f64; K], ratio: f64, h: f64, out: &mut [f64; K]) {
+    let (mut q, mut hp) = ([0.0; M], [1.0; M]);
+    let mut rp = 1.0;
+    for l in 0..M {
+        q[l] = moments[l] * rp;
+        rp *= ratio;
+        if l > 0 {
+            hp[l] = hp[l - 1] * h;
+        }
+    }
+    for k in 0..M {
+        let mut t = 0.0;
+        for l in 0..=k {
+            t += BINOMIAL[k][l] * hp[k - l] * q[l];
+        }
+        out[k] += t;
+    }
+}
 
 /// A set of scores contiguous in value: a bucket (leaf) or the union of
 /// two nodes.
@@ -101,21 +127,12 @@ impl Node {
         for c in [a, b] {
             // Σ ((y − C)/U)^k = Σ_l C(k, l) (u/U)^l P_l ((c − C)/U)^(k−l):
             // the moments in units of U (u/U a power of two, exact), then
-            // shifted by h = (c − C)/U as a Taylor shift (K²/2 multiply-adds).
+            // shifted by h = (c − C)/U.
             let (ratio, h) = (c.unit / unit, (c.center - center) / unit);
-            let mut q = [0.0; K];
-            let mut rp = 1.0;
-            for (qk, &pk) in q.iter_mut().zip(&c.p).take(kept) {
-                *qk = pk * rp;
-                rp *= ratio;
-            }
-            for j in 1..kept {
-                for k in (j..kept).rev() {
-                    q[k] += h * q[k - 1];
-                }
-            }
-            for (pk, qk) in p.iter_mut().zip(q) {
-                *pk += qk;
+            match kept {
+                K => shift_into::<K>(&c.p, ratio, h, &mut p),
+                6 => shift_into::<6>(&c.p, ratio, h, &mut p),
+                _ => shift_into::<3>(&c.p, ratio, h, &mut p),
             }
         }
         Node {
@@ -157,12 +174,15 @@ impl Node {
         if self.kept < K || self.reach > RHO * h.abs() {
             return None;
         }
-        // σ/(y − m) = (σ/(c − m)) Σ_k P_k (−u/(c − m))^k.
+        // σ/(y − m) = (σ/(c − m)) Σ_k P_k (−u/(c − m))^k, by Estrin's
+        // scheme: four dependent steps instead of Horner's twelve (|z| <=
+        // 2·RHO, where either is as accurate).
         let z = -self.unit / h;
-        let mut acc = 0.0;
-        for &pk in self.p.iter().rev() {
-            acc = acc * z + pk;
-        }
+        let p = &self.p;
+        let (z2, z4) = (z * z, z * z * (z * z));
+        let a: [f64; K / 2] = core::array::from_fn(|i| p[2 * i] + p[2 * i + 1] * z);
+        let b = [a[0] + a[1] * z2, a[2] + a[3] * z2, a[4] + a[5] * z2];
+        let acc = (b[0] + b[1] * z4) + b[2] * (z4 * z4);
         Some((acc * (sigma / h)).abs())
     }
 }

@@ -45,7 +45,7 @@ pub(super) struct Tails {
 impl Tails {
     /// `Σ_{i<lo or i>=hi} 1/|s_i − m|` over sorted `s`.
     pub(super) fn reciprocal_sum(&self, s: &[f64], m: f64, lo: usize, hi: usize) -> f64 {
-        if let Some(mut e) = self.last.get() {
+        if let Some(e) = self.last.get() {
             let rebased = if e.lo.abs_diff(lo) + e.hi.abs_diff(hi) > MOVED_MAX {
                 // The edges moved far (the scale changed): the sums at the
                 // same m₀ over the new tails, from the scores that crossed.
