@@ -324,7 +324,7 @@ pub(super) fn walk<const J: usize>(
                 }
             }
             far
-        } else if rmin >= -w.t && rmax <= w.t {
+        } else if rmin >= -w.t && rmax <= w.t && node.kept >= J {
             node.power_sums(w.r, w.s, &mut acc.out.power);
             true
         } else {
@@ -389,15 +389,30 @@ impl Fetched {
             return;
         }
         self.sorted = sort;
+        if !sort {
+            // One run, cut wherever its leaf is (unbounded): its values are
+            // read, so it needs no moments — taking them cost as much as
+            // the read of every leaf a fit cuts once (~5 ms at 1e7 scores).
+            self.nodes = vec![Node {
+                count: self.vals.len(),
+                min: f64::NEG_INFINITY,
+                max: f64::INFINITY,
+                center: 0.0,
+                unit: 1.0,
+                reach: f64::INFINITY,
+                p: [0.0; K],
+                kids: [u32::MAX; 2],
+                bucket: 0,
+                buckets: 1,
+                kept: 0,
+            }];
+            return;
+        }
         let all = self.all;
         let vals = &mut self.vals;
         // Scores are never NaN here: their keys sort like them, and faster.
-        let size = if sort {
-            vals.sort_unstable_by_key(|&v| order_key(v));
-            SUB_LEAF
-        } else {
-            vals.len()
-        };
+        vals.sort_unstable_by_key(|&v| order_key(v));
+        let size = SUB_LEAF;
         let kept = if all { K } else { 6 };
         let leaves = vals
             .chunks(size)
@@ -411,9 +426,11 @@ impl Fetched {
                 let center = min + (max - min) / 2.0;
                 let reach = (max - center).max(center - min);
                 let unit = unit_of(reach);
+                // A power of two: its inverse is exact.
+                let inv = 1.0 / unit;
                 let mut p = [0.0; K];
                 for &v in run {
-                    let d = (v - center) / unit;
+                    let d = (v - center) * inv;
                     let mut pow = 1.0;
                     for pk in p.iter_mut().take(kept) {
                         *pk += pow;
