@@ -14,6 +14,12 @@
 //! distance to the pole, and only the leaves the window's edges cut through
 //! are read value by value, with the same predicate as a direct pass.
 //!
+//! With a fit's expectation ([`Expect`]), the buckets wholly inside the
+//! bulk about μ₀ (`estimators::bulk`) that every window will hold become
+//! one leaf keeping only the power sums the windows need, read in a pass
+//! that vectorises; the read's per-bucket updates (a few times its cost per
+//! score) are left to the other scores.
+//!
 //! Those leaves' values are fetched when a step first needs them, by one
 //! filtering read of the scores for a band of neighbouring leaves (the
 //! window edges move little between steps), so a fit holds no copy of the

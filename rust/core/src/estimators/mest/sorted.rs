@@ -1,27 +1,33 @@
 //! The iteration's sums from the sorted scores and their prefix power sums.
 //!
-//! Sorted, the scores inside a window `|s − m|·(1/σ) <= t` are one run
-//! `[lo, hi)`, found by two binary searches with the same predicate as a
-//! direct read. Every sum over a run that is a polynomial in the scores —
+//! The bulk about μ₀ (`estimators::bulk`), which every window of a fit
+//! holds, is summed once and set apart; only the other scores are sorted.
+//! Sorted, those inside a window `|s − m|·(1/σ) <= t` are one run
+//! `[lo, hi)` (the window holds the bulk, so the run spans the gap it
+//! leaves), found by two searches with the same predicate as a direct
+//! read. Every sum over a window that is a polynomial in the scores —
 //! Tukey's weights `(1 − u²)²` and terms `w·(s − m)`, the counts and sums
 //! inside Huber's window, the scale step's squares — is then a combination
-//! of power sums `S_k = Σ_{lo <= i < hi} y_i^k` of `y = s − c₀`, `c₀` the
-//! middle score, read from prefix sums: a step costs O(log N) instead of a
-//! read of every score. Huber's weights outside its window, `t/|r|`, are
-//! not polynomial: they come from the tails' expansion (`tails.rs`).
+//! of power sums `S_k = Σ y_i^k` of `y = s − c₀` over the run and the
+//! bulk, `c₀` the bulk's center (else the middle score), read from prefix
+//! sums: a step costs O(log N) instead of a read of every score. Huber's
+//! weights outside its window, `t/|r|`, are not polynomial: they come from
+//! the tails' expansion (`tails.rs`).
 //!
-//! The prefix sums start at the middle score and run outward (`P(j)` sums
-//! the scores between the middle and `j`), so a window's sum never
-//! subtracts sums of scores outside it: no cancellation against far
-//! outliers, and their high powers (which may overflow) are never read.
-//! They are compensated (TwoSum) every 16 scores, so a window's power sum
-//! carries at most ~16 roundings more than a compensated sum. Shifting them to a window's center
-//! `m` (binomially, `Σ (y − δ)^k`, δ = m − c₀) loses up to a factor
+//! The prefix sums start at `c₀` and run outward (`P(j)` sums the scores
+//! between `c₀` and `j`), so a window's sum never subtracts sums of scores
+//! outside it: no cancellation against far outliers, and their high powers
+//! (which may overflow) are never read. They are compensated (TwoSum)
+//! every 16 scores, so a window's power sum carries at most ~16 roundings
+//! more than a compensated sum. Shifting them to a window's center `m`
+//! (binomially, `Σ (y − δ)^k`, δ = m − c₀) loses up to a factor
 //! `(1 + |δ|/w)^k` of their precision, w the window's half-width: at most
 //! 2⁵ while the center is within w of c₀. Beyond that (an iteration does
 //! not wander so far from the median it starts at), where a combination is
-//! not finite, or where `1/σ` overflows, the step reads every score instead (issue #11: this
-//! replaces ~200 reads of every score in a fit of up to a few thousand).
+//! not finite, or where `1/σ` overflows, the step reads every score
+//! instead; a window that does not hold the bulk is summed over all the
+//! scores sorted, once (issue #11: this replaces ~200 reads of every score
+//! in a fit of up to a few ten thousand).
 
 use super::direct::must_divide;
 use super::tails::Tails;
