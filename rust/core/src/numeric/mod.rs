@@ -4,6 +4,7 @@ pub(crate) mod bracket;
 pub mod erf;
 pub mod float;
 pub mod gamma;
+pub mod inverse_powers;
 pub mod par;
 pub mod rank;
 pub mod reduce;

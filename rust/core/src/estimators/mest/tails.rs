@@ -12,7 +12,6 @@
 //! since `m₀` are added or removed one by one. The iteration's location
 //! moves ever less as it converges, so one read serves most of a fit.
 
-use crate::numeric::sum::TwoSum;
 use core::cell::Cell;
 
 /// Terms of the series: (1/32)^12 < 1e-18.
@@ -140,50 +139,11 @@ impl Expansion {
     }
 }
 
-/// Scores per chunk of [`inverse_power_sums`]: their terms are computed in
-/// one loop that vectorises, summed in eight lanes folded pairwise; the
-/// chunks' sums of the first power are joined by TwoSum.
-const CHUNK: usize = 64;
-const LANES: usize = 8;
-
-crate::numeric::simd::multiversion! {
-    /// `Σ 1/d^(k+1)` for `k < TERMS` over the positive distances
-    /// `d = sign·(s − m₀)` of the scores `s`. The first power, the sum
-    /// itself, carries at most ~11ε of its value (lanes, then TwoSum); the
-    /// others enter the series multiplied by at most (1/32)^k.
-    fn inverse_power_sums(s: &[f64], m0: f64, sign: f64) -> [f64; TERMS] {
-        let mut sums = [0.0; TERMS];
-        let mut first = TwoSum::default();
-        for chunk in s.chunks(CHUNK) {
-            // A short chunk is padded with zeros (the inverse of an
-            // infinite distance): the loops stay whole.
-            let mut pw = [0.0; CHUNK];
-            for (p, &v) in pw.iter_mut().zip(chunk) {
-                *p = 1.0 / (sign * (v - m0));
-            }
-            let inv = pw;
-            for (k, sum) in sums.iter_mut().enumerate() {
-                let mut lanes = [0.0; LANES];
-                for block in pw.chunks_exact(LANES) {
-                    for (lane, &p) in lanes.iter_mut().zip(block) {
-                        *lane += p;
-                    }
-                }
-                let total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
-                    + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-                if k == 0 {
-                    first.add(total);
-                } else {
-                    *sum += total;
-                }
-                for (p, &i) in pw.iter_mut().zip(&inv) {
-                    *p *= i;
-                }
-            }
-        }
-        sums[0] = first.value();
-        sums
-    }
+/// [`numeric::inverse_powers::sums`] of the [`TERMS`] the series takes.
+fn inverse_power_sums(s: &[f64], m0: f64, sign: f64) -> [f64; TERMS] {
+    let mut out = [0.0; TERMS];
+    crate::numeric::inverse_powers::sums(s, m0, sign, &mut out);
+    out
 }
 
 #[cfg(test)]
