@@ -82,6 +82,7 @@ fn main() {
                 scale: s0,
                 widths: [p.tuning, p.c],
                 bulk: 0.8 * p.tuning.min(p.c),
+                far: 2.0 * p.tuning.max(p.c),
             });
             let huber = norm == Norm::Huber;
             let t_blocks = best(

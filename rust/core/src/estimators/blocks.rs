@@ -27,6 +27,7 @@
 //! data. Residuals are standardised before any power is formed and moments
 //! are scaled by powers of two, so nothing overflows or underflows.
 
+mod far;
 mod read;
 mod tree;
 
@@ -36,6 +37,7 @@ use crate::numeric::par::PARALLEL_MIN;
 use crate::numeric::reduce::pow2;
 use crate::sample::Sample;
 use core::cell::RefCell;
+use far::Far;
 use rayon::prelude::*;
 pub use tree::WindowSums;
 use tree::{Acc, Fetched, Node, Window, K};
@@ -162,6 +164,10 @@ pub struct Expect {
     pub scale: f64,
     /// The widths of the location and scale steps' windows, in σ.
     pub widths: [f64; 2],
+    /// The distance, in σ₀, from μ₀ beyond which no window of the fit is
+    /// expected to reach (0 for none): the scores in buckets wholly beyond
+    /// it become two leaves, the far tails (`blocks/far.rs`).
+    pub far: f64,
     /// The radius, in σ₀, of the bulk about μ₀ that every window of the fit
     /// is expected to hold (`estimators::bulk`; 0 for none): its scores
     /// become one leaf with the power sums the windows need, read in one
@@ -193,6 +199,9 @@ struct Layout {
     bulk: Bulk,
     /// The buckets the bulk is made of (none without a bulk).
     bulk_buckets: Option<(usize, usize)>,
+    far: Far,
+    /// The buckets of the far tails: `..=left` and `right..`.
+    far_buckets: (Option<usize>, Option<usize>),
     /// The bulk's power sums: 3 for Huber (its buckets keep all `K`
     /// moments), 6 for Tukey (six).
     powers: usize,
@@ -206,12 +215,29 @@ impl Layout {
         let held = |v: f64| {
             expect.is_some_and(|e| e.bulk > 0.0 && (v - e.location).abs() <= e.bulk * e.scale)
         };
+        let far_side = |v: f64| {
+            expect.map_or(0.0, |e| {
+                let d = (v - e.location) / e.scale;
+                if e.far > 0.0 && d.abs() > e.far {
+                    d.signum()
+                } else {
+                    0.0
+                }
+            })
+        };
         let mut bulk_buckets: Option<(usize, usize)> = None;
+        let mut far_buckets: (Option<usize>, Option<usize>) = (None, None);
         for (b, a) in init.chunks_exact_mut(STRIDE).enumerate() {
             let (blo, bhi) = g.range(b, lo, hi);
             band[b] = u8::from(edges.iter().any(|&(l, h)| l <= bhi && blo <= h));
             if held(blo) && held(bhi) {
                 bulk_buckets = Some((bulk_buckets.map_or(b, |(f, _)| f), b));
+            }
+            if far_side(bhi) < 0.0 {
+                far_buckets.0 = Some(b);
+            }
+            if far_side(blo) > 0.0 && far_buckets.1.is_none() {
+                far_buckets.1 = Some(b);
             }
             let center = blo + (bhi - blo) / 2.0;
             a[12] = f64::INFINITY;
@@ -232,11 +258,36 @@ impl Layout {
                 Bulk::new(from, to, center, inv, powers)
             }
         };
+        // The far tails are the buckets wholly beyond them and outside the
+        // bulk (which takes its scores first), never gathered.
+        if let Some((first, last)) = bulk_buckets {
+            far_buckets.0 = far_buckets
+                .0
+                .and_then(|l| first.checked_sub(1).map(|f| l.min(f)));
+            far_buckets.1 = far_buckets
+                .1
+                .map(|r| r.max(last + 1))
+                .filter(|&r| r < g.buckets);
+        }
+        if let Some(l) = far_buckets.0 {
+            band[..=l].fill(0);
+        }
+        if let Some(r) = far_buckets.1 {
+            band[r..].fill(0);
+        }
+        let far = Far::new(
+            far_buckets.0.map(|l| g.range(l, lo, hi).1),
+            far_buckets.1.map(|r| g.range(r, lo, hi).0),
+            expect.map_or(0.0, |e| e.location),
+            reciprocal,
+        );
         Layout {
             init,
             band,
             bulk,
             bulk_buckets,
+            far,
+            far_buckets,
             powers,
         }
     }
@@ -289,10 +340,18 @@ impl<'a, T: Float> Blocks<'a, T> {
             // The bulk's buckets accumulated nothing: the bulk's leaf
             // takes the place of its first.
             let bulk = layout.bulk_buckets.filter(|&(first, _)| first == b);
+            let far = match layout.far_buckets {
+                (Some(l), _) if b == 0 => Some((&read.far.left, 0, l)),
+                (_, Some(r)) if b == r => Some((&read.far.right, r, g.buckets - 1)),
+                _ => None,
+            };
             if let Some((first, last)) = bulk.filter(|_| read.bulk.count > 0) {
                 leaf_of[first..=last].fill(leaves.len() as u32);
                 let span = last - first + 1;
                 leaves.push(read::bulk_leaf(&read.bulk, b, span, layout.powers));
+            } else if let Some((tail, first, last)) = far.filter(|f| f.0.count > 0) {
+                leaf_of[first..=last].fill(leaves.len() as u32);
+                leaves.push(Node::far_leaf(tail, first, last - first + 1));
             } else if a[0] > 0.0 {
                 leaf_of[b] = leaves.len() as u32;
                 leaves.push(Node::leaf(a, b, if reciprocal { K } else { 6 }));

@@ -66,7 +66,10 @@ mod tests {
         let mut out = [0.0; 20];
         sums(&s, 1.0, 1.0, &mut out);
         for (k, &got) in out.iter().enumerate() {
-            let terms: Vec<f64> = s.iter().map(|v| (v - 1.0_f64).powi(-(k as i32) - 1)).collect();
+            let terms: Vec<f64> = s
+                .iter()
+                .map(|v| (v - 1.0_f64).powi(-(k as i32) - 1))
+                .collect();
             let want = exact_sum(&terms).value();
             let tol = if k == 0 { 1e-15 } else { 1e-13 };
             assert!((got - want).abs() <= tol * want, "{k}: {got} {want}");

@@ -2,6 +2,7 @@
 //! sums, and each other score's bucket moments (and, for the bands about
 //! the starting windows' edges, its value).
 
+use super::far::Far;
 use super::tree::{Node, K};
 use super::{Geometry, Layout, READ_CHUNK, STRIDE};
 use crate::estimators::bulk::{self, Bulk};
@@ -15,6 +16,7 @@ pub(super) struct Read {
     pub(super) acc: Vec<f64>,
     pub(super) gathered: Vec<Vec<f64>>,
     pub(super) bulk: Bulk,
+    pub(super) far: Far,
 }
 
 /// Reads `x` once into `layout`'s accumulators and bulk, in chunks of a
@@ -24,6 +26,7 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
     let one = |c: &[T], mut acc: Vec<f64>| {
         let mut out = Vec::new();
         let mut bulk = layout.bulk;
+        let mut far = layout.far;
         let mut m = Moments {
             acc: &mut acc,
             band: &layout.band,
@@ -32,18 +35,19 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
             gathering,
             powers: layout.powers,
         };
-        read_chunk(c, g, &mut bulk, &mut m);
-        (acc, out, bulk)
+        read_chunk(c, g, (&mut bulk, &mut far), &mut m);
+        (acc, out, bulk, far)
     };
     if x.len() < PARALLEL_MIN {
-        let (acc, out, bulk) = one(x, layout.init.clone());
+        let (acc, out, bulk, far) = one(x, layout.init.clone());
         return Read {
             acc,
             gathered: vec![out],
             bulk,
+            far,
         };
     }
-    let parts: Vec<(Vec<f64>, Vec<f64>, Bulk)> = x
+    let parts: Vec<(Vec<f64>, Vec<f64>, Bulk, Far)> = x
         .par_chunks(READ_CHUNK)
         .map(|c| one(c, layout.init.clone()))
         .collect();
@@ -51,8 +55,9 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
         acc: layout.init.clone(),
         gathered: Vec::with_capacity(parts.len()),
         bulk: layout.bulk,
+        far: layout.far,
     };
-    for (p, out, bulk) in parts {
+    for (p, out, bulk, far) in parts {
         for (a, q) in total
             .acc
             .chunks_exact_mut(STRIDE)
@@ -65,6 +70,7 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
             a[13] = a[13].max(q[13]);
         }
         total.bulk.merge(&bulk);
+        total.far.merge(&far);
         total.gathered.push(out);
     }
     total
@@ -171,10 +177,15 @@ impl Moments<'_> {
     }
 }
 
-/// One chunk's read: the bulk's power sums and the other scores' bucket
-/// moments.
-fn read_chunk<T: Float>(chunk: &[T], g: &Geometry, bulk: &mut Bulk, m: &mut Moments<'_>) {
-    if bulk.is_none() {
+/// One chunk's read: the bulk's power sums, the far tails' sums and the
+/// other scores' bucket moments.
+fn read_chunk<T: Float>(
+    chunk: &[T],
+    g: &Geometry,
+    (bulk, far): (&mut Bulk, &mut Far),
+    m: &mut Moments<'_>,
+) {
+    if bulk.is_none() && far.is_none() {
         for sub in chunk.chunks(STAGE) {
             m.add(sub, g);
         }
@@ -187,11 +198,12 @@ fn read_chunk<T: Float>(chunk: &[T], g: &Geometry, bulk: &mut Bulk, m: &mut Mome
         has_nan: false,
         ..*g
     };
-    let (mut ys, mut rest) = (vec![0.0; STAGE], vec![0.0; STAGE]);
+    let (mut ys, mut rest, mut tails) = (vec![0.0; STAGE], vec![0.0; STAGE], vec![0.0; STAGE + 1]);
     for sub in chunk.chunks(STAGE) {
         let ys = &mut ys[..sub.len()];
         scale_into(sub, g, ys);
         let len = bulk.split(ys, &mut rest);
+        let len = far.split(&mut rest[..len], &mut tails);
         m.add(&rest[..len], &staged);
     }
 }
@@ -199,8 +211,11 @@ fn read_chunk<T: Float>(chunk: &[T], g: &Geometry, bulk: &mut Bulk, m: &mut Mome
 crate::numeric::simd::multiversion! {
     /// The raw scores `sub`, oriented and scaled by `g` (NaN kept).
     fn scale_into<T: Float>(sub: &[T], g: &Geometry, ys: &mut [f64]) -> () {
+        // The factors in locals: read through `g` at every score, they
+        // kept the loop from vectorising.
+        let (f1, f2) = (g.f1, g.f2);
         for (y, &v) in ys.iter_mut().zip(sub) {
-            *y = g.value(v);
+            *y = v.to_f64() * f1 * f2;
         }
     }
 }

@@ -53,8 +53,8 @@ fn parallel_build_is_deterministic_and_exact() {
 }
 
 /// Bucket moments as `Blocks::new` builds them, or as a fit does, with a
-/// bulk of radius `r` about `c` (wherever the windows are: a bulk they cut
-/// is read value by value).
+/// bulk of radius `r` about `c` and far tails beyond `4r` of it (wherever
+/// the windows are: a bulk or tail they cut is read value by value).
 fn blocks<'a>(s: &Sample<'a, f64>, reciprocal: bool, bulk: Option<(f64, f64)>) -> Blocks<'a, f64> {
     match bulk {
         None => Blocks::new(s),
@@ -64,6 +64,7 @@ fn blocks<'a>(s: &Sample<'a, f64>, reciprocal: bool, bulk: Option<(f64, f64)>) -
                 scale: 1.0,
                 widths: [1.345, 1.5],
                 bulk: r,
+                far: 4.0 * r,
             };
             Blocks::scaled(s, 0, reciprocal, Some(expect))
         }

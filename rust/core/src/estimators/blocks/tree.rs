@@ -1,5 +1,6 @@
 //! The tree of bucket moments and the window sums read from it.
 
+use super::far::Tail;
 use super::unit_of;
 use crate::numeric::float::order_key;
 
@@ -76,8 +77,11 @@ pub(super) struct Node {
     /// The number of buckets a leaf spans (the bulk's, several).
     pub(super) buckets: usize,
     /// The moments kept: all `K` (for the far-field series), six, or
-    /// three (the bulk of a Huber fit, always inside its windows).
+    /// three (the bulk of a Huber fit, always inside its windows), or none
+    /// (a far tail, always outside them).
     kept: usize,
+    /// A far tail's series for its reciprocal sums.
+    tail: Option<Box<Tail>>,
 }
 
 impl Node {
@@ -99,6 +103,27 @@ impl Node {
             bucket,
             buckets: 1,
             kept,
+            tail: None,
+        }
+    }
+
+    /// The leaf of a far tail spanning `buckets` buckets from `first`.
+    pub(super) fn far_leaf(tail: &Tail, first: usize, buckets: usize) -> Node {
+        let center = tail.lo + (tail.hi - tail.lo) / 2.0;
+        let reach = (tail.hi - center).max(center - tail.lo);
+        Node {
+            count: tail.count,
+            min: tail.lo,
+            max: tail.hi,
+            center,
+            unit: unit_of(reach),
+            reach,
+            p: [0.0; K],
+            kids: [u32::MAX; 2],
+            bucket: first,
+            buckets,
+            kept: 0,
+            tail: Some(Box::new(*tail)),
         }
     }
 
@@ -147,6 +172,7 @@ impl Node {
             bucket: usize::MAX,
             buckets: 0,
             kept,
+            tail: None,
         }
     }
 
@@ -170,6 +196,9 @@ impl Node {
 
     /// `Σ σ/|y − m|` by the far-field series, if it converges fast enough.
     fn reciprocal_sum(&self, m: f64, sigma: f64) -> Option<f64> {
+        if let Some(t) = &self.tail {
+            return t.reciprocal_sum(m, sigma);
+        }
         let h = self.center - m;
         if self.kept < K || self.reach > RHO * h.abs() {
             return None;
@@ -405,6 +434,7 @@ impl Fetched {
                 bucket: 0,
                 buckets: 1,
                 kept: 0,
+                tail: None,
             }];
             return;
         }
@@ -449,6 +479,7 @@ impl Fetched {
                     bucket: i * size,
                     buckets: 1,
                     kept,
+                    tail: None,
                 }
             })
             .collect();

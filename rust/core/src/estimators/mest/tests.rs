@@ -180,18 +180,21 @@ fn bucketed_sums_follow_the_direct_iteration() {
                 let b = iterate(&blocks, &p, mu0, sigma0, start);
                 assert_follows(&b, &d, 1e-11, &format!("{kind} {n} {norm:?}"));
                 // As `m_estimate` builds them: the band about the starting
-                // windows gathered, and the bulk the fit's, none, or wider
-                // than the windows (its leaf is then cut and read).
-                for bulk in [0.0, 0.8, 3.0] {
+                // windows gathered, the bulk the fit's, none, or wider than
+                // the windows (its leaf is then cut and read), the far tails
+                // the fit's, none, or within the windows' reach (read too).
+                for (bulk, far) in [(0.0, 0.0), (0.8, 2.0), (3.0, 2.0), (0.8, 0.0), (0.8, 0.6)] {
                     let expect = Expect {
                         location: mu0,
                         scale: sigma0,
                         widths: [p.tuning, p.c],
                         bulk: bulk * p.tuning.min(p.c),
+                        far: far * p.tuning.max(p.c),
                     };
                     let blocks = Blocks::scaled(&sample, 0, norm == Norm::Huber, Some(expect));
                     let b = iterate(&blocks, &p, mu0, sigma0, start);
-                    assert_follows(&b, &d, 1e-11, &format!("{kind} {n} {norm:?} bulk {bulk}"));
+                    let what = format!("{kind} {n} {norm:?} bulk {bulk} far {far}");
+                    assert_follows(&b, &d, 1e-11, &what);
                 }
             }
         }
