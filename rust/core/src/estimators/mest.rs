@@ -298,14 +298,13 @@ const FAR_BELOW: usize = 1 << 18;
 /// prefix power sums. Either way a step costs far less than a read of the
 /// scores, and the bulk about μ₀ is summed in one vectorised read, not
 /// sorted or bucketed; the sort's N·log N is what makes the buckets
-/// cheaper for large N (issue #11, `examples/mest_profile.rs`, one thread,
-/// long-tailed scores: Huber 232 µs sorted against 305 µs bucketed at
-/// 20 000 scores, 449 against 442 at 40 000; Tukey 130 against 143 µs at
-/// 16 000, 188 against 182 at 24 000).
+/// cheaper for large N (issue #11, one thread, long-tailed scores, best of
+/// 150: Huber 84 against 95 µs at 5 000 scores, 147 against 142 at 12 000,
+/// 182–201 against 169 at 16 000, 230 against 209–213 at 20 000; Tukey 130
+/// against 138 µs at 16 000, 188 against 182 at 24 000).
 pub fn bucketed_min(norm: Norm) -> usize {
     match norm {
-        Norm::Huber => 1 << 15,
-        Norm::Tukey => 1 << 14,
+        Norm::Huber | Norm::Tukey => 1 << 14,
     }
 }
 
