@@ -299,12 +299,13 @@ const FAR_BELOW: usize = 1 << 18;
 /// scores, and the bulk about μ₀ is summed in one vectorised read, not
 /// sorted or bucketed; the sort's N·log N is what makes the buckets
 /// cheaper for large N (issue #11, one thread, long-tailed scores, best of
-/// 150: Huber 84 against 95 µs at 5 000 scores, 147 against 142 at 12 000,
-/// 182–201 against 169 at 16 000, 230 against 209–213 at 20 000; Tukey 130
-/// against 138 µs at 16 000, 188 against 182 at 24 000).
+/// 150: Huber 84 against 95 µs at 5 000 scores, 99–124 against 121–161 at
+/// 8 000, 147 against 141–146 at 12 000, 182–201 against 169 at 16 000;
+/// Tukey 130 against 138 µs at 16 000, 188 against 182 at 24 000).
 pub fn bucketed_min(norm: Norm) -> usize {
     match norm {
-        Norm::Huber | Norm::Tukey => 1 << 14,
+        Norm::Huber => 12_288,
+        Norm::Tukey => 1 << 14,
     }
 }
 
