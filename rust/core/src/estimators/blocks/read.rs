@@ -3,8 +3,9 @@
 //! the starting windows' edges, its value).
 
 use super::far::Far;
+use super::layout::Layout;
 use super::tree::{Node, K};
-use super::{Geometry, Layout, READ_CHUNK, STRIDE};
+use super::{Geometry, READ_CHUNK, STRIDE};
 use crate::estimators::bulk::{self, Bulk};
 use crate::numeric::float::Float;
 use crate::numeric::par::PARALLEL_MIN;

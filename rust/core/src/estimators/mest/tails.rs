@@ -158,9 +158,27 @@ mod tests {
         s
     }
 
-    /// Against the exactly rounded sum of `1/|s − m|` over the tails, along
-    /// a sequence of locations and windows like an iteration's: small moves
-    /// (the expansion, edge crossings one by one) and large ones (re-reads).
+    /// The tails' sum for the window `|s − m| <= half` against the exactly
+    /// rounded sum of `1/|s − m|` over the scores outside it.
+    fn assert_tail_sum(tails: &Tails, s: &[f64], m: f64, half: f64) {
+        let lo = s.partition_point(|&v| v < m - half);
+        let hi = s.partition_point(|&v| v <= m + half);
+        let terms: Vec<f64> = s[..lo]
+            .iter()
+            .chain(&s[hi..])
+            .map(|&v| 1.0 / (v - m).abs())
+            .collect();
+        let want = exact_sum(&terms).value();
+        let got = tails.reciprocal_sum(s, m, lo, hi);
+        assert!(
+            (got - want).abs() <= 1e-14 * want,
+            "{m} {half}: {got} {want}"
+        );
+    }
+
+    /// Along a sequence of locations and windows like an iteration's: small
+    /// moves (the expansion, edge crossings one by one) and large ones
+    /// (re-reads).
     #[test]
     fn tail_sums_equal_direct_sums() {
         let s = sorted_scores(3000);
@@ -169,38 +187,19 @@ mod tests {
             0.0, 0.3, 0.31, 0.305, 0.3051, 0.30505, -0.4, -0.39, -0.3901, 1.1,
         ];
         for (step, &m) in moves.iter().enumerate() {
-            let half = 1.345 * (1.0 + 0.01 * step as f64);
-            let lo = s.partition_point(|&v| v < m - half);
-            let hi = s.partition_point(|&v| v <= m + half);
-            let terms: Vec<f64> = s[..lo]
-                .iter()
-                .chain(&s[hi..])
-                .map(|&v| 1.0 / (v - m).abs())
-                .collect();
-            let want = exact_sum(&terms).value();
-            let got = tails.reciprocal_sum(&s, m, lo, hi);
-            assert!((got - want).abs() <= 1e-14 * want, "{m}: {got} {want}");
+            assert_tail_sum(&tails, &s, m, 1.345 * (1.0 + 0.01 * step as f64));
         }
     }
 
     /// Windows that widen and narrow by hundreds of scores at a fixed
-    /// location: the sums are rebased, not read again.
+    /// location (the sums rebased on the scores that crossed, or read again
+    /// where a tail would lose half its sum).
     #[test]
     fn rebased_tail_sums_equal_direct_sums() {
         let s = sorted_scores(3000);
         let tails = Tails::default();
-        let m = 0.2;
         for half in [1.0, 1.6, 2.5, 4.0, 2.0, 0.8, 30.0] {
-            let lo = s.partition_point(|&v| v < m - half);
-            let hi = s.partition_point(|&v| v <= m + half);
-            let terms: Vec<f64> = s[..lo]
-                .iter()
-                .chain(&s[hi..])
-                .map(|&v| 1.0 / (v - m).abs())
-                .collect();
-            let want = exact_sum(&terms).value();
-            let got = tails.reciprocal_sum(&s, m, lo, hi);
-            assert!((got - want).abs() <= 1e-14 * want, "{half}: {got} {want}");
+            assert_tail_sum(&tails, &s, 0.2, half);
         }
     }
 
