@@ -28,6 +28,7 @@
 //! are scaled by powers of two, so nothing overflows or underflows.
 
 mod far;
+mod fetched;
 mod layout;
 mod read;
 mod tree;
@@ -37,11 +38,12 @@ use crate::numeric::par::PARALLEL_MIN;
 use crate::numeric::reduce::pow2;
 use crate::sample::Sample;
 use core::cell::RefCell;
+use fetched::Fetched;
 pub use layout::Expect;
 use layout::Layout;
 use rayon::prelude::*;
 pub use tree::WindowSums;
-use tree::{Acc, Fetched, Node, Window, K};
+use tree::{Acc, Node, Window, K};
 
 /// At most this many buckets (2^12: the per-bucket accumulators of the
 /// one read stay in the second-level cache).

@@ -2,7 +2,6 @@
 
 use super::far::Tail;
 use super::unit_of;
-use crate::numeric::float::order_key;
 
 /// Moments kept per node: enough for the far-field series below (whose
 /// evaluation is written for twelve).
@@ -124,6 +123,63 @@ impl Node {
             buckets,
             kept: 0,
             tail: Some(Box::new(*tail)),
+        }
+    }
+
+    /// A node over `count` values that is cut by every window (its
+    /// values are read; it keeps no moments).
+    pub(super) fn unbounded(count: usize) -> Node {
+        Node {
+            count,
+            min: f64::NEG_INFINITY,
+            max: f64::INFINITY,
+            center: 0.0,
+            unit: 1.0,
+            reach: f64::INFINITY,
+            p: [0.0; K],
+            kids: [u32::MAX; 2],
+            bucket: 0,
+            buckets: 1,
+            kept: 0,
+            tail: None,
+        }
+    }
+
+    /// A leaf over the values `run` (from `offset` on in their list) with
+    /// their first `kept` moments.
+    pub(super) fn run(run: &[f64], offset: usize, kept: usize) -> Node {
+        let (min, max) = run
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        let center = min + (max - min) / 2.0;
+        let reach = (max - center).max(center - min);
+        let unit = unit_of(reach);
+        // A power of two: its inverse is exact.
+        let inv = 1.0 / unit;
+        let mut p = [0.0; K];
+        for &v in run {
+            let d = (v - center) * inv;
+            let mut pow = 1.0;
+            for pk in p.iter_mut().take(kept) {
+                *pk += pow;
+                pow *= d;
+            }
+        }
+        Node {
+            count: run.len(),
+            min,
+            max,
+            center,
+            unit,
+            reach,
+            p,
+            kids: [u32::MAX; 2],
+            bucket: offset,
+            buckets: 1,
+            kept,
+            tail: None,
         }
     }
 
@@ -369,128 +425,5 @@ pub(super) fn walk<const J: usize>(
             stack[top + 1] = node.kids[1];
             top += 2;
         }
-    }
-}
-
-/// A fetched leaf's values, sorted, under a tree of their own over runs of
-/// [`SUB_LEAF`] values: where the leaf is cut or near the pole, a step
-/// then reads only the runs it must.
-#[derive(Debug)]
-pub(super) struct Fetched {
-    pub(super) vals: Box<[f64]>,
-    /// Built when a step first reads the leaf (empty until then): most
-    /// leaves a fit fetches with a band are never cut.
-    nodes: Vec<Node>,
-    all: bool,
-    /// Steps that cut the leaf so far.
-    cuts: usize,
-    /// Whether `nodes` is the tree over the sorted values (else one run).
-    sorted: bool,
-}
-
-/// Values per leaf of a fetched leaf's tree.
-const SUB_LEAF: usize = 16;
-/// Largest fetched leaf that is sorted into a tree of its own when a step
-/// first cuts it; a larger one is sorted when a second step does.
-const SORTED_MAX: usize = 1 << 10;
-
-impl Fetched {
-    pub(super) fn new(vals: Vec<f64>, all: bool) -> Fetched {
-        Fetched {
-            vals: vals.into_boxed_slice(),
-            nodes: Vec::new(),
-            all,
-            cuts: 0,
-            sorted: false,
-        }
-    }
-
-    /// Builds the tree over the values for a step that cuts the leaf.
-    pub(super) fn prepare(&mut self) {
-        self.cuts += 1;
-        // Sorting a small leaf pays for itself at once. A large one is read
-        // whole the first time a step cuts it, and sorted if another step
-        // does: at 1e7 scores a leaf holds ~10⁴ of them and the edges cut
-        // the same few leaves at every step (issue #11), while a leaf cut
-        // once — as the windows widen past it — is not worth a sort.
-        let sort = self.vals.len() <= SORTED_MAX || self.cuts >= 2;
-        if self.vals.is_empty() || (!self.nodes.is_empty() && (self.sorted || !sort)) {
-            return;
-        }
-        self.sorted = sort;
-        if !sort {
-            // One run, cut wherever its leaf is (unbounded): its values are
-            // read, so it needs no moments — taking them cost as much as
-            // the read of every leaf a fit cuts once (~5 ms at 1e7 scores).
-            self.nodes = vec![Node {
-                count: self.vals.len(),
-                min: f64::NEG_INFINITY,
-                max: f64::INFINITY,
-                center: 0.0,
-                unit: 1.0,
-                reach: f64::INFINITY,
-                p: [0.0; K],
-                kids: [u32::MAX; 2],
-                bucket: 0,
-                buckets: 1,
-                kept: 0,
-                tail: None,
-            }];
-            return;
-        }
-        let all = self.all;
-        let vals = &mut self.vals;
-        // Scores are never NaN here: their keys sort like them, and faster.
-        vals.sort_unstable_by_key(|&v| order_key(v));
-        let size = SUB_LEAF;
-        let kept = if all { K } else { 6 };
-        let leaves = vals
-            .chunks(size)
-            .enumerate()
-            .map(|(i, run)| {
-                let (min, max) = run
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-                        (a.min(v), b.max(v))
-                    });
-                let center = min + (max - min) / 2.0;
-                let reach = (max - center).max(center - min);
-                let unit = unit_of(reach);
-                // A power of two: its inverse is exact.
-                let inv = 1.0 / unit;
-                let mut p = [0.0; K];
-                for &v in run {
-                    let d = (v - center) * inv;
-                    let mut pow = 1.0;
-                    for pk in p.iter_mut().take(kept) {
-                        *pk += pow;
-                        pow *= d;
-                    }
-                }
-                Node {
-                    count: run.len(),
-                    min,
-                    max,
-                    center,
-                    unit,
-                    reach,
-                    p,
-                    kids: [u32::MAX; 2],
-                    bucket: i * size,
-                    buckets: 1,
-                    kept,
-                    tail: None,
-                }
-            })
-            .collect();
-        self.nodes = build(leaves);
-    }
-
-    /// Adds the window's sums over these values.
-    pub(super) fn walk<const J: usize>(&self, w: &Window, acc: &mut Acc<J>) {
-        walk(&self.nodes, w, acc, &mut |i, acc| {
-            let node = &self.nodes[i];
-            read_values(&self.vals[node.bucket..node.bucket + node.count], w, acc);
-        });
     }
 }
