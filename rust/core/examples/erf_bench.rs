@@ -8,6 +8,8 @@
 //! the best of REPS rounds (default 25) is printed in ns/element, so that a
 //! busy machine disturbs all cases alike.
 
+#[path = "common/scores.rs"]
+mod scores;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -21,13 +23,7 @@ type Case<'a, T> = (String, Box<dyn Fn(&[T], &mut [T]) + 'a>);
 
 /// `n` lognormal scores (xorshift + Box–Muller, fixed seed).
 fn lognormal(n: usize) -> Vec<f64> {
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    };
+    let mut uniform = scores::uniforms(0x2545_f491_4f6c_dd1d);
     (0..n)
         .map(|_| {
             let (u, v) = (uniform(), uniform());

@@ -1,15 +1,22 @@
-//! The benchmark suite's long-tailed scores for the profiling examples:
+//! The benchmark suite's long-tailed scores for the profiling examples
+//! (and the uniform stream they and `erf_bench` draw from):
 //! a lognormal bulk and 3% far outliers at 10 + lognormal(2, 1), drawn by a
 //! fixed xorshift generator (no dependency, the same scores every run).
 
+/// A xorshift64 stream of uniforms in (0, 1) (never 0: their logarithms
+/// are finite) from a nonzero `state`.
+pub fn uniforms(mut state: u64) -> impl FnMut() -> f64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+}
+
+#[allow(dead_code)] // not every example that includes this file uses it
 pub fn long_tailed(n: usize) -> Vec<f64> {
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut u = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        ((s >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    };
+    let mut u = uniforms(0x9E37_79B9_7F4A_7C15);
     (0..n)
         .map(|_| {
             let z = (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos();

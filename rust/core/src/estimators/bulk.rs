@@ -257,13 +257,7 @@ mod tests {
     /// sizes, with NaN, ±0, ±∞ and outliers among the scores.
     #[test]
     fn kernels_agree_to_the_bit() {
-        let mut state = 3u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = crate::numeric::testing::uniforms(3);
         for n in [0, 1, 3, 4, 63, 64, 65, 130, 1000, 4099] {
             let ys: Vec<f64> = (0..n)
                 .map(|i| match i % 41 {

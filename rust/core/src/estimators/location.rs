@@ -173,13 +173,7 @@ mod tests {
     /// left.
     #[test]
     fn checked_median_equals_the_sample_median() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut u = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut u = crate::numeric::testing::uniforms(0x2545_f491_4f6c_dd1d);
         let mut cases: Vec<Vec<f64>> = Vec::new();
         for n in [1, 2, 7, 8_192, 8_193, 100_000, 300_001] {
             let x: Vec<f64> = (0..n).map(|_| (u() * 6.0).exp()).collect();

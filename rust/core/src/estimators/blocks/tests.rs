@@ -7,13 +7,10 @@ use proptest::prelude::*;
 /// and with several.
 #[test]
 fn parallel_build_is_deterministic_and_exact() {
-    let mut state = 7u64;
+    let mut uniform = crate::numeric::testing::uniforms(7);
     let y: Vec<f64> = (0..(2 << 20) + 3)
         .map(|i| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            let u = uniform();
             if i % 97 == 0 {
                 f64::NAN
             } else {

@@ -99,13 +99,7 @@ fn single_value_does_not_divide_by_zero() {
 }
 
 pub(super) fn synthetic(n: usize, kind: u8, seed: u64) -> Vec<f64> {
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = crate::numeric::testing::uniforms(seed | 1);
     (0..n)
         .map(|i| {
             let u = next();
