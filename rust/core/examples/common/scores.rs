@@ -1,7 +1,7 @@
-//! The benchmark suite's long-tailed scores for the profiling examples
-//! (and the uniform stream they and `erf_bench` draw from):
+//! The benchmark suite's long-tailed scores for the profiling examples:
 //! a lognormal bulk and 3% far outliers at 10 + lognormal(2, 1), drawn by a
-//! fixed xorshift generator (no dependency, the same scores every run).
+//! fixed xorshift generator (no dependency, the same scores every run),
+//! which `erf_bench` draws from too.
 
 /// A xorshift64 stream of uniforms in (0, 1) (never 0: their logarithms
 /// are finite) from a nonzero `state`.

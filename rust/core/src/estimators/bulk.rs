@@ -83,7 +83,7 @@ impl Bulk {
     /// those of ±∞).
     #[inline(always)]
     pub fn holds(&self, y: f64) -> bool {
-        self.first <= self.last
+        !self.is_none()
             && order_key(y).wrapping_sub(self.first) <= self.last.wrapping_sub(self.first)
     }
 

@@ -199,12 +199,17 @@ fn read_chunk<T: Float>(
         has_nan: false,
         ..*g
     };
-    let (mut ys, mut rest, mut tails) = (vec![0.0; STAGE], vec![0.0; STAGE], vec![0.0; STAGE + 1]);
+    let (mut ys, mut rest) = (vec![0.0; STAGE], vec![0.0; STAGE]);
+    let mut tails = vec![0.0; if far.is_none() { 0 } else { STAGE + 1 }];
     for sub in chunk.chunks(STAGE) {
         let ys = &mut ys[..sub.len()];
         scale_into(sub, g, ys);
-        let len = bulk.split(ys, &mut rest);
-        let len = far.split(&mut rest[..len], &mut tails);
+        let mut len = bulk.split(ys, &mut rest);
+        // Without far tails (fits of 2^18 scores or more set none apart),
+        // no pass for them.
+        if !far.is_none() {
+            len = far.split(&mut rest[..len], &mut tails);
+        }
         m.add(&rest[..len], &staged);
     }
 }
