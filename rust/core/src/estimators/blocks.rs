@@ -29,6 +29,7 @@
 
 mod far;
 mod fetched;
+mod grouped;
 mod layout;
 mod read;
 mod tree;
@@ -39,6 +40,7 @@ use crate::numeric::reduce::pow2;
 use crate::sample::Sample;
 use core::cell::RefCell;
 use fetched::Fetched;
+use grouped::{Grouped, NONE};
 pub use layout::Expect;
 use layout::Layout;
 use rayon::prelude::*;
@@ -224,13 +226,11 @@ impl<'a, T: Float> Blocks<'a, T> {
         let n_leaves = leaves.len();
         let mut values: Vec<Option<Fetched>> = (0..n_leaves).map(|_| None).collect();
         if gathering {
-            let mut lists: Vec<Vec<f64>> = vec![Vec::new(); n_leaves];
-            for y in read.gathered.into_iter().flatten() {
-                lists[leaf_of[g.bucket(y)] as usize].push(y);
-            }
-            for (b, &l) in leaf_of.iter().enumerate() {
-                if layout.band[b] == 1 && l != u32::MAX {
-                    let list = core::mem::take(&mut lists[l as usize]);
+            let lists = grouped::joined(&read.gathered, layout.band_buckets.len());
+            for (list, &b) in lists.into_iter().zip(&layout.band_buckets) {
+                // A band bucket is a leaf of its own (never the bulk's or a
+                // far tail's), unless it holds no score.
+                if let Some(&l) = leaf_of.get(b).filter(|&&l| l != u32::MAX) {
                     values[l as usize] = Some(Fetched::new(list, reciprocal));
                 }
             }
@@ -324,40 +324,34 @@ impl<'a, T: Float> Blocks<'a, T> {
         wanted.retain(|&l| values[l].is_none());
         let g = self.geometry;
         // Slot of each wanted bucket in the gathered lists.
-        let mut slot = vec![u32::MAX; g.buckets];
-        let mut counts = vec![0usize; wanted.len()];
+        let mut slot = vec![NONE; g.buckets];
+        let mut total = 0;
         for (i, &l) in wanted.iter().enumerate() {
             let node = &self.nodes[l];
             slot[node.bucket..node.bucket + node.buckets].fill(i as u32);
-            counts[i] = node.count;
+            total += node.count;
         }
-        let total: usize = counts.iter().sum();
         let gather = |chunk: &[T]| {
             // Branch-free compaction into a buffer one longer than the most
             // it can hold: the slot past the end takes the rejected writes.
-            let mut out = vec![(0u32, 0.0f64); chunk.len().min(total) + 1];
+            let mut out = vec![0.0f64; chunk.len().min(total) + 1];
             let mut len = 0;
             for &v in chunk {
                 if g.has_nan && v.is_nan() {
                     continue;
                 }
                 let y = g.value(v);
-                let s = slot[g.bucket(y)];
-                out[len] = (s, y);
-                len += usize::from(s != u32::MAX);
+                out[len] = y;
+                len += usize::from(slot[g.bucket(y)] != NONE);
             }
-            out.truncate(len);
-            out
+            Grouped::new(&out[..len], wanted.len(), |y| slot[g.bucket(y)])
         };
-        let parts: Vec<Vec<(u32, f64)>> = if self.x.len() < PARALLEL_MIN {
+        let parts: Vec<Grouped> = if self.x.len() < PARALLEL_MIN {
             vec![gather(self.x)]
         } else {
             self.x.par_chunks(READ_CHUNK).map(gather).collect()
         };
-        let mut lists: Vec<Vec<f64>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
-        for (s, y) in parts.into_iter().flatten() {
-            lists[s as usize].push(y);
-        }
+        let lists = grouped::joined(&parts, wanted.len());
         for (&l, list) in wanted.iter().zip(lists) {
             values[l] = Some(Fetched::new(list, self.all));
         }

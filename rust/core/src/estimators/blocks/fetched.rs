@@ -3,7 +3,7 @@
 //! [`SUB_LEAF`] values when another step does.
 
 use super::tree::{build, read_values, walk, Acc, Node, Window, K};
-use crate::numeric::float::order_key;
+use crate::numeric::float::sort_by_order_key;
 
 /// A fetched leaf's values, sorted, under a tree of their own over runs of
 /// [`SUB_LEAF`] values: where the leaf is cut or near the pole, a step
@@ -61,7 +61,7 @@ impl Fetched {
         let all = self.all;
         let vals = &mut self.vals;
         // Scores are never NaN here: their keys sort like them, and faster.
-        vals.sort_unstable_by_key(|&v| order_key(v));
+        sort_by_order_key(vals);
         let size = SUB_LEAF;
         let kept = if all { K } else { 6 };
         let leaves = vals

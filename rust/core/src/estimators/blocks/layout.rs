@@ -4,6 +4,7 @@
 //! bulk and the far tails.
 
 use super::far::Far;
+use super::grouped::NONE;
 use super::{unit_of, Geometry, STRIDE};
 use crate::estimators::bulk::Bulk;
 
@@ -49,6 +50,10 @@ impl Expect {
 pub(super) struct Layout {
     pub(super) init: Vec<f64>,
     pub(super) band: Vec<u8>,
+    /// Each band bucket's slot among the band buckets (`grouped::NONE` for
+    /// the other buckets) and, by slot, the band buckets.
+    pub(super) band_slot: Vec<u32>,
+    pub(super) band_buckets: Vec<usize>,
     pub(super) bulk: Bulk,
     /// The buckets the bulk is made of (none without a bulk).
     pub(super) bulk_buckets: Option<(usize, usize)>,
@@ -139,9 +144,16 @@ impl Layout {
             expect.map_or(0.0, |e| e.location),
             reciprocal,
         );
+        let band_buckets: Vec<usize> = (0..g.buckets).filter(|&b| band[b] == 1).collect();
+        let mut band_slot = vec![NONE; g.buckets];
+        for (slot, &b) in band_buckets.iter().enumerate() {
+            band_slot[b] = slot as u32;
+        }
         Layout {
             init,
             band,
+            band_slot,
+            band_buckets,
             bulk,
             bulk_buckets,
             far,

@@ -3,6 +3,7 @@
 //! the starting windows' edges, its value).
 
 use super::far::Far;
+use super::grouped::Grouped;
 use super::layout::Layout;
 use super::tree::{Node, K};
 use super::{Geometry, READ_CHUNK, STRIDE};
@@ -12,10 +13,10 @@ use crate::numeric::par::PARALLEL_MIN;
 use rayon::prelude::*;
 
 /// What the read gives: the bucket accumulators, the band buckets'
-/// gathered values (per chunk), the bulk.
+/// gathered values (per chunk, grouped by band slot), the bulk.
 pub(super) struct Read {
     pub(super) acc: Vec<f64>,
-    pub(super) gathered: Vec<Vec<f64>>,
+    pub(super) gathered: Vec<Grouped>,
     pub(super) bulk: Bulk,
     pub(super) far: Far,
 }
@@ -37,6 +38,8 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
             powers: layout.powers,
         };
         read_chunk(c, g, (&mut bulk, &mut far), &mut m);
+        let slots = layout.band_buckets.len();
+        let out = Grouped::new(&out, slots, |y| layout.band_slot[g.bucket(y)]);
         (acc, out, bulk, far)
     };
     if x.len() < PARALLEL_MIN {
@@ -48,7 +51,7 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
             far,
         };
     }
-    let parts: Vec<(Vec<f64>, Vec<f64>, Bulk, Far)> = x
+    let parts: Vec<(Vec<f64>, Grouped, Bulk, Far)> = x
         .par_chunks(READ_CHUNK)
         .map(|c| one(c, layout.init.clone()))
         .collect();

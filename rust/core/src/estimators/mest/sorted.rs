@@ -33,7 +33,7 @@ use super::direct::must_divide;
 use super::tails::Tails;
 use super::{MParams, Norm, Sums};
 use crate::estimators::bulk::{self, Bulk};
-use crate::numeric::float::{from_order_key, order_key};
+use crate::numeric::float::sort_by_order_key;
 use crate::numeric::sum::TwoSum;
 use core::cell::{Cell, OnceCell};
 
@@ -76,7 +76,7 @@ impl Sorted {
             }
             None => (scores, None, Bulk::none()),
         };
-        sort(&mut s);
+        sort_by_order_key(&mut s);
         let (mid, center) = if all.is_some() {
             (s.partition_point(|&v| v < bulk.center), bulk.center)
         } else {
@@ -250,16 +250,6 @@ fn edge(s: &[f64], guess: usize, pred: impl Fn(f64) -> bool) -> usize {
             i -= 1;
         }
         s[..i].partition_point(|&v| pred(v))
-    }
-}
-
-/// Sorts non-NaN doubles ascending (−0 before +0) as their order-preserving
-/// integer keys: an integer sort, about twice as fast as comparing doubles.
-fn sort(s: &mut [f64]) {
-    let mut keys: Vec<u64> = s.iter().map(|&v| order_key(v)).collect();
-    keys.sort_unstable();
-    for (v, k) in s.iter_mut().zip(keys) {
-        *v = from_order_key(k);
     }
 }
 
