@@ -6,7 +6,7 @@ use super::far::Far;
 use super::grouped::Grouped;
 use super::layout::Layout;
 use super::tree::{Node, K};
-use super::{Geometry, READ_CHUNK, STRIDE};
+use super::{chunk_of, Geometry, STRIDE};
 use crate::estimators::bulk::{self, Bulk};
 use crate::numeric::float::Float;
 use crate::numeric::par::PARALLEL_MIN;
@@ -52,7 +52,7 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
         };
     }
     let parts: Vec<(Vec<f64>, Grouped, Bulk, Far)> = x
-        .par_chunks(READ_CHUNK)
+        .par_chunks(chunk_of(x.len()))
         .map(|c| one(c, layout.init.clone()))
         .collect();
     let mut total = Read {

@@ -2,7 +2,7 @@ use super::*;
 use crate::sample::NanPolicy;
 use proptest::prelude::*;
 
-/// Large enough for three chunks of the parallel read: the layout and
+/// Large enough for five chunks of the parallel read (`chunk_of`): the layout and
 /// every sum (of the buckets and of the bulk) are the same with one thread
 /// and with several.
 #[test]
