@@ -13,8 +13,11 @@ For every operation of ``operations.OPERATIONS`` and every N and dtype it
 prints outprob's time per element on ONE thread, the baseline's (NumPy,
 SciPy, statsmodels or ``outprob.reference``), and their ratio, all measured
 in the same run after checking that both compute the same numbers; then
-outprob on one thread against all threads, and the peak memory of the fits
-and of ``transform(out=)``, each measured in a fresh subprocess.
+outprob on one thread against all threads, beside the machine's memory
+floors on one and on all threads and each operation's *memory cap*, the
+speed-up its streaming of the scores leaves it (``memory_floor.py``); and
+the peak memory of the fits and of ``transform(out=)``, each measured in a
+fresh subprocess.
 
 Timing: ``time.perf_counter_ns``; one warm-up call; then timed runs, each
 looping the call until it lasts at least ``--min-sample-ms`` (with
@@ -40,13 +43,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 import baselines
+import memory_floor
 import operations as ops
 from operations import MEMORY_OPS, OPERATIONS, Case, MemoryOp, Operation, fmt_n
 
@@ -354,9 +358,9 @@ class Bench:
                     rows.append(row)
         return rows
 
-    def scaling(self, rows: List[Row]) -> List[Tuple[Operation, int, str, Timing, Timing]]:
+    def scaling(self, rows: List[Row]) -> Scaling:
         """outprob on one thread against ``--threads`` threads, at each
-        operation's largest N."""
+        operation's largest N; and the machine's memory floors there."""
         largest: Dict[Tuple[str, str], Row] = {}
         for row in rows:  # ascending N; of rows sharing a name and N, the first
             key = (row.op.name, row.dtype)
@@ -366,9 +370,20 @@ class Bench:
         # between one and several threads run slow on a VM (idle cores wake
         # up), which in 10 ms runs moved the ratio between 1.0 and 2.4x.
         args = argparse.Namespace(**{**vars(self.args), "min_sample_ms": max(self.args.min_sample_ms, SCALING_SAMPLE_S * 1e3)})
-        out = []
+
+        def pair(a: Callable[[], Any], b: Callable[[], Any]) -> Tuple[float, float]:
+            one, many = measure_pair(_plan(a, args), _plan(b, args), args)
+            return one.seconds, many.seconds
+
+        out = Scaling(self.args.threads)
         for row in largest.values():
             case = self.case(row.n, row.dtype)
+            if row.op.streams is not None and (row.n, row.dtype) not in out.floors:
+                floors = memory_floor.measure(case.x, case.scratch, self.args.threads, pair)
+                out.floors[(row.n, row.dtype)] = floors
+                progress(f"  memory floors N={fmt_n(row.n)} {row.dtype}: read "
+                         f"{floors.read[1] / floors.read[self.args.threads]:.2f}x, read+write "
+                         f"{floors.copy[1] / floors.copy[self.args.threads]:.2f}x on {self.args.threads} threads")
             one, many = measure_pair(
                 _plan(lambda: row.op.ours(case, 1), args),
                 _plan(lambda: row.op.ours(case, self.args.threads), args),
@@ -378,7 +393,35 @@ class Bench:
             forget_large(many, case)
             progress(f"  {row.op.name} N={fmt_n(row.n)} {row.dtype}: 1 thread / {self.args.threads} threads = "
                      f"{one.seconds / many.seconds:.2f}x")
-            out.append((row.op, row.n, row.dtype, one, many))
+            out.rows.append((row.op, row.n, row.dtype, one, many))
+        return out
+
+
+@dataclass
+class Scaling:
+    """The thread-scaling table: (operation, N, dtype, one thread, all
+    threads) rows and the memory floors at each (N, dtype)."""
+
+    threads: int
+    rows: List[Tuple[Operation, int, str, Timing, Timing]] = field(default_factory=list)
+    floors: Dict[Tuple[int, str], memory_floor.Floors] = field(default_factory=dict)
+
+    def cap(self, op: Operation, n: int, dtype: str, one: Timing) -> Optional[float]:
+        """The memory cap of ``op`` (``None`` without its streams or floors)."""
+        floors = self.floors.get((n, dtype))
+        if floors is None or op.streams is None:
+            return None
+        return floors.cap(op.streams, one.ns_per_element(n))
+
+    def verdicts(self) -> List[Tuple[Operation, int, str, Timing, Timing, Optional[float], Optional[str]]]:
+        """Each row with its memory cap and, where the target applies (N =
+        1e7, float64, two threads or more), its verdict."""
+        out = []
+        for op, n, dtype, one, many in self.rows:
+            cap = self.cap(op, n, dtype, one)
+            applies = op.scaling_target is not None and n == 10**7 and dtype == "float64" and self.threads >= 2
+            v = memory_floor.verdict(one.seconds / many.seconds, op.scaling_target, cap) if applies else None
+            out.append((op, n, dtype, one, many, cap, v))
         return out
 
 
@@ -571,19 +614,29 @@ def comparison_lines(rows: List[Row], args: argparse.Namespace) -> List[str]:
     return lines
 
 
-def scaling_lines(scaling, args: argparse.Namespace) -> List[str]:
+def scaling_lines(scaling: Scaling, args: argparse.Namespace) -> List[str]:
     headers = ["operation", "N", "dtype", "ours 1 thread ns/elem", f"ours {args.threads} threads ns/elem",
-               "speed-up", "target (2 threads)", "met?"]
+               "speed-up", "streams", "memory cap", "target (2 threads)", "met?"]
     cells = []
-    for op, n, dtype, one, many in scaling:
-        speedup = one.seconds / many.seconds
-        applies = op.scaling_target is not None and n == 10**7 and dtype == "float64" and args.threads >= 2
+    for (n, dtype), floors in scaling.floors.items():
+        for name, one, many in floors.lines():
+            cells.append([name, fmt_n(n), dtype, f"{one:.3f}", f"{many:.3f}", f"{one / many:.2f}x",
+                          "–", "–", "–", "–"])
+    for op, n, dtype, one, many, cap, verdict in scaling.verdicts():
+        streams = "–" if op.streams is None else f"{op.streams[0]}R" + (f"+{op.streams[1]}W" if op.streams[1] else "")
         cells.append([
-            op.name, fmt_n(n), dtype, ns(one, n), ns(many, n), f"{speedup:.2f}x",
-            f">={op.scaling_target:g}x" if applies else "–",
-            ("yes" if speedup >= op.scaling_target else "NO") if applies else "–",
+            op.name, fmt_n(n), dtype, ns(one, n), ns(many, n), f"{one.seconds / many.seconds:.2f}x",
+            streams, "–" if cap is None else f"{cap:.2f}x",
+            f">={op.scaling_target:g}x" if verdict is not None else "–",
+            verdict or "–",
         ])
-    return [render(headers, cells, args.markdown)]
+    notes = [
+        "",
+        "streams: full reads (R) and writes (W) of the scores' size; memory cap: the speed-up left if all but "
+        "the streaming were perfectly parallel (benches/memory_floor.py); memory-bound: below the target, "
+        "and so is the cap.",
+    ]
+    return [render(headers, cells, args.markdown), *notes]
 
 
 def memory_lines(rows: List[MemoryRow], args: argparse.Namespace) -> List[str]:
@@ -603,13 +656,16 @@ def memory_lines(rows: List[MemoryRow], args: argparse.Namespace) -> List[str]:
     return lines
 
 
-def summary_lines(rows: List[Row], scaling, memory: List[MemoryRow]) -> List[str]:
+def summary_lines(rows: List[Row], scaling: Optional[Scaling], memory: List[MemoryRow]) -> List[str]:
     verdicts = [r.verdict() for r in rows] + [m.verdict() for m in memory]
-    verdicts += [("yes" if one.seconds / many.seconds >= op.scaling_target else "NO")
-                 for op, n, dtype, one, many in scaling
-                 if op.scaling_target is not None and n == 10**7 and dtype == "float64"]
+    bound = 0
+    if scaling is not None:
+        threaded = [v for *_, v in scaling.verdicts() if v is not None]
+        bound = threaded.count("memory-bound")
+        verdicts += [v for v in threaded if v != "memory-bound"]
     met, missed = verdicts.count("yes"), verdicts.count("NO")
-    lines = [f"targets met: {met} of {met + missed}"]
+    lines = [f"targets met: {met} of {met + missed}"
+             + (f"; {bound} thread-scaling target(s) below 1.7x and memory-bound (see the table)" if bound else "")]
     mismatches = sum(1 for r in rows if r.problem)
     if mismatches:
         lines.append(f"!!! {mismatches} MISMATCH(ES) between outprob and a baseline: see above")
@@ -672,7 +728,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         )
     started = time.perf_counter()
     rows: List[Row] = []
-    scaling: list = []
+    scaling: Optional[Scaling] = None
     if not args.memory_only:
         bench = Bench(args)
         rows = bench.table()
@@ -688,7 +744,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     if rows:
         out += ["", "## outprob (1 thread) vs baseline", *comparison_lines(rows, args)]
-    if scaling:
+    if scaling is not None and scaling.rows:
         out += ["", f"## Threads: outprob on 1 vs {args.threads} threads", *scaling_lines(scaling, args)]
     elif rows:
         out += ["", "## Threads: --threads 1, no scaling table"]

@@ -193,6 +193,12 @@ class Operation:
     #: Thread-scaling target (time at 1 thread / time at 2 threads; issue #11:
     #: 1.7 at N = 1e7 unless the work is memory-bound, which the results explain).
     scaling_target: Optional[float] = None
+    #: (reads of the scores, writes of an array of their size) the operation
+    #: makes, for the memory cap of the thread table (benches/memory_floor.py):
+    #: a Sample's summary, a selection's bracketing read, a sum's read, the
+    #: read of a bucketed M-fit; a sample's random reads and the re-reads of
+    #: a fit's fetches are left out.
+    streams: Optional[Tuple[int, int]] = None
     #: Runs at most at this N (the reference metrics are slow beyond).
     max_n: Optional[int] = None
     #: The baseline takes seconds already at N = 1e6: fewer timed runs.
@@ -229,6 +235,21 @@ def _fit_transform(name: str, case: Case, threads: int) -> np.ndarray:
     return outprob.scaler(name, threads=threads, **_variant_params(name)).fit_transform(case.x)
 
 
+#: Reads of the scores by an M-estimate: summary, median, nMAD, the bucketed read.
+M_FIT_STREAMS = (4, 0)
+
+#: Reads of the scores by each variant's fit (rust/core/src/transformations/
+#: fit.rs): the summary, then the median (shared by the nMAD and the
+#: M-estimates), the nMAD's, the IQR's or the squares' read, the trimmed
+#: mean's selection and sum, the M-fit's bucketed read.
+VARIANT_FIT_READS = {
+    "linear": 1, "mean_std": 2, "mean_nmad": 3, "mean_niqr": 2,
+    "median_std": 3, "median_nmad": 3, "median_niqr": 3,
+    "trimmed_mean_std": 4, "trimmed_mean_nmad": 5, "trimmed_mean_niqr": 4,
+    "huber": 4, "tukey": 4,
+}
+
+
 def _variant(name: str) -> Operation:
     targets = [Target(5)]
     if name == "mean_nmad":
@@ -243,6 +264,7 @@ def _variant(name: str) -> Operation:
         scaling_target=1.7,
         slow_baseline=name in ("huber", "tukey"),
         kind="scaling",
+        streams=(VARIANT_FIT_READS[name] + 1, 1),  # the fit's reads, then the map
     )
 
 
@@ -309,7 +331,7 @@ OPERATIONS: Tuple[Operation, ...] = (
         "gaussian transform (out=)", _transform,
         "np.maximum(0, erf((x-mu)/(sigma*sqrt2)))",
         lambda c: baselines.gaussian_scaling(c.x, c.mu, c.sigma),
-        PROBABILITIES, (Target(10),), scaling_target=1.7, kind="scaling",
+        PROBABILITIES, (Target(10),), scaling_target=1.7, kind="scaling", streams=(1, 1),
     ),
     Operation(
         "gaussian transform (out=)", _transform, "np.copyto(out, x) [floor]",
@@ -319,6 +341,7 @@ OPERATIONS: Tuple[Operation, ...] = (
     Operation(
         "median", lambda c, t: stats.median(c.x, threads=t), "np.median",
         lambda c: np.median(c.x), VALUES, (Target(4),), scaling_target=1.7,
+        streams=(1, 0),  # the selection's read takes the census
     ),
     Operation(
         "median", lambda c, t: stats.median(c.x, threads=t), "np.partition (1 rank)",
@@ -327,38 +350,44 @@ OPERATIONS: Tuple[Operation, ...] = (
     Operation(
         "quantile (.25, .75)", lambda c, t: stats.quantile(c.x, [0.25, 0.75], threads=t),
         "np.quantile", lambda c: baselines.quartiles(c.x), VALUES, scaling_target=1.7,
+        streams=(2, 0),  # summary, one read bracketing both quartiles
     ),
     Operation(
         "mean", lambda c, t: stats.mean(c.x, threads=t), "np.mean",
         lambda c: c.x.mean(), VALUES, scaling_target=1.7,
+        streams=(1, 0),  # the summary's certified sum
     ),
     Operation(
         "std", lambda c, t: stats.std(c.x, threads=t), "np.std",
         lambda c: c.x.std(), VALUES, scaling_target=1.7,
+        streams=(2, 0),  # summary (the mean), squares about it
     ),
     Operation(
         "nmad", lambda c, t: stats.nmad(c.x, threads=t), "scipy median_abs_deviation",
         lambda c: baselines.nmad(c.x), VALUES, (Target(8),), scaling_target=1.7,
+        streams=(3, 0),  # summary, median, deviations' median
     ),
     Operation(
         "niqr", lambda c, t: stats.niqr(c.x, threads=t), "scipy iqr(scale=normal)",
         lambda c: baselines.niqr(c.x), VALUES, (Target(5),), scaling_target=1.7,
+        streams=(2, 0),  # summary, one read bracketing both quartiles
     ),
     Operation(
         "upper trimmed mean (a=0.1)",
         lambda c, t: stats.upper_trimmed_mean(c.x, baselines.ALPHA, threads=t),
         "np.partition + mean", lambda c: baselines.upper_trimmed_mean(c.x),
         VALUES, (Target(3),), scaling_target=1.7,
+        streams=(3, 0),  # summary, the cut's selection, the sum below it
     ),
     Operation(
         "huber fit (m_estimate)", partial(_m_estimate, "huber"), "statsmodels Huber(HuberT)",
         lambda c: baselines.m_estimate(c.x, "huber"), m_estimate_check, (Target(50),),
-        scaling_target=1.7, slow_baseline=True,
+        scaling_target=1.7, slow_baseline=True, streams=M_FIT_STREAMS,
     ),
     Operation(
         "tukey fit (m_estimate)", partial(_m_estimate, "tukey"), "statsmodels Huber(TukeyBiweight)",
         lambda c: baselines.m_estimate(c.x, "tukey"), m_estimate_check, (Target(100),),
-        scaling_target=1.7, slow_baseline=True,
+        scaling_target=1.7, slow_baseline=True, streams=M_FIT_STREAMS,
     ),
     *(_variant(name) for name in outprob.VARIANTS),
     *(
