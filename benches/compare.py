@@ -39,9 +39,7 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +50,8 @@ import numpy as np
 import baselines
 import memory_floor
 import operations as ops
-from operations import MEMORY_OPS, OPERATIONS, Case, MemoryOp, Operation, fmt_n
+import peak_memory
+from operations import MEMORY_OPS, OPERATIONS, Case, Operation, fmt_n
 
 #: A call slower than this is timed by its warm-up call alone when the
 #: budget leaves room for no second call.
@@ -225,13 +224,20 @@ def measure_pair(a: _Plan, b: _Plan, args: argparse.Namespace) -> Tuple[Timing, 
     that a change of the machine's load during the measurement hits both
     alike and their ratio stays fair. Calls too slow for the full number of
     runs are timed one after the other instead."""
-    if a.loops == 0 or b.loops == 0 or min(a.runs, b.runs) < args.repeat:
-        return measure_planned(a), measure_planned(b)
-    sa, sb = [], []
+    a_time, b_time = measure_alternating([a, b], args)
+    return a_time, b_time
+
+
+def measure_alternating(plans: Sequence[_Plan], args: argparse.Namespace) -> List[Timing]:
+    """``measure_pair`` of any number of planned calls: one run of each in
+    turn, ``args.repeat`` times."""
+    if any(p.loops == 0 for p in plans) or min(p.runs for p in plans) < args.repeat:
+        return [measure_planned(p) for p in plans]
+    samples: List[List[float]] = [[] for _ in plans]
     for _ in range(args.repeat):
-        sa.append(_run(a.fn, a.loops) / a.loops)
-        sb.append(_run(b.fn, b.loops) / b.loops)
-    return _timing(a, sa), _timing(b, sb)
+        for p, s in zip(plans, samples):
+            s.append(_run(p.fn, p.loops) / p.loops)
+    return [_timing(p, s) for p, s in zip(plans, samples)]
 
 
 def measure_planned(plan: _Plan) -> Timing:
@@ -371,57 +377,52 @@ class Bench:
         # up), which in 10 ms runs moved the ratio between 1.0 and 2.4x.
         args = argparse.Namespace(**{**vars(self.args), "min_sample_ms": max(self.args.min_sample_ms, SCALING_SAMPLE_S * 1e3)})
 
-        def pair(a: Callable[[], Any], b: Callable[[], Any]) -> Tuple[float, float]:
-            one, many = measure_pair(_plan(a, args), _plan(b, args), args)
-            return one.seconds, many.seconds
-
         out = Scaling(self.args.threads)
+        threads = self.args.threads
         for row in largest.values():
             case = self.case(row.n, row.dtype)
-            if row.op.streams is not None and (row.n, row.dtype) not in out.floors:
-                floors = memory_floor.measure(case.x, case.scratch, self.args.threads, pair)
-                out.floors[(row.n, row.dtype)] = floors
-                progress(f"  memory floors N={fmt_n(row.n)} {row.dtype}: read "
-                         f"{floors.read[1] / floors.read[self.args.threads]:.2f}x, read+write "
-                         f"{floors.copy[1] / floors.copy[self.args.threads]:.2f}x on {self.args.threads} threads")
+            floors = None
+            if row.op.streams is not None:
+                # The floors right before the row: the VM's share of the
+                # memory system moves from minute to minute. (Timed in the
+                # row's own alternating runs, they slowed the first-touch
+                # page faults of the fits that allocate their output.)
+                calls = memory_floor.plans(case.x, case.scratch, threads, row.op.streams[1] > 0)
+                times = measure_alternating([_plan(c, args) for c in calls], args)
+                floors = memory_floor.floors(threads, row.n, [t.seconds for t in times])
             one, many = measure_pair(
                 _plan(lambda: row.op.ours(case, 1), args),
-                _plan(lambda: row.op.ours(case, self.args.threads), args),
+                _plan(lambda: row.op.ours(case, threads), args),
                 args,
             )
             forget_large(one, case)
             forget_large(many, case)
-            progress(f"  {row.op.name} N={fmt_n(row.n)} {row.dtype}: 1 thread / {self.args.threads} threads = "
-                     f"{one.seconds / many.seconds:.2f}x")
-            out.rows.append((row.op, row.n, row.dtype, one, many))
+            progress(f"  {row.op.name} N={fmt_n(row.n)} {row.dtype}: 1 thread / {threads} threads = "
+                     f"{one.seconds / many.seconds:.2f}x" + (f" (floors {floors.speedups()})" if floors else ""))
+            out.rows.append((row.op, row.n, row.dtype, one, many, floors))
         return out
 
 
 @dataclass
 class Scaling:
     """The thread-scaling table: (operation, N, dtype, one thread, all
-    threads) rows and the memory floors at each (N, dtype)."""
+    threads, the memory floors timed right before them) rows."""
 
     threads: int
-    rows: List[Tuple[Operation, int, str, Timing, Timing]] = field(default_factory=list)
-    floors: Dict[Tuple[int, str], memory_floor.Floors] = field(default_factory=dict)
+    rows: List[Tuple[Operation, int, str, Timing, Timing, Optional[memory_floor.Floors]]] = field(
+        default_factory=list
+    )
 
-    def cap(self, op: Operation, n: int, dtype: str, one: Timing) -> Optional[float]:
-        """The memory cap of ``op`` (``None`` without its streams or floors)."""
-        floors = self.floors.get((n, dtype))
-        if floors is None or op.streams is None:
-            return None
-        return floors.cap(op.streams, one.ns_per_element(n))
-
-    def verdicts(self) -> List[Tuple[Operation, int, str, Timing, Timing, Optional[float], Optional[str]]]:
+    def verdicts(self) -> List[Tuple[Operation, int, str, Timing, Timing, Optional[memory_floor.Floors],
+                                     Optional[float], Optional[str]]]:
         """Each row with its memory cap and, where the target applies (N =
         1e7, float64, two threads or more), its verdict."""
         out = []
-        for op, n, dtype, one, many in self.rows:
-            cap = self.cap(op, n, dtype, one)
+        for op, n, dtype, one, many, floors in self.rows:
+            cap = None if floors is None or op.streams is None else floors.cap(op.streams, one.ns_per_element(n))
             applies = op.scaling_target is not None and n == 10**7 and dtype == "float64" and self.threads >= 2
             v = memory_floor.verdict(one.seconds / many.seconds, op.scaling_target, cap) if applies else None
-            out.append((op, n, dtype, one, many, cap, v))
+            out.append((op, n, dtype, one, many, floors, cap, v))
         return out
 
 
@@ -453,112 +454,6 @@ def report_row(row: Row) -> None:
              f"{row.op.baseline_name} {base} ns/elem{ratio}")
     if row.problem:
         progress(f"!!! MISMATCH {row.op.name} N={fmt_n(row.n)} {row.dtype} vs {row.op.baseline_name}: {row.problem}")
-
-
-# -- peak memory -----------------------------------------------------------------------------------
-
-
-def vm_kib(field_name: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field_name + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"{field_name} not in /proc/self/status")
-
-
-def reset_peak() -> bool:
-    """Resets VmHWM to the current RSS (Linux >= 4.0); False if refused."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def memory_child(spec: Dict[str, Any]) -> None:
-    """In a fresh process: load the scores, set the call up, warm it up on a
-    small prefix (libraries, thread pool), then report VmHWM before and
-    after the call."""
-    x = np.load(spec["path"])
-    op = ops.memory_op(spec["op"])
-    threads = spec["threads"]
-    make = (lambda a: op.ours(a, threads)) if spec["side"] == "ours" else op.baseline
-    make(np.ascontiguousarray(x[: 1 << 19]))()
-    call = make(x)
-    gc.collect()
-    was_reset = reset_peak()
-    before = vm_kib("VmHWM")
-    result = call()
-    after = vm_kib("VmHWM")
-    del result
-    print(json.dumps({"before": before * 1024, "after": after * 1024, "nbytes": x.nbytes, "reset": was_reset}))
-
-
-@dataclass
-class MemoryRow:
-    op: MemoryOp
-    n: int
-    dtype: str
-    nbytes: int
-    ours: Optional[int] = None  # peak RSS increase, bytes
-    base: Optional[int] = None
-    note: str = ""
-    reset: bool = True
-
-    def verdict(self) -> str:
-        if self.ours is None:
-            return "–"
-        return "yes" if self.ours <= self.op.max_multiple * self.nbytes else "NO"
-
-
-def run_child(path: str, op: MemoryOp, side: str, threads: int) -> Dict[str, Any]:
-    spec = json.dumps({"path": path, "op": op.name, "side": side, "threads": threads})
-    # A fixed mmap threshold: large blocks go back to the system when freed,
-    # so the warm-up's freed blocks cannot hide the call's allocations.
-    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"}
-    done = subprocess.run(
-        [sys.executable, __file__, "--memory-child", spec],
-        capture_output=True, text=True, env=env, cwd=Path(__file__).parent,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "child failed")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def memory_table(args: argparse.Namespace) -> List[MemoryRow]:
-    """Peak RSS increase of each memory operation at the largest N, one
-    fresh subprocess per operation and side."""
-    n = max(args.sizes)
-    chosen = [op for op in MEMORY_OPS if selected(op.name, args.only)]
-    rows = []
-    if not chosen:
-        return rows
-    with tempfile.TemporaryDirectory(prefix="outprob-bench-") as tmp:
-        for dtype in args.dtypes:
-            path = os.path.join(tmp, f"x-{dtype}.npy")
-            x, _ = ops.long_tailed_scores(n, dtype)
-            np.save(path, x)
-            nbytes = x.nbytes
-            del x
-            for op in chosen:
-                row = MemoryRow(op, n, dtype, nbytes)
-                try:
-                    got = run_child(path, op, "ours", args.threads)
-                    row.ours, row.reset = got["after"] - got["before"], got["reset"]
-                    if op.slow_baseline:
-                        row.note = "baseline not measured (slow)"
-                    else:
-                        got = run_child(path, op, "baseline", args.threads)
-                        row.base = got["after"] - got["before"]
-                except RuntimeError as e:
-                    row.note = f"failed: {e}"
-                progress(f"  memory {op.name} N={fmt_n(n)} {dtype}: ours +{mb(row.ours)} MB, baseline +{mb(row.base)} MB")
-                rows.append(row)
-            os.remove(path)
-    return rows
-
-
-def mb(nbytes: Optional[int]) -> str:
-    return "–" if nbytes is None else f"{nbytes / 1e6:.1f}"
 
 
 # -- output ---------------------------------------------------------------------------------------
@@ -616,38 +511,35 @@ def comparison_lines(rows: List[Row], args: argparse.Namespace) -> List[str]:
 
 def scaling_lines(scaling: Scaling, args: argparse.Namespace) -> List[str]:
     headers = ["operation", "N", "dtype", "ours 1 thread ns/elem", f"ours {args.threads} threads ns/elem",
-               "speed-up", "streams", "memory cap", "target (2 threads)", "met?"]
+               "speed-up", "streams", "floors' speed-up", "memory cap", "target (2 threads)", "met?"]
     cells = []
-    for (n, dtype), floors in scaling.floors.items():
-        for name, one, many in floors.lines():
-            cells.append([name, fmt_n(n), dtype, f"{one:.3f}", f"{many:.3f}", f"{one / many:.2f}x",
-                          "–", "–", "–", "–"])
-    for op, n, dtype, one, many, cap, verdict in scaling.verdicts():
+    for op, n, dtype, one, many, floors, cap, verdict in scaling.verdicts():
         streams = "–" if op.streams is None else f"{op.streams[0]}R" + (f"+{op.streams[1]}W" if op.streams[1] else "")
         cells.append([
             op.name, fmt_n(n), dtype, ns(one, n), ns(many, n), f"{one.seconds / many.seconds:.2f}x",
-            streams, "–" if cap is None else f"{cap:.2f}x",
+            streams, "–" if floors is None else floors.speedups(), "–" if cap is None else f"{cap:.2f}x",
             f">={op.scaling_target:g}x" if verdict is not None else "–",
             verdict or "–",
         ])
     notes = [
         "",
-        "streams: full reads (R) and writes (W) of the scores' size; memory cap: the speed-up left if all but "
-        "the streaming were perfectly parallel (benches/memory_floor.py); memory-bound: below the target, "
-        "and so is the cap.",
+        "streams: full reads (R) and writes (W) of the scores' size; floors' speed-up: x.sum() (and np.copyto) "
+        f"on {args.threads} slices against one, timed right before the row; memory cap: the "
+        "speed-up left if all but the streaming were perfectly parallel (benches/memory_floor.py); "
+        "memory-bound: below the target, and so is the cap.",
     ]
     return [render(headers, cells, args.markdown), *notes]
 
 
-def memory_lines(rows: List[MemoryRow], args: argparse.Namespace) -> List[str]:
+def memory_lines(rows: List[peak_memory.MemoryRow], args: argparse.Namespace) -> List[str]:
     headers = ["operation", "N", "dtype", "input MB", "ours peak +MB", "ours × input", "target",
                "met?", "baseline peak +MB", "baseline × input"]
     cells = []
     for r in rows:
         cells.append([
-            r.op.name, fmt_n(r.n), r.dtype, mb(r.nbytes), mb(r.ours),
+            r.op.name, fmt_n(r.n), r.dtype, peak_memory.mb(r.nbytes), peak_memory.mb(r.ours),
             f"{r.ours / r.nbytes:.2f}" if r.ours is not None else "–",
-            f"<={r.op.max_multiple:g}x", r.verdict(), mb(r.base) if r.base is not None else r.note or "–",
+            f"<={r.op.max_multiple:g}x", r.verdict(), peak_memory.mb(r.base) if r.base is not None else r.note or "–",
             f"{r.base / r.nbytes:.2f}" if r.base is not None else "–",
         ])
     lines = [render(headers, cells, args.markdown)]
@@ -656,7 +548,7 @@ def memory_lines(rows: List[MemoryRow], args: argparse.Namespace) -> List[str]:
     return lines
 
 
-def summary_lines(rows: List[Row], scaling: Optional[Scaling], memory: List[MemoryRow]) -> List[str]:
+def summary_lines(rows: List[Row], scaling: Optional[Scaling], memory: List[peak_memory.MemoryRow]) -> List[str]:
     verdicts = [r.verdict() for r in rows] + [m.verdict() for m in memory]
     bound = 0
     if scaling is not None:
@@ -712,7 +604,7 @@ def plot(rows: List[Row], path: str) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     if args.memory_child:
-        memory_child(json.loads(args.memory_child))
+        peak_memory.memory_child(json.loads(args.memory_child))
         return 0
     out: List[str] = ["# outprob benchmark: " + " ".join(["compare.py", *(argv if argv is not None else sys.argv[1:])])]
     out += machine_info()
@@ -737,10 +629,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             scaling = bench.scaling(rows)
         del bench
         gc.collect()
-    memory: List[MemoryRow] = []
+    memory: List[peak_memory.MemoryRow] = []
     if not args.no_memory:
         progress(f"peak memory at N = {fmt_n(max(args.sizes))}, one subprocess per call")
-        memory = memory_table(args)
+        chosen = [op for op in MEMORY_OPS if selected(op.name, args.only)]
+        memory = peak_memory.memory_table(max(args.sizes), args.dtypes, chosen, args.threads, progress)
 
     if rows:
         out += ["", "## outprob (1 thread) vs baseline", *comparison_lines(rows, args)]

@@ -12,7 +12,10 @@ their size (its ``streams``) spends at least
 
 per element on ``t`` threads, where ``read`` is ``x.sum()`` and ``copy``
 is ``np.copyto(out, x)``, run by ``t`` Python threads on contiguous slices
-(NumPy releases the GIL in both). Suppose everything else the operation does
+(NumPy releases the GIL in both), timed right before the operation (the
+share of the memory system a VM gets moves from minute to minute: the read
+floor's two-thread speed-up measured 1.2x in one run and 1.8x in
+another). Suppose everything else the operation does
 were perfectly parallel and none of it overlapped the streaming. Its time on
 ``t`` threads would then be ``M(t) + (T1 − M(1))/t``, with ``T1`` its time
 on one. The speed-up that allows,
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -69,46 +72,53 @@ def copy_on(x: np.ndarray, out: np.ndarray, threads: int) -> None:
 
 @dataclass
 class Floors:
-    """Nanoseconds per element of the read and the read+write floors, on one
-    thread and on ``threads``."""
+    """Nanoseconds per element of the read floor and (for operations that
+    write) the read+write floor, each on one thread and on ``threads``,
+    timed right before the operation they judge."""
 
     threads: int
-    read: Dict[int, float]
-    copy: Dict[int, float]
+    read: Tuple[float, float]
+    copy: Optional[Tuple[float, float]] = None
 
-    def streaming(self, streams: Streams, threads: int) -> float:
-        """``M(t)``: the time per element of streaming the scores as ``streams`` says."""
+    def streaming(self, streams: Streams, many: bool) -> float:
+        """``M(1)`` or ``M(t)``: the time per element of streaming the scores
+        as ``streams`` says."""
         reads, writes = streams
-        return reads * self.read[threads] + writes * (self.copy[threads] - self.read[threads])
+        i = int(many)
+        read = self.read[i]
+        if writes == 0:
+            return reads * read
+        if self.copy is None:
+            raise ValueError("an operation that writes needs the read+write floor")
+        return reads * read + writes * (self.copy[i] - read)
 
     def cap(self, streams: Streams, one_thread_ns: float) -> float:
         """The memory cap: the speed-up on ``threads`` threads left to an
         operation of ``one_thread_ns`` per element with these streams."""
-        t = self.threads
-        rest = max(one_thread_ns - self.streaming(streams, 1), 0.0)
-        return one_thread_ns / (self.streaming(streams, t) + rest / t)
+        rest = max(one_thread_ns - self.streaming(streams, False), 0.0)
+        return one_thread_ns / (self.streaming(streams, True) + rest / self.threads)
 
-    def lines(self) -> List[Tuple[str, float, float]]:
-        """(name, 1-thread ns, t-thread ns) of each floor, for the table."""
-        t = self.threads
-        return [
-            (f"floor: read (x.sum() on {t} slices)", self.read[1], self.read[t]),
-            (f"floor: read+write (np.copyto on {t} slices)", self.copy[1], self.copy[t]),
-        ]
+    def speedups(self) -> str:
+        """The floors' own speed-ups, for the table: read[, read+write]."""
+        text = f"{self.read[0] / self.read[1]:.2f}x"
+        if self.copy is not None:
+            text += f" / {self.copy[0] / self.copy[1]:.2f}x"
+        return text
 
 
-#: Times a pair of calls the way the table times its rows: (one, other) ->
-#: (seconds of one, seconds of the other).
-Pair = Callable[[Callable[[], Any], Callable[[], Any]], Tuple[float, float]]
+def plans(x: np.ndarray, out: np.ndarray, threads: int, writes: bool) -> List[Callable[[], None]]:
+    """The floor calls to time before an operation: read on one thread and
+    on ``threads``, then (if it ``writes``) read+write on both."""
+    calls: List[Callable[[], None]] = [lambda: read_on(x, 1), lambda: read_on(x, threads)]
+    if writes:
+        calls += [lambda: copy_on(x, out, 1), lambda: copy_on(x, out, threads)]
+    return calls
 
 
-def measure(x: np.ndarray, out: np.ndarray, threads: int, pair: Pair) -> Floors:
-    """Both floors on one thread and on ``threads``, each pair timed in
-    alternating runs."""
-    r1, rt = pair(lambda: read_on(x, 1), lambda: read_on(x, threads))
-    c1, ct = pair(lambda: copy_on(x, out, 1), lambda: copy_on(x, out, threads))
-    per = 1e9 / x.size
-    return Floors(threads, {1: r1 * per, threads: rt * per}, {1: c1 * per, threads: ct * per})
+def floors(threads: int, n: int, seconds: Sequence[float]) -> Floors:
+    """Floors from the seconds per call of ``plans``'s calls."""
+    per = [t * 1e9 / n for t in seconds]
+    return Floors(threads, (per[0], per[1]), (per[2], per[3]) if len(per) == 4 else None)
 
 
 def verdict(speedup: float, target: float, cap: Optional[float]) -> str:
