@@ -49,6 +49,8 @@ impl Expect {
 /// edges, and the bulk.
 pub(super) struct Layout {
     pub(super) init: Vec<f64>,
+    /// 1 for the buckets whose scores are gathered: what `band_slot` says,
+    /// in bytes, for the read's per-score loop (a quarter of the cache).
     pub(super) band: Vec<u8>,
     /// Each band bucket's slot among the band buckets (`grouped::NONE` for
     /// the other buckets) and, by slot, the band buckets.
