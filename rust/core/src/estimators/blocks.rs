@@ -84,6 +84,15 @@ fn unit_of(r: f64) -> f64 {
     u
 }
 
+/// The center of `[lo, hi]`, its reach (the larger distance from the
+/// center to an end) and the unit of that reach: how every node, bucket
+/// and the bulk place their moments.
+fn centered(lo: f64, hi: f64) -> (f64, f64, f64) {
+    let center = lo + (hi - lo) / 2.0;
+    let reach = (hi - center).max(center - lo);
+    (center, reach, unit_of(reach))
+}
+
 /// How a raw score becomes an oriented, scaled one and which bucket it is
 /// in.
 #[derive(Debug, Clone, Copy)]

@@ -5,7 +5,7 @@
 
 use super::far::Far;
 use super::grouped::NONE;
-use super::{unit_of, Geometry, STRIDE};
+use super::{centered, Geometry, STRIDE};
 use crate::estimators::bulk::Bulk;
 
 /// Where a fit's iteration will start: its windows `|y − location| <=
@@ -104,11 +104,11 @@ impl Layout {
             if far_side(blo) > 0.0 && far_buckets.1.is_none() {
                 far_buckets.1 = Some(b);
             }
-            let center = blo + (bhi - blo) / 2.0;
+            let (center, _, unit) = centered(blo, bhi);
             a[12] = f64::INFINITY;
             a[13] = f64::NEG_INFINITY;
             a[14] = center;
-            a[15] = 1.0 / unit_of((bhi - center).max(center - blo));
+            a[15] = 1.0 / unit;
         }
         let powers = if reciprocal { 3 } else { 6 };
         // The bulk is the buckets wholly inside it: a score is in it exactly
@@ -118,9 +118,8 @@ impl Layout {
             Some((first, last)) => {
                 band[first..=last].fill(0);
                 let (from, to) = (g.range(first, lo, hi).0, g.range(last, lo, hi).1);
-                let center = from + (to - from) / 2.0;
-                let inv = 1.0 / unit_of((to - center).max(center - from));
-                Bulk::new(from, to, center, inv, powers)
+                let (center, _, unit) = centered(from, to);
+                Bulk::new(from, to, center, 1.0 / unit, powers)
             }
         };
         // The far tails are the buckets wholly beyond them and outside the

@@ -1,7 +1,7 @@
 //! The tree of bucket moments and the window sums read from it.
 
+use super::centered;
 use super::far::Tail;
-use super::unit_of;
 
 /// Moments kept per node: enough for the far-field series below (whose
 /// evaluation is written for twelve).
@@ -108,14 +108,13 @@ impl Node {
 
     /// The leaf of a far tail spanning `buckets` buckets from `first`.
     pub(super) fn far_leaf(tail: &Tail, first: usize, buckets: usize) -> Node {
-        let center = tail.lo + (tail.hi - tail.lo) / 2.0;
-        let reach = (tail.hi - center).max(center - tail.lo);
+        let (center, reach, unit) = centered(tail.lo, tail.hi);
         Node {
             count: tail.count,
             min: tail.lo,
             max: tail.hi,
             center,
-            unit: unit_of(reach),
+            unit,
             reach,
             p: [0.0; K],
             kids: [u32::MAX; 2],
@@ -153,9 +152,7 @@ impl Node {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
                 (a.min(v), b.max(v))
             });
-        let center = min + (max - min) / 2.0;
-        let reach = (max - center).max(center - min);
-        let unit = unit_of(reach);
+        let (center, reach, unit) = centered(min, max);
         // A power of two: its inverse is exact.
         let inv = 1.0 / unit;
         let mut p = [0.0; K];
@@ -198,9 +195,7 @@ impl Node {
     /// The union of `a` and `b`, whose moments are shifted to its center.
     fn join(a: &Node, b: &Node, ia: usize, ib: usize) -> Node {
         let (min, max) = (a.min.min(b.min), a.max.max(b.max));
-        let center = min + (max - min) / 2.0;
-        let reach = (max - center).max(center - min);
-        let unit = unit_of(reach);
+        let (center, reach, unit) = centered(min, max);
         let mut p = [0.0; K];
         // A moment of the union needs those of its children up to its
         // order: it keeps what both keep.
