@@ -350,17 +350,19 @@ impl<'a, T: Float> Blocks<'a, T> {
         let gather = |chunk: &[T]| {
             // Branch-free compaction into a buffer one longer than the most
             // it can hold: the slot past the end takes the rejected writes.
-            let mut out = vec![0.0f64; chunk.len().min(total) + 1];
+            let room = chunk.len().min(total) + 1;
+            let (mut keys, mut out) = (vec![NONE; room], vec![0.0f64; room]);
             let mut len = 0;
             for &v in chunk {
                 if g.has_nan && v.is_nan() {
                     continue;
                 }
                 let y = g.value(v);
-                out[len] = y;
-                len += usize::from(slot[g.bucket(y)] != NONE);
+                let s = slot[g.bucket(y)];
+                (keys[len], out[len]) = (s, y);
+                len += usize::from(s != NONE);
             }
-            Grouped::new(&out[..len], wanted.len(), |y| slot[g.bucket(y)])
+            Grouped::by_keys(&keys[..len], &out[..len], wanted.len())
         };
         let parts: Vec<Grouped> = if self.x.len() < PARALLEL_MIN {
             vec![gather(self.x)]

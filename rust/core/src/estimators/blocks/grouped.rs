@@ -23,8 +23,15 @@ impl Grouped {
     /// stable); values of slot [`NONE`] are left out.
     pub(super) fn new(vals: &[f64], slots: usize, slot_of: impl Fn(f64) -> u32) -> Grouped {
         let keys: Vec<u32> = vals.iter().map(|&y| slot_of(y)).collect();
+        Grouped::by_keys(&keys, vals, slots)
+    }
+
+    /// [`Grouped::new`] of values whose slots are known: `keys[i]` is the
+    /// slot of `vals[i]`.
+    pub(super) fn by_keys(keys: &[u32], vals: &[f64], slots: usize) -> Grouped {
+        debug_assert_eq!(keys.len(), vals.len());
         let mut starts = vec![0usize; slots + 1];
-        for &k in &keys {
+        for &k in keys {
             if k != NONE {
                 starts[k as usize + 1] += 1;
             }
