@@ -235,9 +235,6 @@ def _fit_transform(name: str, case: Case, threads: int) -> np.ndarray:
     return outprob.scaler(name, threads=threads, **_variant_params(name)).fit_transform(case.x)
 
 
-#: Reads of the scores by an M-estimate: summary, median, nMAD, the bucketed read.
-M_FIT_STREAMS = (4, 0)
-
 #: Reads of the scores by each variant's fit (rust/core/src/transformations/
 #: fit.rs): the summary, then the median (shared by the nMAD and the
 #: M-estimates), the nMAD's, the IQR's or the squares' read, the trimmed
@@ -248,6 +245,9 @@ VARIANT_FIT_READS = {
     "trimmed_mean_std": 4, "trimmed_mean_nmad": 5, "trimmed_mean_niqr": 4,
     "huber": 4, "tukey": 4,
 }
+
+#: Reads of the scores by an M-estimate: summary, median, nMAD, the bucketed read.
+M_FIT_STREAMS = (VARIANT_FIT_READS["huber"], 0)
 
 
 def _variant(name: str) -> Operation:
