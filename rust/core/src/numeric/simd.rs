@@ -43,6 +43,31 @@ pub(crate) const PACK_F64: [[i32; 8]; 16] = {
 /// `$body` must not depend on which build runs (no FMA contraction is
 /// implied: Rust never fuses `a * b + c` on its own).
 macro_rules! multiversion {
+    // Const generics, named at each call (they are not inferred).
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident <$(const $cg:ident : $cty:ty),+> ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty
+        $body:block
+    ) => {
+        $(#[$meta])*
+        $vis fn $name <$(const $cg: $cty),+> ( $($arg: $ty),* ) -> $ret {
+            #[inline(always)]
+            fn kernel <$(const $cg: $cty),+> ( $($arg: $ty),* ) -> $ret $body
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn avx2 <$(const $cg: $cty),+> ( $($arg: $ty),* ) -> $ret {
+                kernel::<$($cg),+>($($arg),*)
+            }
+
+            #[cfg(target_arch = "x86_64")]
+            if $crate::numeric::simd::has_avx2() {
+                // SAFETY: the CPU supports the features `avx2` was compiled for.
+                return unsafe { avx2::<$($cg),+>($($arg),*) };
+            }
+            kernel::<$($cg),+>($($arg),*)
+        }
+    };
     (
         $(#[$meta:meta])*
         $vis:vis fn $name:ident $(<$($gen:ident : $bound:path),*>)? ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty

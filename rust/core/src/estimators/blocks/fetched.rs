@@ -1,5 +1,5 @@
 //! A cut leaf's values: read whole when a step first cuts it (or put in
-//! runs at once if small), put in runs of about [`SUB_LEAF`] values in
+//! runs at once if small), put in runs of about [`run_length`] values in
 //! value order, under a tree of their own, when another step does.
 
 use super::tree::{build, read_values, walk, Acc, Node, Window, K};
@@ -21,11 +21,19 @@ pub(super) struct Fetched {
     in_runs: bool,
 }
 
-/// Values per leaf of a fetched leaf's tree, on average.
-const SUB_LEAF: usize = 32;
-/// A group of more values than this (values crowded in a small part of
-/// their leaf's range) is sorted and cut into runs of [`SUB_LEAF`].
-const CROWDED: usize = 4 * SUB_LEAF;
+/// Values per run of a fetched leaf of `n` values, on average: about √n
+/// (a power of two from 32 to 256). A run costs a join of moments to
+/// build, each of its values a read per step that cuts it; a large leaf
+/// is cut by few steps against its values (issue #11: Huber's iteration
+/// at 1e7 scores took 2.09 ms with runs of 32, 1.58 with runs of 128; a
+/// Tukey fit of 3e4 scores, whose leaves are small, is fastest with 32).
+fn run_length(n: usize) -> usize {
+    let root = (n as f64).sqrt() as usize;
+    root.next_power_of_two().clamp(32, 256)
+}
+/// A group of more values than this many runs' length (values crowded in
+/// a small part of their leaf's range) is sorted and cut into runs.
+const CROWDED: usize = 4;
 /// Largest fetched leaf that is put in runs when a step first cuts it; a
 /// larger one is put in runs when a second step does.
 const RUNS_AT_ONCE: usize = 1 << 10;
@@ -85,18 +93,19 @@ impl Fetched {
 /// all below the next run's — and gives each run's `(start, len)`.
 ///
 /// The values are grouped by the bits of their order keys below those all
-/// share, into about one group per [`SUB_LEAF`] values: a counting sort,
+/// share, into about one group per [`run_length`] values: a counting sort,
 /// two passes, a third of the time of sorting ~10⁴ values (the
 /// values inside a run need no order: a run is summed whole, or read
-/// value by value). A group of more than [`CROWDED`] values is sorted and
-/// cut into runs of [`SUB_LEAF`], so that a cut reads no more than that.
+/// value by value). A group of more than [`CROWDED`] runs' length is
+/// sorted and cut into runs of that length, so that a cut reads no more.
 fn runs(vals: &mut [f64]) -> Vec<(usize, usize)> {
     let n = vals.len();
+    let run = run_length(n);
     let keys: Vec<u64> = vals.iter().map(|&v| order_key(v)).collect();
     let (lo, hi) = keys
         .iter()
         .fold((u64::MAX, 0), |(a, b), &k| (a.min(k), b.max(k)));
-    let groups = n.div_ceil(SUB_LEAF).next_power_of_two();
+    let groups = n.div_ceil(run).next_power_of_two();
     let range = hi.saturating_sub(lo);
     let shift = (u64::BITS - range.leading_zeros()).saturating_sub(groups.trailing_zeros());
     // A shift of 64 (one group over keys of both signs) takes every key to 0.
@@ -116,15 +125,15 @@ fn runs(vals: &mut [f64]) -> Vec<(usize, usize)> {
         next[g] += 1;
     }
     vals.copy_from_slice(&grouped);
-    let mut out = Vec::with_capacity(starts.len() + n / SUB_LEAF);
+    let mut out = Vec::with_capacity(starts.len() + n / run);
     for w in starts.windows(2) {
         let (start, len) = (w[0], w[1] - w[0]);
-        if len > CROWDED {
+        if len > CROWDED * run {
             sort_by_order_key(&mut vals[start..start + len]);
             out.extend(
                 (start..start + len)
-                    .step_by(SUB_LEAF)
-                    .map(|s| (s, SUB_LEAF.min(start + len - s))),
+                    .step_by(run)
+                    .map(|s| (s, run.min(start + len - s))),
             );
         } else if len > 0 {
             out.push((start, len));
@@ -140,7 +149,8 @@ mod tests {
     use proptest::prelude::*;
 
     /// `runs` keeps the values, covers them with runs in value order (every
-    /// key of a run at most every key of the next), none over `CROWDED`.
+    /// key of a run at most every key of the next), none over `CROWDED`
+    /// runs' length.
     fn check_runs(vals: &[f64]) -> Result<(), TestCaseError> {
         let mut got = vals.to_vec();
         let runs = runs(&mut got);
@@ -153,7 +163,7 @@ mod tests {
         let mut below = 0u64;
         for &(start, len) in &runs {
             prop_assert_eq!(start, end);
-            prop_assert!(len > 0 && len <= CROWDED);
+            prop_assert!(len > 0 && len <= CROWDED * run_length(vals.len()));
             let keys = got[start..start + len].iter().map(|&v| order_key(v));
             prop_assert!(keys.clone().all(|k| k >= below));
             below = keys.max().unwrap_or(below);
@@ -169,9 +179,9 @@ mod tests {
         let vals: Vec<f64> = (0..13_700).map(|_| 3.1 + 0.2 * u()).collect();
         check_runs(&vals).unwrap();
         let runs = runs(&mut vals.clone());
-        // About one run per SUB_LEAF values, none crowded.
+        // About one run per run_length values, none crowded.
         assert!(
-            runs.len() >= vals.len() / (2 * SUB_LEAF),
+            runs.len() >= vals.len() / (2 * run_length(vals.len())),
             "{} runs",
             runs.len()
         );

@@ -162,11 +162,14 @@ fn runs_of_one_value_under_tiny_parents_stay_finite() {
 }
 
 /// The branch-free read of a cut leaf gives, bit for bit, the sums of
-/// adding each value only where it falls (the definition it replaced).
+/// adding each value only where it falls (the definition it replaced),
+/// lane by lane (value `i` in lane `i % LANES`), the lanes added pairwise;
+/// with the power sums framed by the window and by another frame.
 #[test]
 fn branch_free_read_equals_adding_where_each_value_falls() {
+    const L: usize = tree::LANES;
     let mut u = crate::numeric::testing::uniforms(5);
-    let vals: Vec<f64> = (0..5000)
+    let vals: Vec<f64> = (0..5003)
         .map(|i| match i % 50 {
             0 => 0.0,
             1 => -0.0,
@@ -174,44 +177,50 @@ fn branch_free_read_equals_adding_where_each_value_falls() {
             _ => 3.0 + 8.0 * (u() - 0.5),
         })
         .collect();
-    for reciprocal in [false, true] {
+    for (reciprocal, (r, s)) in [false, true]
+        .into_iter()
+        .flat_map(|rec| [(2.5, 1.5), (3.0, 2.0)].map(|frame| (rec, frame)))
+    {
         let w = tree::Window {
             m: 3.0,
             sigma: 2.0,
             t: 1.345,
-            r: 2.5,
-            s: 1.5,
+            r,
+            s,
             reciprocal,
         };
-        let mut want = tree::Acc::<4>::new();
-        want.direct = [0.25, -1.0, 2.0, 0.5];
-        want.out.reciprocal = 0.125;
-        let mut got = tree::Acc::<4>::new();
-        (got.direct, got.out.reciprocal) = (want.direct, want.out.reciprocal);
-        for &v in &vals {
+        let start = ([0.25, -1.0, 2.0, 0.5], 0.125);
+        let (mut direct, mut rec) = ([[0.0f64; L]; 4], [0.0f64; L]);
+        let (mut left, mut right) = (0, 0);
+        for (i, &v) in vals.iter().enumerate() {
             let z = (v - w.m) / w.sigma;
             if z < -w.t {
-                want.out.left += 1;
+                left += 1;
             } else if z > w.t {
-                want.out.right += 1;
+                right += 1;
             } else {
                 let u = (v - w.r) / w.s;
                 let mut pow = 1.0;
-                for c in &mut want.direct {
-                    *c += pow;
+                for c in &mut direct {
+                    c[i % L] += pow;
                     pow *= u;
                 }
                 continue;
             }
             if reciprocal {
-                want.out.reciprocal += 1.0 / z.abs();
+                rec[i % L] += 1.0 / z.abs();
             }
         }
+        let pairwise = |l: [f64; L]| (l[0] + l[1]) + (l[2] + l[3]);
+        let want_direct: [f64; 4] = core::array::from_fn(|j| start.0[j] + pairwise(direct[j]));
+        let want_rec = start.1 + pairwise(rec);
+        let mut got = tree::Acc::<4>::new();
+        (got.direct, got.out.reciprocal) = start;
         tree::read_values(&vals, &w, &mut got);
         assert_eq!(
             (got.out.left, got.out.right, got.out.reciprocal.to_bits()),
-            (want.out.left, want.out.right, want.out.reciprocal.to_bits())
+            (left, right, want_rec.to_bits())
         );
-        assert_eq!(got.direct.map(f64::to_bits), want.direct.map(f64::to_bits));
+        assert_eq!(got.direct.map(f64::to_bits), want_direct.map(f64::to_bits));
     }
 }

@@ -155,15 +155,10 @@ impl Node {
         let (center, reach, unit) = centered(min, max);
         // A power of two: its inverse is exact.
         let inv = 1.0 / unit;
-        let mut p = [0.0; K];
-        for &v in run {
-            let d = (v - center) * inv;
-            let mut pow = 1.0;
-            for pk in p.iter_mut().take(kept) {
-                *pk += pow;
-                pow *= d;
-            }
-        }
+        let p = match kept {
+            K => run_moments::<K>(run, center, inv),
+            _ => run_moments::<6>(run, center, inv),
+        };
         Node {
             count: run.len(),
             min,
@@ -267,6 +262,45 @@ impl Node {
     }
 }
 
+crate::numeric::simd::multiversion! {
+    /// `P_k = Σ ((v − center)·inv)^k`, k < M, of `run`, lane by lane (value
+    /// `i` in lane `i % LANES`, the lanes added pairwise): with one chain of
+    /// additions per moment, a cut leaf's runs took longer to build than
+    /// to read.
+    fn run_moments<const M: usize>(run: &[f64], center: f64, inv: f64) -> [f64; K] {
+        let mut lanes = [[0.0f64; LANES]; M];
+        let mut one = |v: f64, i: usize| {
+            // Powers four at a time (as the read takes a bucket's): a
+            // chain of three multiplications, not eleven.
+            let d = (v - center) * inv;
+            let d2 = d * d;
+            let d4 = d2 * d2;
+            let pw = [1.0, d, d2, d2 * d];
+            for (k, pk) in lanes.iter_mut().enumerate() {
+                pk[i] += match k / 4 {
+                    0 => pw[k],
+                    1 => pw[k - 4] * d4,
+                    _ => pw[k - 8] * (d4 * d4),
+                };
+            }
+        };
+        let mut groups = run.chunks_exact(LANES);
+        for g in &mut groups {
+            for (i, &v) in g.iter().enumerate() {
+                one(v, i);
+            }
+        }
+        for (i, &v) in groups.remainder().iter().enumerate() {
+            one(v, i);
+        }
+        let mut p = [0.0; K];
+        for (pk, l) in p.iter_mut().zip(lanes) {
+            *pk = (l[0] + l[1]) + (l[2] + l[3]);
+        }
+        p
+    }
+}
+
 /// The tree over `leaves` (in value order): leaves first, then each level
 /// of pairs, the root last.
 pub(super) fn build(leaves: Vec<Node>) -> Vec<Node> {
@@ -344,47 +378,72 @@ impl<const J: usize> Acc<J> {
 /// Adds the window's sums over `vals`, each read with the predicate of a
 /// direct pass.
 pub(super) fn read_values<const J: usize>(vals: &[f64], w: &Window, acc: &mut Acc<J>) {
-    if w.reciprocal {
-        read_values_with::<J, true>(vals, w, acc);
-    } else {
-        read_values_with::<J, false>(vals, w, acc);
+    // Huber's location step frames its power sums by its window: the
+    // standardised residual is then the window's, bit for bit, and one
+    // division per value is saved.
+    let same = w.r.to_bits() == w.m.to_bits() && w.s.to_bits() == w.sigma.to_bits();
+    match (w.reciprocal, same) {
+        (true, true) => read_lanes::<J, true, true>(vals, w, acc),
+        (true, false) => read_lanes::<J, true, false>(vals, w, acc),
+        (false, true) => read_lanes::<J, false, true>(vals, w, acc),
+        (false, false) => read_lanes::<J, false, false>(vals, w, acc),
     }
 }
 
-/// [`read_values`] without a branch on where a value falls: a cut leaf's
-/// values lie on both sides of the window's edge in no order, and a branch
-/// on each was mispredicted about every other time. A value outside adds
-/// +0 to the power sums and one inside +0 to the reciprocal sum, which
-/// leave them as they were (neither is ever −0): the same sums, bit for
-/// bit, as adding only where the value falls.
-#[inline(always)]
-fn read_values_with<const J: usize, const RECIPROCAL: bool>(
-    vals: &[f64],
-    w: &Window,
-    acc: &mut Acc<J>,
-) {
-    let (mut left, mut right) = (0usize, 0usize);
-    let (mut direct, mut reciprocal) = (acc.direct, acc.out.reciprocal);
-    for &v in vals {
-        let z = (v - w.m) / w.sigma;
-        let (l, r) = (z < -w.t, z > w.t);
-        left += usize::from(l);
-        right += usize::from(r);
-        let inside = !(l | r);
-        let u = if inside { (v - w.r) / w.s } else { 0.0 };
-        let mut pow = if inside { 1.0 } else { 0.0 };
-        for c in &mut direct {
-            *c += pow;
-            pow *= u;
+/// Independent sums per value read (value `i` goes to lane `i % LANES`):
+/// one chain of additions per sum was the bound of a cut leaf's read, and
+/// lanes let it vectorise.
+pub(super) const LANES: usize = 4;
+
+crate::numeric::simd::multiversion! {
+    /// [`read_values`] without a branch on where a value falls: a cut
+    /// leaf's values lie on both sides of the window's edge in no order,
+    /// and a branch on each was mispredicted about every other time. A
+    /// value outside adds +0 to the power sums and one inside +0 to the
+    /// reciprocal sum, which leave them as they were (neither is ever −0):
+    /// the same sums, bit for bit, as adding only where the value falls,
+    /// lane by lane, the lanes then added pairwise.
+    fn read_lanes<const J: usize, const RECIPROCAL: bool, const SAME: bool>(
+        vals: &[f64], w: &Window, acc: &mut Acc<J>
+    ) -> () {
+        let (m, sigma, t, r, s) = (w.m, w.sigma, w.t, w.r, w.s);
+        let (mut left, mut right) = ([0usize; LANES], [0usize; LANES]);
+        let mut direct = [[0.0f64; LANES]; J];
+        let mut reciprocal = [0.0f64; LANES];
+        let mut one = |v: f64, i: usize| {
+            let z = (v - m) / sigma;
+            let (l, h) = (z < -t, z > t);
+            left[i] += usize::from(l);
+            right[i] += usize::from(h);
+            let inside = !(l | h);
+            let u = if SAME { z } else { (v - r) / s };
+            let u = if inside { u } else { 0.0 };
+            let mut pow = if inside { 1.0 } else { 0.0 };
+            for d in &mut direct {
+                d[i] += pow;
+                pow *= u;
+            }
+            if RECIPROCAL {
+                reciprocal[i] += if inside { 0.0 } else { 1.0 / z.abs() };
+            }
+        };
+        let mut groups = vals.chunks_exact(LANES);
+        for g in &mut groups {
+            for (i, &v) in g.iter().enumerate() {
+                one(v, i);
+            }
         }
-        if RECIPROCAL {
-            reciprocal += if inside { 0.0 } else { 1.0 / z.abs() };
+        for (i, &v) in groups.remainder().iter().enumerate() {
+            one(v, i);
         }
+        let pairwise = |l: [f64; LANES]| (l[0] + l[1]) + (l[2] + l[3]);
+        for (a, d) in acc.direct.iter_mut().zip(direct) {
+            *a += pairwise(d);
+        }
+        acc.out.reciprocal += pairwise(reciprocal);
+        acc.out.left += left.iter().sum::<usize>();
+        acc.out.right += right.iter().sum::<usize>();
     }
-    acc.out.left += left;
-    acc.out.right += right;
-    acc.direct = direct;
-    acc.out.reciprocal = reciprocal;
 }
 
 /// Adds the window's sums over the tree `nodes` (root last): whole nodes
