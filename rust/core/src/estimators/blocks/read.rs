@@ -5,7 +5,7 @@
 use super::far::Far;
 use super::grouped::Grouped;
 use super::layout::Layout;
-use super::tree::{Node, K};
+use super::tree::{powers, Node, K};
 use super::{chunk_of, Geometry, STRIDE};
 use crate::estimators::bulk::{self, Bulk};
 use crate::numeric::float::Float;
@@ -108,17 +108,8 @@ fn accumulate_into<T: Float, const M: usize>(
         }
         len += usize::from(band.get(b).copied().unwrap_or(0));
         let d = (y - a[14]) * a[15];
-        let d2 = d * d;
-        let d4 = d2 * d2;
-        let pw = [1.0, d, d2, d2 * d];
-        for i in 0..4 {
-            a[i] += pw[i];
-            if M > 4 + i {
-                a[4 + i] += pw[i] * d4;
-            }
-            if M > 8 + i {
-                a[8 + i] += pw[i] * (d4 * d4);
-            }
+        for (ak, dk) in a.iter_mut().zip(powers::<M>(d)) {
+            *ak += dk;
         }
         if y < a[12] {
             a[12] = y;

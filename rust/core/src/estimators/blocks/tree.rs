@@ -262,6 +262,22 @@ impl Node {
     }
 }
 
+/// `d^k` for `k < M` (at most [`K`]), four at a time: `d^(4i + j) =
+/// d^j·(d^4)^i` is a chain of three multiplications where taking one power
+/// after another chains `M − 1`.
+#[inline(always)]
+pub(super) fn powers<const M: usize>(d: f64) -> [f64; M] {
+    const { assert!(M <= K) };
+    let d2 = d * d;
+    let d4 = d2 * d2;
+    let pw = [1.0, d, d2, d2 * d];
+    core::array::from_fn(|k| match k / 4 {
+        0 => pw[k],
+        1 => pw[k - 4] * d4,
+        _ => pw[k - 8] * (d4 * d4),
+    })
+}
+
 crate::numeric::simd::multiversion! {
     /// `P_k = Σ ((v − center)·inv)^k`, k < M, of `run`, lane by lane (value
     /// `i` in lane `i % LANES`, the lanes added pairwise): with one chain of
@@ -270,18 +286,8 @@ crate::numeric::simd::multiversion! {
     fn run_moments<const M: usize>(run: &[f64], center: f64, inv: f64) -> [f64; K] {
         let mut lanes = [[0.0f64; LANES]; M];
         let mut one = |v: f64, i: usize| {
-            // Powers four at a time (as the read takes a bucket's): a
-            // chain of three multiplications, not eleven.
-            let d = (v - center) * inv;
-            let d2 = d * d;
-            let d4 = d2 * d2;
-            let pw = [1.0, d, d2, d2 * d];
-            for (k, pk) in lanes.iter_mut().enumerate() {
-                pk[i] += match k / 4 {
-                    0 => pw[k],
-                    1 => pw[k - 4] * d4,
-                    _ => pw[k - 8] * (d4 * d4),
-                };
+            for (pk, dk) in lanes.iter_mut().zip(powers::<M>((v - center) * inv)) {
+                pk[i] += dk;
             }
         };
         let mut groups = run.chunks_exact(LANES);
