@@ -176,15 +176,15 @@ mod tests {
     #[test]
     fn a_leaf_of_spread_values_is_grouped_into_small_runs() {
         let mut u = uniforms(7);
-        let vals: Vec<f64> = (0..13_700).map(|_| 3.1 + 0.2 * u()).collect();
-        check_runs(&vals).unwrap();
-        let runs = runs(&mut vals.clone());
-        // About one run per run_length values, none crowded.
-        assert!(
-            runs.len() >= vals.len() / (2 * run_length(vals.len())),
-            "{} runs",
-            runs.len()
-        );
+        // Runs of 32, 128 and 256 values.
+        for (n, run) in [(700, 32), (13_700, 128), (70_000, 256)] {
+            assert_eq!(run_length(n), run);
+            let vals: Vec<f64> = (0..n).map(|_| 3.1 + 0.2 * u()).collect();
+            check_runs(&vals).unwrap();
+            let runs = runs(&mut vals.clone());
+            // About one run per run_length values, none crowded.
+            assert!(runs.len() >= n / (2 * run), "{} runs of {n}", runs.len());
+        }
     }
 
     #[test]
