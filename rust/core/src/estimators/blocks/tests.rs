@@ -211,6 +211,7 @@ fn branch_free_read_equals_adding_where_each_value_falls() {
                 rec[i % L] += 1.0 / z.abs();
             }
         }
+        // The lanes' pairwise total, written out (not tree::pairwise).
         let pairwise = |l: [f64; L]| (l[0] + l[1]) + (l[2] + l[3]);
         let want_direct: [f64; 4] = core::array::from_fn(|j| start.0[j] + pairwise(direct[j]));
         let want_rec = start.1 + pairwise(rec);

@@ -301,7 +301,7 @@ crate::numeric::simd::multiversion! {
         }
         let mut p = [0.0; K];
         for (pk, l) in p.iter_mut().zip(lanes) {
-            *pk = (l[0] + l[1]) + (l[2] + l[3]);
+            *pk = pairwise(l);
         }
         p
     }
@@ -401,6 +401,14 @@ pub(super) fn read_values<const J: usize>(vals: &[f64], w: &Window, acc: &mut Ac
 /// lanes let it vectorise.
 pub(super) const LANES: usize = 4;
 
+/// The lanes' total, added pairwise (the order every lane sum is combined
+/// in).
+#[inline(always)]
+pub(super) fn pairwise(l: [f64; LANES]) -> f64 {
+    const { assert!(LANES == 4, "pairwise adds four lanes") };
+    (l[0] + l[1]) + (l[2] + l[3])
+}
+
 crate::numeric::simd::multiversion! {
     /// [`read_values`] without a branch on where a value falls: a cut
     /// leaf's values lie on both sides of the window's edge in no order,
@@ -442,7 +450,6 @@ crate::numeric::simd::multiversion! {
         for (i, &v) in groups.remainder().iter().enumerate() {
             one(v, i);
         }
-        let pairwise = |l: [f64; LANES]| (l[0] + l[1]) + (l[2] + l[3]);
         for (a, d) in acc.direct.iter_mut().zip(direct) {
             *a += pairwise(d);
         }
