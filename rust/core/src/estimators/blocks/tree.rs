@@ -285,20 +285,12 @@ crate::numeric::simd::multiversion! {
     /// to read.
     fn run_moments<const M: usize>(run: &[f64], center: f64, inv: f64) -> [f64; K] {
         let mut lanes = [[0.0f64; LANES]; M];
-        let mut one = |v: f64, i: usize| {
+        let one = |v: f64, i: usize| {
             for (pk, dk) in lanes.iter_mut().zip(powers::<M>((v - center) * inv)) {
                 pk[i] += dk;
             }
         };
-        let mut groups = run.chunks_exact(LANES);
-        for g in &mut groups {
-            for (i, &v) in g.iter().enumerate() {
-                one(v, i);
-            }
-        }
-        for (i, &v) in groups.remainder().iter().enumerate() {
-            one(v, i);
-        }
+        by_lanes(run, one);
         let mut p = [0.0; K];
         for (pk, l) in p.iter_mut().zip(lanes) {
             *pk = pairwise(l);
@@ -401,6 +393,21 @@ pub(super) fn read_values<const J: usize>(vals: &[f64], w: &Window, acc: &mut Ac
 /// lanes let it vectorise.
 pub(super) const LANES: usize = 4;
 
+/// `one(v, lane)` for each value of `vals`, value `i` in lane `i % LANES`,
+/// in whole groups of `LANES` (which vectorise) and then the rest.
+#[inline(always)]
+pub(super) fn by_lanes(vals: &[f64], mut one: impl FnMut(f64, usize)) {
+    let mut groups = vals.chunks_exact(LANES);
+    for g in &mut groups {
+        for (i, &v) in g.iter().enumerate() {
+            one(v, i);
+        }
+    }
+    for (i, &v) in groups.remainder().iter().enumerate() {
+        one(v, i);
+    }
+}
+
 /// The lanes' total, added pairwise (the order every lane sum is combined
 /// in).
 #[inline(always)]
@@ -424,7 +431,7 @@ crate::numeric::simd::multiversion! {
         let (mut left, mut right) = ([0usize; LANES], [0usize; LANES]);
         let mut direct = [[0.0f64; LANES]; J];
         let mut reciprocal = [0.0f64; LANES];
-        let mut one = |v: f64, i: usize| {
+        let one = |v: f64, i: usize| {
             let z = (v - m) / sigma;
             let (l, h) = (z < -t, z > t);
             left[i] += usize::from(l);
@@ -441,15 +448,7 @@ crate::numeric::simd::multiversion! {
                 reciprocal[i] += if inside { 0.0 } else { 1.0 / z.abs() };
             }
         };
-        let mut groups = vals.chunks_exact(LANES);
-        for g in &mut groups {
-            for (i, &v) in g.iter().enumerate() {
-                one(v, i);
-            }
-        }
-        for (i, &v) in groups.remainder().iter().enumerate() {
-            one(v, i);
-        }
+        by_lanes(vals, one);
         for (a, d) in acc.direct.iter_mut().zip(direct) {
             *a += pairwise(d);
         }
