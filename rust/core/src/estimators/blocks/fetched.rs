@@ -2,6 +2,7 @@
 //! runs at once if small), put in runs of about [`run_length`] values in
 //! value order, under a tree of their own, when another step does.
 
+use super::grouped::Grouped;
 use super::tree::{build, read_values, walk, Acc, Node, Window, K};
 use crate::numeric::float::{order_key, sort_by_order_key};
 
@@ -93,37 +94,28 @@ impl Fetched {
 /// all below the next run's — and gives each run's `(start, len)`.
 ///
 /// The values are grouped by the bits of their order keys below those all
-/// share, into about one group per [`run_length`] values: a counting sort,
-/// two passes, a third of the time of sorting ~10⁴ values (the
+/// share, into about one group per [`run_length`] values: the counting
+/// sort the read groups its gathered values with ([`Grouped`]), a third
+/// of the time of sorting ~10⁴ values (the
 /// values inside a run need no order: a run is summed whole, or read
 /// value by value). A group of more than [`CROWDED`] runs' length is
 /// sorted and cut into runs of that length, so that a cut reads no more.
 fn runs(vals: &mut [f64]) -> Vec<(usize, usize)> {
     let n = vals.len();
     let run = run_length(n);
-    let keys: Vec<u64> = vals.iter().map(|&v| order_key(v)).collect();
-    let (lo, hi) = keys
+    let (lo, hi) = vals
         .iter()
-        .fold((u64::MAX, 0), |(a, b), &k| (a.min(k), b.max(k)));
+        .map(|&v| order_key(v))
+        .fold((u64::MAX, 0), |(a, b), k| (a.min(k), b.max(k)));
     let groups = n.div_ceil(run).next_power_of_two();
     let range = hi.saturating_sub(lo);
     let shift = (u64::BITS - range.leading_zeros()).saturating_sub(groups.trailing_zeros());
     // A shift of 64 (one group over keys of both signs) takes every key to 0.
-    let group = |k: u64| (k - lo).checked_shr(shift).unwrap_or(0) as usize;
-    let mut starts = vec![0usize; group(hi.max(lo)) + 2];
-    for &k in &keys {
-        starts[group(k) + 1] += 1;
-    }
-    for g in 1..starts.len() {
-        starts[g] += starts[g - 1];
-    }
-    let mut next = starts.clone();
-    let mut grouped = vec![0.0; n];
-    for (&k, &v) in keys.iter().zip(vals.iter()) {
-        let g = group(k);
-        grouped[next[g]] = v;
-        next[g] += 1;
-    }
+    // Groups number fewer than 2·n/32 + 2: far below `grouped::NONE`.
+    let group = |k: u64| (k - lo).checked_shr(shift).unwrap_or(0) as u32;
+    let slots = if n == 0 { 0 } else { group(hi) as usize + 1 };
+    let keys: Vec<u32> = vals.iter().map(|&v| group(order_key(v))).collect();
+    let (starts, grouped) = Grouped::by_keys(&keys, vals, slots).into_parts();
     vals.copy_from_slice(&grouped);
     let mut out = Vec::with_capacity(starts.len() + n / run);
     for w in starts.windows(2) {

@@ -62,6 +62,12 @@ impl Grouped {
     fn len(&self) -> usize {
         self.vals.len()
     }
+
+    /// The slots' starts (`starts[s]..starts[s + 1]` is slot `s`'s range)
+    /// and the grouped values.
+    pub(super) fn into_parts(self) -> (Vec<usize>, Vec<f64>) {
+        (self.starts, self.vals)
+    }
 }
 
 /// Each of `slots` slots' values: the parts' groups joined in the parts'
