@@ -33,10 +33,36 @@ def mypy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=os.environ.copy())
 
 
+def _stub_parameters(fn, skip=0):
+    """(name, kind, has a default) of each parameter of a stub function."""
+    import inspect
+
+    a = fn.args
+    out = [(p.arg, inspect.Parameter.POSITIONAL_ONLY, False) for p in a.posonlyargs]
+    out += [(p.arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, False) for p in a.args]
+    for k, d in enumerate(a.defaults):  # defaults belong to the last positional parameters
+        name, kind, _ = out[len(out) - len(a.defaults) + k]
+        out[len(out) - len(a.defaults) + k] = (name, kind, True)
+    out += [
+        (p.arg, inspect.Parameter.KEYWORD_ONLY, d is not None)
+        for p, d in zip(a.kwonlyargs, a.kw_defaults)
+    ]
+    return out[skip:]
+
+
+def _runtime_parameters(fn, skip=0):
+    import inspect
+
+    params = list(inspect.signature(fn).parameters.values())[skip:]
+    return [(p.name, p.kind, p.default is not p.empty) for p in params]
+
+
 def test_core_stub_matches_the_extension():
-    """What ``python -m mypy.stubtest outprob._core`` checks of functions
-    (it passes too, in ~10 s): the same functions, each with the same
-    parameters in the same order, read from the extension's signatures."""
+    """What ``python -m mypy.stubtest outprob._core`` checks (it passes too, in
+    ~10 s): the same functions and classes; each function, constructor and
+    method with the same parameters in the same order, of the same kind
+    (positional or keyword-only), with a default where the extension has
+    one; each class with the same methods and readable attributes."""
     import ast
     import inspect
 
@@ -53,33 +79,32 @@ def test_core_stub_matches_the_extension():
     runtime = [n for n in dir(_core) if callable(getattr(_core, n)) and not n.startswith("__")]
     assert sorted([*stubs, *classes]) == sorted(runtime) == sorted(declared) == sorted(_core.__all__)
 
-    def same_parameters(stub, fn, name, skip=0):
-        params = list(inspect.signature(fn).parameters.values())
-        assert [a.arg for a in stub.args.args[skip:]] == [p.name for p in params], name
-        assert all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params), name
-        assert not stub.args.defaults and not stub.args.kwonlyargs, name
-
     for name, stub in stubs.items():
-        same_parameters(stub, getattr(_core, name), name)
+        assert _stub_parameters(stub) == _runtime_parameters(getattr(_core, name)), name
     for name, cls in classes.items():
         runtime_cls = getattr(_core, name)
         methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+        attributes = {a.target.id for a in cls.body if isinstance(a, ast.AnnAssign)}
         public = {m for m in vars(runtime_cls) if not m.startswith("__")}
-        assert set(methods) - {"__new__"} == public, name
+        assert (set(methods) | attributes) - {"__new__"} == public, name
         if "__new__" in methods:  # constructor: the class's text signature (cls is not in it)
-            same_parameters(methods["__new__"], runtime_cls, name, skip=1)
+            assert _stub_parameters(methods["__new__"], skip=1) == _runtime_parameters(runtime_cls), name
         else:  # built by static methods only
             with pytest.raises(TypeError):
                 runtime_cls()
-        for m in public:
-            static = isinstance(inspect.getattr_static(runtime_cls, m), staticmethod)
-            fn = getattr(runtime_cls, m)
-            if not static:  # bound through an instance-free descriptor: drop self
-                sig = inspect.signature(fn)
-                params = [p for p in sig.parameters.values()][1:]
-                assert [a.arg for a in methods[m].args.args[1:]] == [p.name for p in params], (name, m)
-            else:
-                same_parameters(methods[m], fn, (name, m))
+        for m in public - attributes:
+            raw = inspect.getattr_static(runtime_cls, m)
+            stub = methods[m]
+            decorators = {getattr(d, "id", None) for d in stub.decorator_list}
+            if not callable(raw) and not isinstance(raw, staticmethod):  # a readable attribute
+                assert "property" in decorators, (name, m)
+            elif isinstance(raw, staticmethod):
+                assert "staticmethod" in decorators, (name, m)
+                assert _stub_parameters(stub) == _runtime_parameters(getattr(runtime_cls, m)), (name, m)
+            else:  # bound through an instance-free descriptor: drop self
+                assert _stub_parameters(stub, skip=1) == _runtime_parameters(
+                    getattr(runtime_cls, m), skip=1
+                ), (name, m)
 
 
 def test_user_code_passes_mypy_strict():

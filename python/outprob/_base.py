@@ -171,7 +171,7 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         ):
             # The latency path (contract §4): a C-contiguous float ndarray
             # goes to the extension's copy of the fitted state in one call.
-            result = fast[1].try_apply(X, fast[2])
+            result = fast[1].try_apply(X, threads=fast[2])
             if result is not None:
                 if global_transform_output() == "default":
                     return result
@@ -181,7 +181,9 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
             and state.names is None and state.transformer is not None and self._plain_map()
         ):
             threads = self.threads
-            result = state.transformer.try_apply(X, 0 if threads is None else check_threads(threads))
+            result = state.transformer.try_apply(
+                X, threads=0 if threads is None else check_threads(threads)
+            )
             if result is not None:
                 return self._output(result, X, state)
         state = self._get_state()
@@ -209,7 +211,7 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
                 # once per parameter change (__setattr__ drops them).
                 plan = attributes["_plan"] = self._fit_plan()
             if plan:
-                planned = plan.fit_transform(X)
+                planned = plan(X)
                 if planned is not None:
                     fit, result, transformer = planned
                     return self._publish_planned(fit, result, transformer, X)
@@ -286,7 +288,8 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         if self._KIND not in ("gaussian", "linear"):
             return state
         transformer = _core.Transformer(
-            self._KIND, state.first, state.second, state.negate, state.ndim == 2
+            scaling=self._KIND, first=state.first, second=state.second, negate=state.negate,
+            two_d=state.ndim == 2,
         )
         return State(*state[:-1], transformer)  # as _replace, without its cost
 
@@ -322,7 +325,7 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
 
     def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
         if out is None and state.transformer is not None and self._plain_map():
-            result = state.transformer.try_apply(x, check_threads(self.threads))
+            result = state.transformer.try_apply(x, threads=check_threads(self.threads))
             if result is not None:
                 return result
         if out is None:
@@ -332,7 +335,8 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
             if np.shares_memory(out, x):
                 x = x.copy()
         _core.transform(
-            x, out, self._KIND, state.first, state.second, state.negate, check_threads(self.threads)
+            x, out, scaling=self._KIND, first=state.first, second=state.second,
+            negate=state.negate, threads=check_threads(self.threads),
         )
         return out if out.ndim else out[()]
 

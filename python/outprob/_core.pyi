@@ -1,7 +1,9 @@
 """Type stubs of the compiled core (``rust/python``). Arrays are 1-D (or, for
-transforms, any-shape C-contiguous) float32/float64, native byte order.
-``threads``: 0 for every core, else a count (see ``_input.check_threads``).
-Checked against the extension by ``tests/test_typing.py`` (mypy.stubtest)."""
+transforms and streaming batches, any-shape C-contiguous) float32/float64,
+native byte order. ``threads``: 0 for every core, else a count (see
+``_input.check_threads``). Names of estimators, NaN policies, binning
+schemes, ... are parsed by the core, whose ``ValueError`` names the
+parameter. Checked against the extension by ``tests/test_typing.py``."""
 
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
@@ -9,6 +11,20 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "MEstimate",
+    "GaussianFit",
+    "LinearFit",
+    "TopKFit",
+    "SigmoidFit",
+    "MixtureFit",
+    "GammaFit",
+    "Census",
+    "StreamingResult",
+    "SumPart",
+    "Strata",
+    "Evaluation",
+    "ReliabilityCurve",
+    "GaussianSpec",
     "mean",
     "std",
     "median",
@@ -18,25 +34,24 @@ __all__ = [
     "niqr",
     "trimmed_std",
     "m_estimate",
-    "_erf",
     "fit_gaussian",
     "fit_linear",
-    "Transformer",
-    "FitPlan",
-    "transform",
+    "fit_transform_gaussian",
+    "fit_transform_linear",
     "fit_rank",
     "fit_transform_rank",
     "fit_top_k",
     "fit_sigmoid",
     "fit_mixture",
+    "fit_gamma",
+    "transform",
+    "Transformer",
     "transform_rank",
     "transform_params",
-    "fit_gamma",
-    "gamma_transform",
-    "_gamma_pq",
     "GammaMaps",
-    "fit_gaussian_options",
     "gaussian_options_transform",
+    "_erf",
+    "_gamma_pq",
     "evaluate",
     "brier_and_sharpness",
     "refinement_and_calibration",
@@ -63,313 +78,380 @@ __all__ = [
 ]
 
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
-# (location, scale, n_iter, converged, start scale name)
-_MTuple = Tuple[float, float, int, bool, str]
+_Labels = npt.NDArray[np.bool_]
+_Spec = Union[str, float]
 
-def mean(x: _Scores, nan_policy: str, threads: int) -> float: ...
-def std(x: _Scores, ddof: int, nan_policy: str, threads: int) -> float: ...
-def median(x: _Scores, nan_policy: str, threads: int) -> float: ...
-def quantile(x: _Scores, q: List[float], nan_policy: str, threads: int) -> List[float]: ...
-def upper_trimmed_mean(x: _Scores, alpha: float, nan_policy: str, threads: int) -> float: ...
-def nmad(x: _Scores, nan_policy: str, threads: int) -> float: ...
-def niqr(x: _Scores, nan_policy: str, threads: int) -> float: ...
+# -- results ------------------------------------------------------------------------
+
+class MEstimate:
+    """Huber's proposal 2 (contract §3) with one norm."""
+
+    norm: str
+    location: float
+    scale: float
+    n_iter: int
+    converged: bool
+    start: str
+    def __new__(
+        cls, norm: str, location: float, scale: float, n_iter: int, converged: bool, start: str
+    ) -> "MEstimate": ...
+
+class GaussianFit:
+    """A Gaussian fit: μ, σ, the scale used, the M-estimates it ran, and the
+    "sqrt" pretransform's fitted minimum (else None)."""
+
+    center: float
+    scale: float
+    scale_used: str
+    m_estimates: List[MEstimate]
+    pre_min: Optional[float]
+    def __new__(
+        cls, center: float, scale: float, scale_used: str, m_estimates: List[MEstimate],
+        pre_min: Optional[float],
+    ) -> "GaussianFit": ...
+
+class LinearFit:
+    min: float
+    max: float
+    def __new__(cls, min: float, max: float) -> "LinearFit": ...
+
+class TopKFit:
+    cutoff: float
+    max: float
+    def __new__(cls, cutoff: float, max: float) -> "TopKFit": ...
+
+class SigmoidFit:
+    center: float
+    scale: float
+    a: float
+    b: float
+    n_iter: int
+    converged: bool
+    def __new__(
+        cls, center: float, scale: float, a: float, b: float, n_iter: int, converged: bool
+    ) -> "SigmoidFit": ...
+
+class MixtureFit:
+    scale: float
+    alpha: float
+    mu: float
+    sigma: float
+    lambda_: float
+    n_iter: int
+    converged: bool
+    degenerate: bool
+    def __new__(
+        cls, scale: float, alpha: float, mu: float, sigma: float, lambda_: float, n_iter: int,
+        converged: bool, degenerate: bool,
+    ) -> "MixtureFit": ...
+
+class GammaFit:
+    offset: float
+    mean: float
+    scale: float
+    method_used: str
+    def __new__(cls, offset: float, mean: float, scale: float, method_used: str) -> "GammaFit": ...
+
+class Census:
+    """The §5 census of a batch: NaN and ±inf counts with their first
+    index, and the extremes of the non-NaN scores."""
+
+    len: int
+    count: int
+    nan_count: int
+    nan_first: int
+    inf_count: int
+    inf_first: int
+    min: float
+    max: float
+    def __new__(
+        cls, len: int, count: int, nan_count: int, nan_first: int, inf_count: int,
+        inf_first: int, min: float, max: float,
+    ) -> "Census": ...
+
+class StreamingResult:
+    center: float
+    scale: float
+    scale_used: str
+    center_interval: Optional[Tuple[float, float]]
+    scale_interval: Optional[Tuple[float, float]]
+    probability_error: Optional[float]
+    rank_error: float
+    m_estimates: List[MEstimate]
+    n: int
+    def __new__(
+        cls, center: float, scale: float, scale_used: str,
+        center_interval: Optional[Tuple[float, float]],
+        scale_interval: Optional[Tuple[float, float]], probability_error: Optional[float],
+        rank_error: float, m_estimates: List[MEstimate], n: int,
+    ) -> "StreamingResult": ...
+
+class SumPart:
+    negative: bool
+    limbs: List[int]
+    count: int
+    def __new__(cls, negative: bool, limbs: List[int], count: int) -> "SumPart": ...
+
+class Strata:
+    """A measure overall and within each class (NaN for an absent class)."""
+
+    all: float
+    outlier: float
+    inlier: float
+    def __new__(cls, all: float, outlier: float, inlier: float) -> "Strata": ...
+
+class Evaluation:
+    brier: Strata
+    sharpness: Strata
+    refinement: Strata
+    calibration: Strata
+    n_outliers: int
+    n: int
+    def __new__(
+        cls, brier: Strata, sharpness: Strata, refinement: Strata, calibration: Strata,
+        n_outliers: int, n: int,
+    ) -> "Evaluation": ...
+
+class ReliabilityCurve:
+    edges: List[float]
+    mean_probability: List[float]
+    outlier_fraction: List[float]
+    count: List[int]
+    def __new__(
+        cls, edges: List[float], mean_probability: List[float], outlier_fraction: List[float],
+        count: List[int],
+    ) -> "ReliabilityCurve": ...
+
+# -- what a Gaussian fit is asked to do ----------------------------------------------
+
+class GaussianSpec:
+    """A checked Gaussian fit specification (contract §1–§5, §10's options)."""
+
+    def __new__(
+        cls, *, center: _Spec, scale: _Spec, trim: float = ..., ddof: int = ...,
+        maxiter: int = ..., tol: float = ..., nan_policy: str = ..., negate: bool = ...,
+        pretransform: Optional[str] = ..., fixed_center: Optional[float] = ...,
+    ) -> "GaussianSpec": ...
+    def with_trim(self, trim: float) -> "GaussianSpec": ...
+    @property
+    def center(self) -> _Spec: ...
+    @property
+    def scale(self) -> _Spec: ...
+    @property
+    def trim(self) -> float: ...
+    @property
+    def ddof(self) -> int: ...
+    @property
+    def maxiter(self) -> int: ...
+    @property
+    def tol(self) -> float: ...
+    @property
+    def nan_policy(self) -> str: ...
+    @property
+    def negate(self) -> bool: ...
+    @property
+    def pretransform(self) -> Optional[str]: ...
+    @property
+    def fixed_center(self) -> Optional[float]: ...
+    @property
+    def fallbacks(self) -> List[str]:
+        """The scales tried after the chosen one while σ is 0 (contract §5)."""
+
+# -- estimators (contract §1–§3) -----------------------------------------------------
+
+def mean(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
+def std(x: _Scores, *, ddof: int, nan_policy: str, threads: int = ...) -> float: ...
+def median(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
+def quantile(x: _Scores, *, q: List[float], nan_policy: str, threads: int = ...) -> List[float]: ...
+def upper_trimmed_mean(x: _Scores, *, alpha: float, nan_policy: str, threads: int = ...) -> float: ...
+def nmad(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
+def niqr(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
 def trimmed_std(
-    x: _Scores, center: float, alpha: float, nan_policy: str, threads: int
+    x: _Scores, *, center: float, alpha: float, nan_policy: str, threads: int = ...
 ) -> float: ...
 def m_estimate(
-    x: _Scores,
-    norm: str,
-    c: float,
-    tuning: Optional[float],
-    maxiter: int,
-    tol: float,
-    nan_policy: str,
-    threads: int,
-) -> _MTuple: ...
-def fit_gaussian(
-    x: _Scores,
-    center: Union[str, float],
-    scale: Union[str, float],
-    trim: float,
-    ddof: int,
-    maxiter: int,
-    tol: float,
-    nan_policy: str,
-    negate: bool,
-    threads: int,
-) -> Tuple[float, float, str, List[Tuple[str, _MTuple]]]: ...
-def fit_linear(
-    x: _Scores, nan_policy: str, negate: bool, threads: int
-) -> Tuple[float, float]: ...
-def _erf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
+    x: _Scores, *, norm: str, c: float, tuning: Optional[float], maxiter: int, tol: float,
+    nan_policy: str, threads: int = ...,
+) -> MEstimate: ...
+
+# -- fitting (contract §4–§5, §10) ---------------------------------------------------
+
+def fit_gaussian(x: _Scores, *, spec: GaussianSpec, threads: int = ...) -> GaussianFit: ...
+def fit_linear(x: _Scores, *, nan_policy: str, negate: bool, threads: int = ...) -> LinearFit: ...
+def fit_transform_gaussian(
+    x: object, *, spec: GaussianSpec, threads: int = ...
+) -> Optional[Tuple[GaussianFit, _Scores, Transformer]]:
+    """(fit, probabilities, transformer) of a C-contiguous 1-D float ndarray,
+    else None."""
+
+def fit_transform_linear(
+    x: object, *, nan_policy: str, negate: bool, threads: int = ...
+) -> Optional[Tuple[LinearFit, _Scores, Transformer]]: ...
+def fit_rank(
+    x: _Scores, *, nan_policy: str, negate: bool, threads: int = ...
+) -> npt.NDArray[np.float64]: ...
+def fit_transform_rank(
+    x: _Scores, out: _Scores, *, log: bool, nan_policy: str, negate: bool
+) -> npt.NDArray[np.float64]: ...
+def fit_top_k(
+    x: _Scores, *, k: int, nan_policy: str, negate: bool, threads: int = ...
+) -> TopKFit: ...
+def fit_sigmoid(
+    x: _Scores, *, nan_policy: str, negate: bool, maxiter: int, threads: int = ...
+) -> SigmoidFit: ...
+def fit_mixture(
+    x: _Scores, *, nan_policy: str, negate: bool, maxiter: int, tol: float, threads: int = ...
+) -> MixtureFit: ...
+def fit_gamma(
+    x: _Scores, *, method: str, offset: Optional[float], nan_policy: str, negate: bool,
+    threads: int = ...,
+) -> GammaFit: ...
+
+# -- applying fitted maps (contract §4, §10) -----------------------------------------
+
 def transform(
-    x: _Scores,
-    out: _Scores,
-    scaling: str,
-    first: List[float],
-    second: List[float],
-    negate: bool,
-    threads: int,
+    x: _Scores, out: _Scores, *, scaling: str, first: List[float], second: List[float],
+    negate: bool, threads: int = ...,
 ) -> None:
     """``scaling`` "gaussian" (centers, scales) or "linear" (mins, maxs)."""
 
 class Transformer:
-    """A fitted scaling held by the extension (the latency path of transform)."""
+    """A fitted Gaussian or linear scaling held by the extension."""
 
     def __new__(
-        cls, scaling: str, first: List[float], second: List[float], negate: bool, two_d: bool
+        cls, *, scaling: str, first: List[float], second: List[float], negate: bool, two_d: bool
     ) -> "Transformer": ...
-    def try_apply(self, x: object, threads: int) -> Optional[_Scores]:
+    def try_apply(self, x: object, *, threads: int = ...) -> Optional[_Scores]:
         """The probabilities of a C-contiguous float ndarray, else None."""
 
-class FitPlan:
-    """A scaler's checked fitting parameters held by the extension (the
-    latency path of fit_transform)."""
-
-    @staticmethod
-    def gaussian(
-        center: Union[str, float], scale: Union[str, float], trim: float, ddof: int,
-        maxiter: int, tol: float, nan_policy: str, negate: bool, threads: int,
-    ) -> "FitPlan": ...
-    @staticmethod
-    def linear(nan_policy: str, negate: bool, threads: int) -> "FitPlan": ...
-    def fit_transform(
-        self, x: object
-    ) -> Optional[Tuple[Union[Tuple[float, float, str, List[Tuple[str, _MTuple]]], Tuple[float, float]], _Scores, Transformer]]:
-        """(fit, probabilities, transformer) of a C-contiguous 1-D float
-        ndarray, else None."""
-
-# -- contract §10: transformations beyond the paper -------------------------------
-def fit_rank(
-    x: _Scores, nan_policy: str, negate: bool, threads: int
-) -> npt.NDArray[np.float64]: ...
-def fit_transform_rank(
-    x: _Scores, out: _Scores, log: bool, nan_policy: str, negate: bool
-) -> npt.NDArray[np.float64]: ...
-def fit_top_k(
-    x: _Scores, k: int, nan_policy: str, negate: bool, threads: int
-) -> Tuple[float, float]: ...
-def fit_sigmoid(
-    x: _Scores, nan_policy: str, negate: bool, maxiter: int, threads: int
-) -> Tuple[float, float, float, float, int, bool]: ...
-def fit_mixture(
-    x: _Scores, nan_policy: str, negate: bool, maxiter: int, tol: float, threads: int
-) -> Tuple[float, float, float, float, float, int, bool, bool]: ...
 def transform_rank(
-    x: _Scores,
-    out: _Scores,
-    sorted: List[npt.NDArray[np.float64]],
-    log: bool,
-    negate: bool,
-    threads: int,
+    x: _Scores, out: _Scores, *, sorted: List[npt.NDArray[np.float64]], log: bool,
+    negate: bool, threads: int = ...,
 ) -> None: ...
 def transform_params(
-    x: _Scores,
-    out: _Scores,
-    kind: str,
-    params: List[List[float]],
-    negate: bool,
-    threads: int,
+    x: _Scores, out: _Scores, *, kind: str, params: List[List[float]], negate: bool,
+    threads: int = ...,
 ) -> None:
     """``kind`` "top_k" (cutoff, max, binary), "sigmoid" (center, scale, a, b)
     or "mixture" (scale, alpha, mu, sigma, lambda), one row per column."""
-# -- gamma scaling (contract §10) -------------------------------------------------
 
-# (offset, mean, scale, method used)
-def fit_gamma(
-    x: _Scores,
-    method: str,
-    offset: Optional[float],
-    nan_policy: str,
-    negate: bool,
-    threads: int,
-) -> Tuple[float, float, float, str]: ...
-def gamma_transform(
-    x: _Scores,
-    out: _Scores,
-    offsets: List[float],
-    means: List[float],
-    scales: List[float],
-    negate: bool,
-    threads: int,
-) -> None: ...
-# -- GaussianScaler's ELKI options (contract §10) ----------------------------------
-
-# (fit_gaussian's tuple, the "sqrt" pretransform's fitted minimum or NaN)
-def fit_gaussian_options(
-    x: _Scores,
-    center: Union[str, float],
-    scale: Union[str, float],
-    trim: float,
-    ddof: int,
-    maxiter: int,
-    tol: float,
-    nan_policy: str,
-    negate: bool,
-    pretransform: str,
-    fixed_center: Optional[float],
-    threads: int,
-) -> Tuple[Tuple[float, float, str, List[Tuple[str, _MTuple]]], float]: ...
-def gaussian_options_transform(
-    x: _Scores,
-    out: _Scores,
-    pretransform: str,
-    pre_mins: List[float],
-    centers: List[float],
-    scales: List[float],
-    negate: bool,
-    threads: int,
-) -> None: ...
 class GammaMaps:
     """Fitted gamma scalings of the columns, tabulated once."""
 
-    def __new__(cls, offsets: List[float], means: List[float], scales: List[float]) -> "GammaMaps": ...
-    def transform(self, x: _Scores, out: _Scores, negate: bool, threads: int) -> None: ...
+    def __new__(
+        cls, *, offsets: List[float], means: List[float], scales: List[float]
+    ) -> "GammaMaps": ...
+    def transform(self, x: _Scores, out: _Scores, *, negate: bool, threads: int = ...) -> None: ...
 
+def gaussian_options_transform(
+    x: _Scores, out: _Scores, *, pretransform: Optional[str], pre_mins: List[float],
+    centers: List[float], scales: List[float], negate: bool, threads: int = ...,
+) -> None: ...
+def _erf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def _gamma_pq(
     a: npt.NDArray[np.float64], x: npt.NDArray[np.float64]
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
-# (all, outlier, inlier); NaN for an absent class
-_Strata = Tuple[float, float, float]
-_Labels = npt.NDArray[np.bool_]
+# -- evaluation (contract §6) --------------------------------------------------------
 
 def evaluate(
-    p: _Scores, y: _Labels, bins: str, n_bins: List[int], threads: int
-) -> Tuple[_Strata, _Strata, _Strata, _Strata, int, int]: ...
-def brier_and_sharpness(p: _Scores, y: _Labels, threads: int) -> Tuple[_Strata, _Strata]: ...
+    p: _Scores, y: _Labels, *, bins: str, n_bins: List[int], threads: int = ...
+) -> Evaluation: ...
+def brier_and_sharpness(p: _Scores, y: _Labels, *, threads: int = ...) -> Tuple[Strata, Strata]: ...
 def refinement_and_calibration(
-    p: _Scores, y: _Labels, bins: str, n_bins: List[int], threads: int
-) -> Tuple[_Strata, _Strata]: ...
-def bin_edges(p: _Scores, k: int, bins: str, threads: int) -> List[float]: ...
+    p: _Scores, y: _Labels, *, bins: str, n_bins: List[int], threads: int = ...
+) -> Tuple[Strata, Strata]: ...
+def bin_edges(p: _Scores, *, k: int, bins: str, threads: int = ...) -> List[float]: ...
 def reliability_curve(
-    p: _Scores, y: _Labels, bins: str, k: int, threads: int
-) -> Tuple[List[float], List[float], List[float], List[int]]: ...
+    p: _Scores, y: _Labels, *, bins: str, k: int, threads: int = ...
+) -> ReliabilityCurve: ...
 
-# -- streaming (contract §9) ---------------------------------------------------
-
-_Interval = Optional[Tuple[float, float]]
-_Spec = Union[str, float]
+# -- streaming (contract §9) ---------------------------------------------------------
 
 class KllSketch:
     """DataSketches-compatible KLL sketch of doubles (``double=True``) or floats."""
 
-    def __new__(cls, k: int, double: bool, seed: int) -> "KllSketch": ...
+    def __new__(cls, *, k: int, double: bool, seed: int) -> "KllSketch": ...
     def update(self, x: _Scores) -> None: ...
     def merge(self, other: "KllSketch") -> None: ...
     def serialize(self) -> bytes: ...
     @staticmethod
-    def deserialize(data: bytes, double: bool, seed: int) -> "KllSketch": ...
-    def quantiles(self, ranks: List[float], inclusive: bool) -> List[float]: ...
-    def ranks(self, items: List[float], inclusive: bool) -> List[float]: ...
+    def deserialize(data: bytes, *, double: bool, seed: int) -> "KllSketch": ...
+    def quantiles(self, ranks: List[float], *, inclusive: bool) -> List[float]: ...
+    def ranks(self, items: List[float], *, inclusive: bool) -> List[float]: ...
     def weighted_items(self) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64]]: ...
-    def normalized_rank_error(self, pmf: bool) -> float: ...
-    # (k, m, n, num_retained, is_empty, is_estimation_mode, min_k)
-    def info(self) -> Tuple[int, int, int, int, bool, bool, int]: ...
+    def normalized_rank_error(self, *, pmf: bool) -> float: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def min_k(self) -> int: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def num_retained(self) -> int: ...
+    @property
+    def is_estimation_mode(self) -> bool: ...
+    @property
+    def is_double(self) -> bool: ...
+    @property
+    def seed(self) -> int: ...
+    @property
     def extremes(self) -> Optional[Tuple[float, float]]: ...
     def copy(self) -> "KllSketch": ...
 
-def kll_normalized_rank_error(k: int, pmf: bool) -> float: ...
+def kll_normalized_rank_error(k: int, *, pmf: bool) -> float: ...
 
 class StreamingState:
-    """Exact moments plus, when the estimators need order statistics, a sketch."""
+    """Exact moments plus, when the estimators need order statistics, a
+    sketch, for each of ``columns`` score columns."""
 
-    def __new__(
-        cls,
-        center: _Spec,
-        scale: _Spec,
-        trim: float,
-        ddof: int,
-        maxiter: int,
-        tol: float,
-        nan_policy: str,
-        negate: bool,
-        k: int,
-        seed: int,
-    ) -> "StreamingState": ...
-    def update(self, x: _Scores) -> int: ...
+    def __new__(cls, *, spec: GaussianSpec, k: int, seed: int, columns: int) -> "StreamingState": ...
+    def update(self, x: _Scores) -> None: ...
     def merge(self, other: "StreamingState") -> None: ...
-    def n(self) -> int: ...
-    def extremes(self) -> Tuple[float, float]: ...
-    # (center, scale, scale_used, center_interval, scale_interval,
-    #  probability_error, rank_error, [(norm, M-estimate)], n)
-    def result(
-        self,
-    ) -> Tuple[
-        float, float, str, _Interval, _Interval, Optional[float], float, List[Tuple[str, _MTuple]], int
-    ]: ...
-    def parts(self) -> Dict[str, Any]: ...
+    def n(self) -> List[int]: ...
+    def extremes(self) -> List[Tuple[float, float]]: ...
+    def results(self) -> List[StreamingResult]: ...
+    def parts(self) -> List[Dict[str, Any]]: ...
     @staticmethod
-    def from_parts(
-        center: _Spec,
-        scale: _Spec,
-        trim: float,
-        ddof: int,
-        maxiter: int,
-        tol: float,
-        nan_policy: str,
-        negate: bool,
-        moments: Dict[str, Any],
-        sketch: Optional[bytes],
-        seed: int,
-    ) -> "StreamingState": ...
+    def from_parts(*, spec: GaussianSpec, parts: List[Dict[str, Any]]) -> "StreamingState": ...
 
 class WindowState:
-    """The most recent ``size`` scores, refitted exactly."""
+    """The most recent ``size`` scores of each of ``columns`` columns."""
 
-    def __new__(cls, size: int, refit_every: int) -> "WindowState": ...
-    def update(self, x: _Scores, nan_policy: str) -> int: ...
+    def __new__(cls, *, size: int, refit_every: int, columns: int) -> "WindowState": ...
+    def update(self, x: _Scores, *, nan_policy: str) -> None: ...
     def due(self) -> bool: ...
-    def seen(self) -> int: ...
-    def fit_gaussian(
-        self,
-        center: _Spec,
-        scale: _Spec,
-        trim: float,
-        ddof: int,
-        maxiter: int,
-        tol: float,
-        negate: bool,
-    ) -> Tuple[float, float, str, List[Tuple[str, _MTuple]]]: ...
-    def fit_linear(self, negate: bool) -> Tuple[float, float]: ...
-    # (size, refit_every, since_refit, seen, values)
-    def parts(self) -> Tuple[int, int, int, int, npt.NDArray[np.float64]]: ...
+    def seen(self) -> List[int]: ...
+    def fit_gaussian(self, *, spec: GaussianSpec) -> List[GaussianFit]: ...
+    def fit_linear(self, *, negate: bool) -> List[LinearFit]: ...
+    def parts(self) -> List[Dict[str, Any]]: ...
     @staticmethod
-    def from_parts(
-        size: int, refit_every: int, since_refit: int, seen: int, values: List[float]
-    ) -> "WindowState": ...
+    def from_parts(*, size: int, refit_every: int, parts: List[Dict[str, Any]]) -> "WindowState": ...
 
-# -- per-partition kernels of the exact Dask fit (contract §9) -------------------
+# -- per-partition kernels of the exact Dask fit (contract §9) -----------------------
 
-# (len, count, nan count, first nan, inf count, first inf)
-def part_census(x: _Scores) -> Tuple[int, int, int, int, int, int, float, float]: ...
+def part_census(x: _Scores) -> Census: ...
 def part_histogram(
-    x: _Scores, center: Optional[float], negate: bool, lo: int, shift: int, buckets: int
+    x: _Scores, *, center: Optional[float], negate: bool, lo: int, shift: int, buckets: int
 ) -> Tuple[int, npt.NDArray[np.uint64]]: ...
 def part_collect(
-    x: _Scores, center: Optional[float], negate: bool, lo: int, hi: int
+    x: _Scores, *, center: Optional[float], negate: bool, lo: int, hi: int
 ) -> npt.NDArray[np.float64]: ...
-def select_exact(values: List[float], ranks: List[int]) -> List[float]: ...
+def select_exact(values: List[float], *, ranks: List[int]) -> List[float]: ...
 def order_key(v: float) -> int: ...
 def from_order_key(k: int) -> float: ...
-def quantile_ranks(n: int, q: float) -> List[int]: ...
-def quantile_value(n: int, q: float, values: List[float]) -> float: ...
+def quantile_ranks(n: int, *, q: float) -> List[int]: ...
+def quantile_value(n: int, *, q: float, values: List[float]) -> float: ...
 def median_value(values: List[float]) -> float: ...
-def part_sum_below(x: _Scores, negate: bool, v: float) -> Tuple[bool, List[int], int]: ...
-def exact_total(parts: List[Tuple[bool, List[int]]], v: float, ties: int) -> float: ...
+def part_sum_below(x: _Scores, *, negate: bool, v: float) -> SumPart: ...
+def exact_total(parts: List[SumPart], *, v: float, ties: int) -> float: ...
 def part_squares_below(
-    x: _Scores, negate: bool, c: float, w: float, e: int
+    x: _Scores, *, negate: bool, c: float, w: float, e: int
 ) -> Tuple[float, int]: ...
 def part_m_sums(
-    x: _Scores, negate: bool, norm: str, m: float, sigma: float
-) -> Tuple[float, float, float, float, float, float]: ...
-# (location, scale, n_iter, converged, reductions)
+    x: _Scores, *, negate: bool, norm: str, m: float, sigma: float
+) -> List[float]: ...
 def m_iterate(
-    callback: Callable[[float, float], Any],
-    norm: str,
-    maxiter: int,
-    tol: float,
-    n: int,
-    mu0: float,
-    sigma0: float,
-) -> Tuple[float, float, int, bool, int]: ...
+    reduce: Callable[[float, float], Any], *, norm: str, maxiter: int, tol: float, n: int,
+    mu0: float, sigma0: float,
+) -> MEstimate: ...

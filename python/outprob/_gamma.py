@@ -121,14 +121,11 @@ class GammaScaler(ScalerBase):
         _offset(self.offset)
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        offset, mean, scale, used = _core.fit_gamma(
-            x,
-            self.method,
-            _offset(self.offset),
-            self.nan_policy,
-            not self.higher_is_outlier,
-            check_threads(self.threads),
+        f = _core.fit_gamma(
+            x, method=self.method, offset=_offset(self.offset), nan_policy=self.nan_policy,
+            negate=not self.higher_is_outlier, threads=check_threads(self.threads),
         )
+        offset, mean, scale, used = f.offset, f.mean, f.scale, f.method_used
         where = column_label(column)
         notes: Notes = []
         if self.offset == "auto" and offset > 0:
@@ -157,7 +154,7 @@ class GammaScaler(ScalerBase):
             check_out(out, x)
             if np.shares_memory(out, x):
                 x = x.copy()
-        self._maps(state).transform(x, out, state.negate, check_threads(self.threads))
+        self._maps(state).transform(x, out, negate=state.negate, threads=check_threads(self.threads))
         return out if out.ndim else out[()]
 
     def _maps(self, state: State) -> _core.GammaMaps:
@@ -168,7 +165,7 @@ class GammaScaler(ScalerBase):
         if cached is not None and cached[0] is state:
             return cached[1]  # type: ignore[no-any-return]
         offsets = np.atleast_1d(state.attributes["offset_"]).astype(float).tolist()
-        maps = _core.GammaMaps(offsets, state.first, state.second)
+        maps = _core.GammaMaps(offsets=offsets, means=state.first, scales=state.second)
         self._gamma_maps = (state, maps)
         return maps
 

@@ -1,12 +1,12 @@
-"""The latency paths' caches of the scalers (issue #11), a mixin of
+"""The latency paths' caches of the scalers, a mixin of
 :class:`outprob._base.ScalerBase`.
 
 ``_fast`` = (state, transformer, threads): what ``transform``'s latency path
 needs, made when a fit is published (never by ``transform``, which leaves
-``__dict__`` as it was). ``_plan``: the extension's ``FitPlan`` of the
-checked parameters, for ``fit_transform``'s latency path on 1-D float
-arrays. A parameter or output setting assigned after a fit drops ``_fast``
-until the next fit (the general path applies it meanwhile); a parameter
+``__dict__`` as it was). ``_plan``: the extension's fused fit and
+transform with the checked parameters, for ``fit_transform``'s latency
+path on 1-D float arrays. A parameter or output setting assigned after a
+fit drops ``_fast`` until the next fit (the general path applies it meanwhile); a parameter
 also drops ``_plan``. Neither is pickled (``_persist.pickled``).
 """
 
@@ -36,7 +36,7 @@ class LatencyCaches:
         def _output(self, result: Any, X: Any, state: State) -> Any: ...
 
     def _publish_planned(self, fit: Any, result: np.ndarray, transformer: Any, X: np.ndarray) -> Any:
-        """Publishes a fit made by the extension's ``FitPlan`` (the latency
+        """Publishes a fit made by the extension's fused fit (the latency
         path of ``fit_transform``: 1-D float arrays) and returns ``result``
         as ``fit_transform`` does."""
         attributes, notes = self._planned_attributes(fit)
@@ -65,13 +65,14 @@ class LatencyCaches:
         return self._output(result, X, state)
 
     def _fit_plan(self) -> Any:
-        """The extension's ``FitPlan`` of this scaler's parameters, or False
+        """The extension's fused fit and transform of this scaler's
+        parameters (called with the scores), or False
         where ``fit_transform`` of a 1-D array needs the general path
         (subclass hook)."""
         return False
 
     def _planned_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
-        """The fitted attributes and warnings of a ``FitPlan`` fit (as
+        """The fitted attributes and warnings of a fused fit (as
         ``_fit_column`` gives them for a 1-D fit)."""
         raise NotImplementedError
 

@@ -31,7 +31,8 @@ class ParametricScaler(ScalerBase):
             if np.shares_memory(out, x):
                 x = x.copy()
         _core.transform_params(
-            x, out, self._KIND, self._rows(state), state.negate, check_threads(self.threads)
+            x, out, kind=self._KIND, params=self._rows(state), negate=state.negate,
+            threads=check_threads(self.threads),
         )
         return out if out.ndim else out[()]
 
@@ -43,5 +44,8 @@ class ParametricScaler(ScalerBase):
         # The core checks every parameter (finite, in its domain): one probe
         # transform per restored state.
         probe = np.zeros(state.n_features if state.ndim == 2 else 1)
-        _core.transform_params(probe, np.empty_like(probe), self._KIND, self._rows(state), False, 1)
+        _core.transform_params(
+            probe, np.empty_like(probe), kind=self._KIND, params=self._rows(state), negate=False,
+            threads=1,
+        )
         return state

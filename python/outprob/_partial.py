@@ -178,7 +178,7 @@ def stream_from_dict(est: "ScalerBase", data: Any) -> StreamingFit:
     stream = StreamingFit.from_dict(data)
     if not _same_params(stream, new_stream(est)):
         raise ValueError("the stored stream's parameters differ from the scaler's")
-    if stream._states is None:
+    if stream._state is None:
         raise ValueError("the stored stream holds no scores")
     return stream
 

@@ -80,7 +80,8 @@ class RankScaler(ScalerBase):
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         sorted_ = _core.fit_rank(
-            x, self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
+            x, nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
+            threads=check_threads(self.threads),
         )
         return {"sorted_": sorted_}, []
 
@@ -106,7 +107,7 @@ class RankScaler(ScalerBase):
             if np.shares_memory(out, x):
                 x = x.copy()
         sorted_ = _core.fit_transform_rank(
-            x, out, self._LOG, self.nan_policy, not self.higher_is_outlier
+            x, out, log=self._LOG, nan_policy=self.nan_policy, negate=not self.higher_is_outlier
         )
         state = _rank_state([sorted_], 1, None, not self.higher_is_outlier)
         self._state = state
@@ -122,7 +123,8 @@ class RankScaler(ScalerBase):
         sorted_ = state.attributes["sorted_"]
         columns = [sorted_] if state.ndim == 1 else list(sorted_)
         _core.transform_rank(
-            x, out, columns, self._LOG, state.negate, check_threads(self.threads)
+            x, out, sorted=columns, log=self._LOG, negate=state.negate,
+            threads=check_threads(self.threads),
         )
         return out if out.ndim else out[()]
 
@@ -291,9 +293,11 @@ class TopKScaler(ParametricScaler):
         else:
             n = int(np.count_nonzero(~np.isnan(x)))
             k = max(1, math.ceil(float(self.fraction) * n))
-        cutoff, hi = _core.fit_top_k(
-            x, k, self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
+        f = _core.fit_top_k(
+            x, k=k, nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
+            threads=check_threads(self.threads),
         )
+        cutoff, hi = f.cutoff, f.max
         n_valid = int(np.count_nonzero(~np.isnan(x)))
         fit = {"cutoff_": cutoff, "max_": hi, "k_": min(k, n_valid), "binary_": bool(self.binary)}
         return fit, []

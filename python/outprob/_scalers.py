@@ -8,6 +8,7 @@ fitted state, output containers, serialisation, pickling) is
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 import numpy as np
@@ -19,7 +20,6 @@ from ._auto_trim import auto_trim
 from ._base import Notes, ScalerBase, column_label
 from ._persist import State
 from . import _core
-from ._core import fit_gaussian, fit_linear
 from ._gamma import GammaScaler
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._input import (
@@ -34,8 +34,6 @@ from ._input import (
 from .streaming import DEFAULT_K, StreamingResult
 
 Floats = Union[float, npt.NDArray[np.float64]]
-#: The core's arguments of a Gaussian fit after the scores.
-_SpecArgs = Tuple[Union[str, float], Union[str, float], float, int, int, float, str, bool]
 Intervals = Union[Tuple[float, float], npt.NDArray[np.float64]]
 
 
@@ -282,20 +280,8 @@ class GaussianScaler(ScalerBase):
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         trim, chosen = self._trim_for(x)
-        args = (x, *self._spec_args(trim))
-        pre_min = None
-        if self._options():
-            fixed = None if self.fixed_center is None else float(self.fixed_center)
-            (center, scale, scale_used, m_estimates), pre_min = _core.fit_gaussian_options(
-                *args, self.pretransform or "none", fixed, check_threads(self.threads)
-            )
-        else:
-            center, scale, scale_used, m_estimates = fit_gaussian(
-                *args, check_threads(self.threads)
-            )
-        return self._fit_attributes(
-            center, scale, scale_used, m_estimates, trim if chosen else None, pre_min, column
-        )
+        fit = _core.fit_gaussian(x, spec=self._spec(trim), threads=check_threads(self.threads))
+        return self._fit_attributes(fit, trim if chosen else None, column)
 
     def _fit_plan(self) -> Any:
         self._check_params()
@@ -304,64 +290,63 @@ class GaussianScaler(ScalerBase):
             or not self._plain_map()
         ):
             return False
-        return _core.FitPlan.gaussian(*self._spec_args(float(self.trim)), check_threads(self.threads))
+        return partial(
+            _core.fit_transform_gaussian, spec=self._spec(float(self.trim)),
+            threads=check_threads(self.threads),
+        )
 
-    def _spec_args(self, trim: float) -> "_SpecArgs":
-        """The core's arguments of a Gaussian fit after the scores:
-        (center, scale, trim, ddof, maxiter, tol, nan_policy, negate)."""
-        return (
-            estimator_spec(self.center, "center"),
-            estimator_spec(self.scale, "scale"),
-            trim,
-            int(self.ddof),
-            int(self.maxiter),
-            float(self.tol),
-            self.nan_policy,
-            not self.higher_is_outlier,
+    def _spec(self, trim: float) -> _core.GaussianSpec:
+        """The core's specification of this scaler's fit (trim fraction
+        ``trim``)."""
+        return _core.GaussianSpec(
+            center=estimator_spec(self.center, "center"),
+            scale=estimator_spec(self.scale, "scale"),
+            trim=trim,
+            ddof=int(self.ddof),
+            maxiter=int(self.maxiter),
+            tol=float(self.tol),
+            nan_policy=self.nan_policy,
+            negate=not self.higher_is_outlier,
+            pretransform=self.pretransform,
+            fixed_center=None if self.fixed_center is None else float(self.fixed_center),
         )
 
     def _planned_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
-        center, scale, scale_used, m_estimates = fit
-        if m_estimates or scale == 0.0 or scale_used != self.scale:
-            return self._fit_attributes(center, scale, scale_used, m_estimates, None, None, None)
+        if fit.m_estimates or fit.scale == 0.0 or fit.scale_used != self.scale:
+            return self._fit_attributes(fit, None, None)
         # No iteration ran and the chosen scale was used: nothing to warn of.
-        return {"center_": center, "scale_": scale, "scale_used_": scale_used}, []
+        return {"center_": fit.center, "scale_": fit.scale, "scale_used_": fit.scale_used}, []
 
     def _fit_attributes(
-        self,
-        center: float,
-        scale: float,
-        scale_used: str,
-        m_estimates: List[Any],
-        chosen_trim: Optional[float],
-        pre_min: Optional[float],
-        column: Optional[int],
+        self, fit: Any, chosen_trim: Optional[float], column: Optional[int]
     ) -> Tuple[Dict[str, Any], Notes]:
         """One column's fitted attributes and warnings from the core's fit."""
         where = column_label(column)
         notes: Notes = []
-        for norm, (_, _, n_iter, converged, start) in m_estimates:
-            if start not in ("nmad", "constant"):
+        for m in fit.m_estimates:
+            if m.start not in ("nmad", "constant"):
                 notes.append((ZeroScaleWarning, (
                     f"the nMAD{where} is zero (more than half of the scores tie); "
-                    f"Huber's proposal 2 ({norm}) started from the {start} instead"
+                    f"Huber's proposal 2 ({m.norm}) started from the {m.start} instead"
                 )))
-            if not converged:
+            if not m.converged:
                 notes.append((ConvergenceWarning, (
-                    f"Huber's proposal 2 ({norm}){where} did not converge: stopped after "
-                    f"{n_iter} of at most maxiter={self.maxiter} iterations (tol={self.tol}); "
+                    f"Huber's proposal 2 ({m.norm}){where} did not converge: stopped after "
+                    f"{m.n_iter} of at most maxiter={self.maxiter} iterations (tol={self.tol}); "
                     "using the last iterate"
                 )))
-        notes += self._scale_notes(center, scale, scale_used, where)
-        fit: Dict[str, Any] = {"center_": center, "scale_": scale, "scale_used_": scale_used}
+        notes += self._scale_notes(fit.center, fit.scale, fit.scale_used, where)
+        attributes: Dict[str, Any] = {
+            "center_": fit.center, "scale_": fit.scale, "scale_used_": fit.scale_used
+        }
         if self.pretransform == "sqrt":
-            fit["pre_min_"] = pre_min
+            attributes["pre_min_"] = fit.pre_min
         if chosen_trim is not None:
-            fit["trim_"] = chosen_trim
-        if m_estimates:
-            fit["n_iter_"] = max(m[1][2] for m in m_estimates)
-            fit["converged_"] = all(m[1][3] for m in m_estimates)
-        return fit, notes
+            attributes["trim_"] = chosen_trim
+        if fit.m_estimates:
+            attributes["n_iter_"] = max(m.n_iter for m in fit.m_estimates)
+            attributes["converged_"] = all(m.converged for m in fit.m_estimates)
+        return attributes, notes
 
     def _scale_notes(self, center: float, scale: float, scale_used: str, where: str) -> Notes:
         """The warnings of the §2 fallback chain."""
@@ -435,13 +420,17 @@ class GaussianScaler(ScalerBase):
         scales = [lam * s for s in state.second]
         threads = check_threads(self.threads)
         if self.pretransform is None:
-            _core.transform(x, out, "gaussian", state.first, scales, state.negate, threads)
+            _core.transform(
+                x, out, scaling="gaussian", first=state.first, second=scales,
+                negate=state.negate, threads=threads,
+            )
         else:
             n = len(state.first)
             mins = state.attributes.get("pre_min_", np.nan)
             pre_mins = [float(v) for v in np.broadcast_to(np.asarray(mins, dtype=float), (n,))]
             _core.gaussian_options_transform(
-                x, out, self.pretransform, pre_mins, state.first, scales, state.negate, threads
+                x, out, pretransform=self.pretransform, pre_mins=pre_mins, centers=state.first,
+                scales=scales, negate=state.negate, threads=threads,
             )
         return out if out.ndim else out[()]
 
@@ -574,22 +563,23 @@ class LinearScaler(ScalerBase):
         )
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        lo, hi = fit_linear(
-            x, self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
+        fit = _core.fit_linear(
+            x, nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
+            threads=check_threads(self.threads),
         )
-        return {"min_": lo, "max_": hi}, []
+        return {"min_": fit.min, "max_": fit.max}, []
 
     def _fit_plan(self) -> Any:
         self._check_params()
         if self.window is not None:
             return False
-        return _core.FitPlan.linear(
-            self.nan_policy, not self.higher_is_outlier, check_threads(self.threads)
+        return partial(
+            _core.fit_transform_linear, nan_policy=self.nan_policy,
+            negate=not self.higher_is_outlier, threads=check_threads(self.threads),
         )
 
     def _planned_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
-        lo, hi = fit
-        return {"min_": lo, "max_": hi}, []
+        return {"min_": fit.min, "max_": fit.max}, []
 
     def _stream_params(self) -> Dict[str, Any]:
         self._check_streamable(("nan_policy", "higher_is_outlier", "threads", "window", "refit_every"))

@@ -96,13 +96,11 @@ class SigmoidScaler(ParametricScaler):
         check_int(self.maxiter, "maxiter", 1)
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        center, scale, a, b, n_iter, converged = _core.fit_sigmoid(
-            x,
-            self.nan_policy,
-            not self.higher_is_outlier,
-            int(self.maxiter),
-            check_threads(self.threads),
+        f = _core.fit_sigmoid(
+            x, nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
+            maxiter=int(self.maxiter), threads=check_threads(self.threads),
         )
+        center, scale, a, b, n_iter, converged = f.center, f.scale, f.a, f.b, f.n_iter, f.converged
         where = column_label(column)
         notes: Notes = []
         if scale == 0.0:
@@ -242,17 +240,14 @@ class MixtureScaler(ParametricScaler):
         return tags
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        scale, alpha, mu, sigma, lam, n_iter, converged, degenerate = _core.fit_mixture(
-            x,
-            self.nan_policy,
-            not self.higher_is_outlier,
-            int(self.maxiter),
-            float(self.tol),
-            check_threads(self.threads),
+        f = _core.fit_mixture(
+            x, nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
+            maxiter=int(self.maxiter), tol=float(self.tol), threads=check_threads(self.threads),
         )
+        n_iter, converged, degenerate = f.n_iter, f.converged, f.degenerate
         where = column_label(column)
         notes: Notes = []
-        if degenerate and alpha == 0.0 and n_iter == 0:
+        if degenerate and f.alpha == 0.0 and n_iter == 0:
             notes.append((ZeroScaleWarning, (
                 f"the scores{where} are constant: no outlier component, every score maps to 0"
             )))
@@ -266,8 +261,8 @@ class MixtureScaler(ParametricScaler):
                 f"the mixture EM{where} did not converge within maxiter={self.maxiter} "
                 f"iterations (tol={self.tol}); using the last iterate"
             )))
-        fit = {"scale_": scale, "alpha_": alpha, "mu_": mu, "sigma_": sigma, "lambda_": lam,
-               "n_iter_": n_iter, "converged_": converged}  # fmt: skip
+        fit = {"scale_": f.scale, "alpha_": f.alpha, "mu_": f.mu, "sigma_": f.sigma,
+               "lambda_": f.lambda_, "n_iter_": n_iter, "converged_": converged}  # fmt: skip
         return fit, notes
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:

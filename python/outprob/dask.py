@@ -150,18 +150,25 @@ def _census(run: _Runner, params: Dict[str, Any], moments: bool,
     negate = not params["higher_is_outlier"]
     nan_policy = params["nan_policy"]
 
+    ddof = params["ddof"]
+
+    def spec() -> Any:
+        # Made where it is used: the kernel travels to workers, a spec does
+        # not pickle.
+        return _core.GaussianSpec(center="mean", scale="std", ddof=ddof, negate=negate)
+
     def kernel(x: np.ndarray) -> Any:
         census = _core.part_census(x)
-        if census[4]:
+        if census.inf_count:
             return census, None, None
         sk = None
         if sketch:
-            k = _core.KllSketch(sketch, True, 0)
+            k = _core.KllSketch(k=sketch, double=True, seed=0)
             k.update(-x if negate else x)
             sk = k.serialize()
         if not moments:
             return census, None, sk
-        state = _core.StreamingState("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit", negate, 8, 0)
+        state = _core.StreamingState(spec=spec(), k=8, seed=0, columns=1)
         state.update(x)
         return census, state.parts(), sk
 
@@ -171,9 +178,11 @@ def _census(run: _Runner, params: Dict[str, Any], moments: bool,
     first_nan = first_inf = None
     state = None
     merged = None
-    for (length, c, nan_c, nan_f, inf_c, inf_f, p_lo, p_hi), parts, sk in out:
+    for census, parts, sk in out:
+        length, c, nan_c, nan_f = census.len, census.count, census.nan_count, census.nan_first
+        inf_c, inf_f, p_lo, p_hi = census.inf_count, census.inf_first, census.min, census.max
         if sk is not None:
-            part_sketch = _core.KllSketch.deserialize(bytes(sk), True, 0)
+            part_sketch = _core.KllSketch.deserialize(bytes(sk), double=True, seed=0)
             if merged is None:
                 merged = part_sketch
             else:
@@ -189,8 +198,7 @@ def _census(run: _Runner, params: Dict[str, Any], moments: bool,
         if c:
             lo, hi = min(lo, p_lo), max(hi, p_hi)
         if parts is not None:
-            s = _core.StreamingState.from_parts("mean", "std", 0.1, params["ddof"], 30, 1e-8, "omit",
-                                                negate, parts["moments"], None, 0)
+            s = _core.StreamingState.from_parts(spec=spec(), parts=parts)
             if state is None:
                 state = s
             else:
@@ -220,8 +228,9 @@ def _guess_pass(run: _Runner, negate: bool, center: Optional[float],
     brackets = sorted({(_core.order_key(a), _core.order_key(b)) for a, b in guesses.values()})
 
     def kernel(x: np.ndarray) -> Any:
-        return [(_core.part_histogram(x, center, negate, lo, 63, 1)[0],
-                 _core.part_collect(x, center, negate, lo, hi)) for lo, hi in brackets]
+        return [(_core.part_histogram(x, center=center, negate=negate, lo=lo, shift=63, buckets=1)[0],
+                 _core.part_collect(x, center=center, negate=negate, lo=lo, hi=hi))
+                for lo, hi in brackets]
 
     out = run.map(kernel)
     values: Dict[int, float] = {}
@@ -232,7 +241,7 @@ def _guess_pass(run: _Runner, negate: bool, center: Optional[float],
                     if (_core.order_key(a), _core.order_key(b)) == (lo, hi)
                     and below <= r < below + vals.size)
         if rs:
-            values.update(zip(rs, _core.select_exact(vals.tolist(), [r - below for r in rs])))
+            values.update(zip(rs, _core.select_exact(vals.tolist(), ranks=[r - below for r in rs])))
     return values
 
 
@@ -264,7 +273,8 @@ def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float
             specs.append((lo, hi, shift, ((span - 1) >> shift) + 1))
 
         def histogram_kernel(x: np.ndarray, specs: List[Tuple[int, int, int, int]] = specs) -> Any:
-            return [_core.part_histogram(x, center, negate, lo, shift, nb) for lo, _, shift, nb in specs]
+            return [_core.part_histogram(x, center=center, negate=negate, lo=lo, shift=shift, buckets=nb)
+                    for lo, _, shift, nb in specs]
 
         out = run.map(histogram_kernel)
         for i, (lo, hi, shift, nb) in enumerate(specs):
@@ -287,13 +297,14 @@ def _select(run: _Runner, negate: bool, center: Optional[float], lo_value: float
             values[r] = float(_core.from_order_key(lo))
     if to_collect:
         def collect_kernel(x: np.ndarray) -> Any:
-            return [_core.part_collect(x, center, negate, lo, hi) for lo, hi in to_collect]
+            return [_core.part_collect(x, center=center, negate=negate, lo=lo, hi=hi)
+                    for lo, hi in to_collect]
 
         out = run.map(collect_kernel)
         for i, (lo, hi) in enumerate(to_collect):
             vals = np.concatenate([p[i] for p in out]).tolist()
             rs = sorted(r for r, d in done.items() if (d[0], d[1]) == (lo, hi))
-            got = _core.select_exact(vals, [r - done[r][2] for r in rs])
+            got = _core.select_exact(vals, ranks=[r - done[r][2] for r in rs])
             values.update(zip(rs, got))
     return values
 
@@ -338,7 +349,7 @@ class _Column:
         v, cw = v[order], np.cumsum(np.asarray(w)[order])
         # Deviation counts err by up to twice the sketch's rank error ε
         # (with its 99% confidence); a margin on top.
-        slack = 2.5 * self.sketch.normalized_rank_error(False) * self.n + 2
+        slack = 2.5 * self.sketch.normalized_rank_error(pmf=False) * self.n + 2
         if 2 * slack > self.collect_max:  # a bracket would hold too many values to collect
             return {}
         guesses = {r: _bracket(v, cw, r, slack) for r in ranks}
@@ -373,20 +384,20 @@ class _Column:
     def niqr(self) -> float:
         if "niqr" not in self.cache:
             qs = (0.25, 0.75)
-            rank_sets = [list(_core.quantile_ranks(self.n, q)) for q in qs]
+            rank_sets = [list(_core.quantile_ranks(self.n, q=q)) for q in qs]
             vals = dict(zip(sorted({r for rs in rank_sets for r in rs}),
                             self.values(sorted({r for rs in rank_sets for r in rs}))))
-            q1, q3 = (float(_core.quantile_value(self.n, q, [vals[r] for r in rs])) for q, rs in zip(qs, rank_sets))
+            q1, q3 = (float(_core.quantile_value(self.n, q=q, values=[vals[r] for r in rs]))
+                      for q, rs in zip(qs, rank_sets))
             self.cache["niqr"] = (q3 - q1) / NIQR_DIVISOR
         return float(self.cache["niqr"])
 
     def mean(self) -> float:
-        m = self.state.result()[0]
-        return float(m)
+        return float(self.state.results()[0].center)
 
     def std(self) -> float:
         try:
-            return float(self.state.result()[1])
+            return float(self.state.results()[0].scale)
         except ValueError:  # N <= ddof: no spread measurable (as in-memory)
             return 0.0
 
@@ -400,9 +411,9 @@ class _Column:
             return self.mean()
         v = self.values([keep - 1])[0]
         negate = self.negate
-        out = self.run.map(lambda x: _core.part_sum_below(x, negate, v))
-        below = sum(int(o[2]) for o in out)
-        total = _core.exact_total([(o[0], list(o[1])) for o in out], v, keep - below)
+        out = self.run.map(lambda x: _core.part_sum_below(x, negate=negate, v=v))
+        below = sum(int(o.count) for o in out)
+        total = _core.exact_total(out, v=v, ties=keep - below)
         return float(total) / keep
 
     def trimmed_std(self, c: float) -> float:
@@ -412,7 +423,7 @@ class _Column:
             return 0.0
         e = int(np.clip(np.frexp(w)[1] - 1, -1022, 1022))
         negate = self.negate
-        out = self.run.map(lambda x: _core.part_squares_below(x, negate, c, w, e))
+        out = self.run.map(lambda x: _core.part_squares_below(x, negate=negate, c=c, w=w, e=e))
         count = sum(int(o[1]) for o in out)
         tie = np.ldexp(w, -e)
         total = float(np.sum([o[0] for o in out])) + (keep - count) * tie * tie
@@ -426,29 +437,28 @@ class _Column:
         if sigma0 <= 0:
             sigma0 = self.niqr()
         if sigma0 <= 0:
-            sigma0 = float(self.state.result()[1]) if self.p["ddof"] == 0 else _std0(self)
+            sigma0 = float(self.state.results()[0].scale) if self.p["ddof"] == 0 else _std0(self)
         if sigma0 <= 0:
             result = (mu0, 0.0, 0, True)
         else:
             negate = self.negate
 
             def reduce(m: float, sigma: float) -> List[float]:
-                out = self.run.map(lambda x: _core.part_m_sums(x, negate, norm, m, sigma))
+                out = self.run.map(
+                    lambda x: _core.part_m_sums(x, negate=negate, norm=norm, m=m, sigma=sigma))
                 return [float(v) for v in np.sum(np.array(out, dtype=np.float64), axis=0)]
 
-            loc, scale, n_iter, conv, _ = _core.m_iterate(
-                reduce, norm, self.p["maxiter"], self.p["tol"], self.n, mu0, sigma0)
-            result = (loc, scale, n_iter, conv)
+            e = _core.m_iterate(reduce, norm=norm, maxiter=self.p["maxiter"], tol=self.p["tol"],
+                                n=self.n, mu0=mu0, sigma0=sigma0)
+            result = (e.location, e.scale, e.n_iter, e.converged)
         self.m = (norm, result)
         return result
 
 
 def _std0(col: _Column) -> float:
-    negate = col.negate
-    parts = col.state.parts()
-    st = _core.StreamingState.from_parts("mean", "std", 0.1, 0, 30, 1e-8, "omit", negate,
-                                         parts["moments"], None, 0)
-    return float(st.result()[1])
+    spec = _core.GaussianSpec(center="mean", scale="std", negate=col.negate)
+    st = _core.StreamingState.from_parts(spec=spec, parts=col.state.parts())
+    return float(st.results()[0].scale)
 
 
 def _gaussian_column(col: _Column, p: Dict[str, Any]) -> Dict[str, Any]:
@@ -485,8 +495,8 @@ def _gaussian_column(col: _Column, p: Dict[str, Any]) -> Dict[str, Any]:
         fitted["n_iter_"], fitted["converged_"] = n_iter, conv
         return s
 
-    chain = [scale_spec] + ([] if scale_spec == "std" or not isinstance(scale_spec, str)
-                            else (["std"] if scale_spec == "niqr" else ["niqr", "std"]))
+    # The §5 fallback chain, as the core defines it.
+    chain = [scale_spec, *_core.GaussianSpec(center="mean", scale=scale_spec).fallbacks]
     used, s = chain[0], scale(chain[0])
     for fallback in chain[1:]:
         if s > 0:

@@ -147,6 +147,11 @@ class Strata(NamedTuple):
         return {"outlier": self.outliers, "inlier": self.inliers}.get(stratify, self.stratified)
 
 
+def _strata(s: Any) -> Strata:
+    """The core's strata of a measure as a :class:`Strata`."""
+    return Strata(s.all, s.outlier, s.inlier)
+
+
 # -- the four measures --------------------------------------------------------------------
 
 
@@ -166,8 +171,8 @@ def brier_score(
     0.25
     """
     y, q = _pair(y_true, p)
-    brier, _ = _core.brier_and_sharpness(q, y, check_threads(threads))
-    return Strata(*brier).select(stratify, "Brier score")
+    brier, _ = _core.brier_and_sharpness(q, y, threads=check_threads(threads))
+    return _strata(brier).select(stratify, "Brier score")
 
 
 def sharpness_error(
@@ -183,8 +188,8 @@ def sharpness_error(
     0.5
     """
     y, q = _pair(y_true, p)
-    _, sharp = _core.brier_and_sharpness(q, y, check_threads(threads))
-    return Strata(*sharp).select(stratify, "sharpness error")
+    _, sharp = _core.brier_and_sharpness(q, y, threads=check_threads(threads))
+    return _strata(sharp).select(stratify, "sharpness error")
 
 
 def _binned(
@@ -192,9 +197,9 @@ def _binned(
 ) -> Tuple[Strata, Strata]:
     y, q = _pair(y_true, p)
     r, c = _core.refinement_and_calibration(
-        q, y, _scheme(bins), _n_bins(n_bins), check_threads(threads)
+        q, y, bins=_scheme(bins), n_bins=_n_bins(n_bins), threads=check_threads(threads)
     )
-    return Strata(*r), Strata(*c)
+    return _strata(r), _strata(c)
 
 
 def refinement_error(
@@ -270,7 +275,9 @@ def bin_edges(
     array([0.  , 0.25, 1.  ])
     """
     q = as_float_array(p, "p").reshape(-1)
-    return np.array(_core.bin_edges(q, _bin_count(k, "k"), _scheme(scheme), check_threads(threads)))
+    return np.array(
+        _core.bin_edges(q, k=_bin_count(k, "k"), bins=_scheme(scheme), threads=check_threads(threads))
+    )
 
 
 class ReliabilityCurve(NamedTuple):
@@ -326,10 +333,11 @@ def reliability_curve(
     """
     y, q = _pair(y_true, p)
     (k,) = _n_bins(n_bins)
-    edges, mean_p, frac, count = _core.reliability_curve(
-        q, y, _scheme(bins), k, check_threads(threads)
+    c = _core.reliability_curve(q, y, bins=_scheme(bins), k=k, threads=check_threads(threads))
+    return ReliabilityCurve(
+        np.array(c.mean_probability), np.array(c.outlier_fraction),
+        np.array(c.count, dtype=np.intp), np.array(c.edges),
     )
-    return ReliabilityCurve(np.array(mean_p), np.array(frac), np.array(count, dtype=np.intp), np.array(edges))
 
 
 # -- comparing transformations ---------------------------------------------------------------
@@ -554,19 +562,18 @@ def evaluate(
     """
     y, q = _pair(y_true, p)
     ks = _n_bins(n_bins)
-    brier, sharp, refine, calib, n_out, n = _core.evaluate(
-        q, y, _scheme(bins), ks, check_threads(threads)
-    )
+    e = _core.evaluate(q, y, bins=_scheme(bins), n_bins=ks, threads=check_threads(threads))
+    n_out, n = e.n_outliers, e.n
     notes = []
     if n_out == 0:
         notes.append("y_true holds no outliers: the outlier and stratified columns are NaN")
     if n_out == n:
         notes.append("y_true holds no inliers: the inlier and stratified columns are NaN")
     return Evaluation(
-        Strata(*brier),
-        Strata(*sharp),
-        Strata(*refine),
-        Strata(*calib),
+        _strata(e.brier),
+        _strata(e.sharpness),
+        _strata(e.refinement),
+        _strata(e.calibration),
         n_outliers=n_out,
         n_inliers=n - n_out,
         bins=bins,

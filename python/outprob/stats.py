@@ -120,7 +120,7 @@ def mean(
     0.3333333333333333
     """
     t = check_threads(threads)
-    return _reduce(x, axis, nan_policy, lambda r: _core.mean(r, nan_policy, t))
+    return _reduce(x, axis, nan_policy, lambda r: _core.mean(r, nan_policy=nan_policy, threads=t))
 
 
 @overload
@@ -157,7 +157,7 @@ def std(
     """
     ddof = check_int(ddof, "ddof", 0)
     t = check_threads(threads)
-    return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof, nan_policy, t))
+    return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof=ddof, nan_policy=nan_policy, threads=t))
 
 
 @overload
@@ -187,7 +187,7 @@ def median(
     2.5
     """
     t = check_threads(threads)
-    return _reduce(x, axis, nan_policy, lambda r: _core.median(r, nan_policy, t))
+    return _reduce(x, axis, nan_policy, lambda r: _core.median(r, nan_policy=nan_policy, threads=t))
 
 
 @overload
@@ -235,10 +235,10 @@ def quantile(
     t = check_threads(threads)
     a = as_float_array(x)
     if axis is None:
-        values = np.array(_core.quantile(a.reshape(-1), flat_q, nan_policy, t), dtype=a.dtype)
+        values = np.array(_core.quantile(a.reshape(-1), q=flat_q, nan_policy=nan_policy, threads=t), dtype=a.dtype)
         return values.reshape(qs.shape) if qs.ndim else values[0]
     moved, rows = _rows(a, axis)
-    table = np.array([_core.quantile(r, flat_q, nan_policy, t) for r in rows], dtype=a.dtype)
+    table = np.array([_core.quantile(r, q=flat_q, nan_policy=nan_policy, threads=t) for r in rows], dtype=a.dtype)
     out = np.moveaxis(table.reshape(moved.shape[:-1] + (len(flat_q),)), -1, 0)
     return out.reshape(qs.shape + moved.shape[:-1])
 
@@ -281,7 +281,7 @@ def upper_trimmed_mean(
     alpha = check_fraction(alpha, "alpha")
     t = check_threads(threads)
     return _reduce(
-        x, axis, nan_policy, lambda r: _core.upper_trimmed_mean(r, alpha, nan_policy, t)
+        x, axis, nan_policy, lambda r: _core.upper_trimmed_mean(r, alpha=alpha, nan_policy=nan_policy, threads=t)
     )
 
 
@@ -313,7 +313,7 @@ def nmad(
     1.482602
     """
     t = check_threads(threads)
-    return _reduce(x, axis, nan_policy, lambda r: _core.nmad(r, nan_policy, t))
+    return _reduce(x, axis, nan_policy, lambda r: _core.nmad(r, nan_policy=nan_policy, threads=t))
 
 
 @overload
@@ -343,7 +343,7 @@ def niqr(
     1.482602
     """
     t = check_threads(threads)
-    return _reduce(x, axis, nan_policy, lambda r: _core.niqr(r, nan_policy, t))
+    return _reduce(x, axis, nan_policy, lambda r: _core.niqr(r, nan_policy=nan_policy, threads=t))
 
 
 @overload
@@ -391,7 +391,7 @@ def trimmed_std(
         raise ValueError(f"center must be finite, got {center!r}")
     t = check_threads(threads)
     return _reduce(
-        x, axis, nan_policy, lambda r: _core.trimmed_std(r, c, alpha, nan_policy, t)
+        x, axis, nan_policy, lambda r: _core.trimmed_std(r, center=c, alpha=alpha, nan_policy=nan_policy, threads=t)
     )
 
 
@@ -465,9 +465,11 @@ def m_estimate(
     maxiter = check_int(maxiter, "maxiter", 1, MAX_ITER)
     tol = check_positive(tol, "tol")
     a = as_float_array(x)
-    loc, scale, n_iter, converged, _start = _core.m_estimate(
-        a.reshape(-1), norm, c, t, maxiter, tol, nan_policy, check_threads(threads)
+    e = _core.m_estimate(
+        a.reshape(-1), norm=norm, c=c, tuning=t, maxiter=maxiter, tol=tol,
+        nan_policy=nan_policy, threads=check_threads(threads),
     )
+    loc, scale, n_iter, converged = e.location, e.scale, e.n_iter, e.converged
     if not converged:
         warnings.warn(
             f"Huber's proposal 2 ({norm}) did not converge: stopped after {n_iter} of at "

@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import base64
+import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -55,7 +56,7 @@ def normalized_rank_error(k: int, pmf: bool = False) -> float:
     >>> round(normalized_rank_error(800), 5)
     0.00345
     """
-    return float(_core.kll_normalized_rank_error(check_int(k, "k", 1), bool(pmf)))
+    return float(_core.kll_normalized_rank_error(check_int(k, "k", 1), pmf=bool(pmf)))
 
 
 class KLLSketch:
@@ -100,7 +101,9 @@ class KLLSketch:
     def __init__(self, k: int = DEFAULT_K, dtype: str = "float64", seed: int = 0) -> None:
         if dtype not in ("float64", "float32"):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
-        self._s = _core.KllSketch(check_int(k, "k", 1), dtype == "float64", check_int(seed, "seed", 0))
+        self._s = _core.KllSketch(
+            k=check_int(k, "k", 1), double=dtype == "float64", seed=check_int(seed, "seed", 0)
+        )
 
     @classmethod
     def _wrap(cls, s: Any) -> "KLLSketch":
@@ -129,23 +132,25 @@ class KLLSketch:
         """Reads DataSketches' bytes (checked: garbage raises ``ValueError``)."""
         if dtype not in ("float64", "float32"):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
-        return cls._wrap(_core.KllSketch.deserialize(bytes(data), dtype == "float64", seed))
+        return cls._wrap(
+            _core.KllSketch.deserialize(bytes(data), double=dtype == "float64", seed=seed)
+        )
 
     def quantile(self, rank: float, inclusive: bool = True) -> float:
         """The item of normalized rank ``rank`` (DataSketches' ``get_quantile``)."""
-        return float(self._s.quantiles([float(rank)], bool(inclusive))[0])
+        return float(self._s.quantiles([float(rank)], inclusive=bool(inclusive))[0])
 
     def quantiles(self, ranks: Sequence[float], inclusive: bool = True) -> np.ndarray:
         """:meth:`quantile` of several ranks."""
-        return np.array(self._s.quantiles([float(r) for r in ranks], bool(inclusive)))
+        return np.array(self._s.quantiles([float(r) for r in ranks], inclusive=bool(inclusive)))
 
     def rank(self, item: float, inclusive: bool = True) -> float:
         """Normalized rank of ``item`` (DataSketches' ``get_rank``)."""
-        return float(self._s.ranks([float(item)], bool(inclusive))[0])
+        return float(self._s.ranks([float(item)], inclusive=bool(inclusive))[0])
 
     def get_normalized_rank_error(self, pmf: bool = False) -> float:
         """ε of this sketch (of the smallest k merged in)."""
-        return float(self._s.normalized_rank_error(bool(pmf)))
+        return float(self._s.normalized_rank_error(pmf=bool(pmf)))
 
     def weighted_items(self) -> Tuple[np.ndarray, np.ndarray]:
         """Retained items (ascending) and their weights."""
@@ -154,19 +159,19 @@ class KLLSketch:
 
     @property
     def k(self) -> int:
-        return int(self._s.info()[0])
+        return int(self._s.k)
 
     @property
     def n(self) -> int:
-        return int(self._s.info()[2])
+        return int(self._s.n)
 
     @property
     def num_retained(self) -> int:
-        return int(self._s.info()[3])
+        return int(self._s.num_retained)
 
     @property
     def is_estimation_mode(self) -> bool:
-        return bool(self._s.info()[4])
+        return bool(self._s.is_estimation_mode)
 
     @property
     def is_empty(self) -> bool:
@@ -174,20 +179,20 @@ class KLLSketch:
 
     @property
     def dtype(self) -> str:
-        return "float64" if self._s.info()[5] else "float32"
+        return "float64" if self._s.is_double else "float32"
 
     @property
     def min(self) -> Optional[float]:
-        e = self._s.extremes()
+        e = self._s.extremes
         return None if e is None else float(e[0])
 
     @property
     def max(self) -> Optional[float]:
-        e = self._s.extremes()
+        e = self._s.extremes
         return None if e is None else float(e[1])
 
     def __reduce__(self) -> Any:
-        return (_kll_from_bytes, (self.serialize(), self.dtype, int(self._s.info()[6])))
+        return (_kll_from_bytes, (self.serialize(), self.dtype, int(self._s.seed)))
 
     def __copy__(self) -> "KLLSketch":
         return KLLSketch._wrap(self._s.copy())
@@ -304,60 +309,63 @@ class StreamingFit:
             refit_every=None if refit_every is None else check_int(refit_every, "refit_every", 1),
             seed=check_int(seed, "seed", 0),
         )
-        self._states: Optional[List[Any]] = None
+        # One state for every column, made by the first batch: the core's
+        # streaming state or window (updated and merged whole under its
+        # lock), or the extremes of a linear fit.
+        self._state: Optional[Any] = None
         self._ndim: Optional[int] = None
         self._fitted: Optional[List[StreamingResult]] = None
 
-    def _new_state(self) -> Any:
+    def spec(self) -> Any:
+        """The core's :class:`~outprob._core.GaussianSpec` of these parameters."""
+        p = self.params
+        gaussian = p["scaling"] == "gaussian"
+        return _core.GaussianSpec(
+            center=p["center"] if gaussian else "mean", scale=p["scale"] if gaussian else "std",
+            trim=p["trim"], ddof=p["ddof"], maxiter=p["maxiter"], tol=p["tol"],
+            nan_policy=p["nan_policy"], negate=not p["higher_is_outlier"],
+        )
+
+    def _new_state(self, columns: int) -> Any:
         p = self.params
         if p["window"] is not None:
-            return _core.WindowState(p["window"], p["refit_every"] or 0)
+            return _core.WindowState(size=p["window"], refit_every=p["refit_every"] or 0, columns=columns)
         if p["scaling"] == "linear":
-            return _Extremes(not p["higher_is_outlier"], p["nan_policy"])
-        center, scale = (p["center"], p["scale"]) if p["scaling"] == "gaussian" else ("mean", "std")
-        return _core.StreamingState(
-            center, scale, p["trim"], p["ddof"], p["maxiter"], p["tol"], p["nan_policy"],
-            not p["higher_is_outlier"], p["k"], p["seed"],
-        )
+            return _Extremes(not p["higher_is_outlier"], p["nan_policy"], columns)
+        return _core.StreamingState(spec=self.spec(), k=p["k"], seed=p["seed"], columns=columns)
 
     @property
     def n(self) -> int:
         """Scores seen (per column; NaN excluded)."""
-        if not self._states:
+        if self._state is None:
             return 0
-        s = self._states[0]
-        return int(s.seen() if self.params["window"] is not None else s.n())
+        s = self._state
+        return int((s.seen() if self.params["window"] is not None else s.n())[0])
 
     def update(self, scores: Any) -> "StreamingFit":
         """Adds a batch: 1-D (one column) or 2-D (N, k) scores.
 
         contract §5 applies per batch: a batch holding ±inf (or NaN with
-        ``nan_policy="raise"``) raises ``ValueError`` and changes nothing.
+        ``nan_policy="raise"``) raises ``ValueError`` and changes no column.
         """
         a = as_float_array(scores)
         if a.ndim not in (1, 2):
             raise ValueError(f"scores must be 1-D or 2-D, got {a.ndim}-D")
-        cols = [a] if a.ndim == 1 else [np.ascontiguousarray(a[:, j]) for j in range(a.shape[1])]
-        if self._states is None:
-            self._states = [self._new_state() for _ in cols]
+        columns = 1 if a.ndim == 1 else a.shape[1]
+        if self._state is None:
+            self._state = self._new_state(columns)
             self._ndim = a.ndim
-        if a.ndim != self._ndim or len(cols) != len(self._states):
+        fitted = len(self._state.seen() if self.params["window"] is not None else self._state.n())
+        if a.ndim != self._ndim or columns != fitted:
             raise ValueError(
-                f"batch of shape {a.shape} does not match the {len(self._states)} "
-                f"column(s) fitted so far"
+                f"batch of shape {a.shape} does not match the {fitted} column(s) fitted so far"
             )
-        if len(cols) > 1:
-            # The core checks each column on its own; check the whole batch
-            # first so that a refused batch changes no column (all or nothing).
-            _check_batch(a, self.params["nan_policy"])
         if self.params["window"] is None:
-            for s, c in zip(self._states, cols):
-                s.update(c)
+            self._state.update(a)
             self._fitted = None
         else:
             # A window refits when due (refit_every new scores) or on demand.
-            for s, c in zip(self._states, cols):
-                s.update(c, self.params["nan_policy"])
+            self._state.update(a, nan_policy=self.params["nan_policy"])
         return self
 
     def merge(self, other: "StreamingFit") -> "StreamingFit":
@@ -366,31 +374,25 @@ class StreamingFit:
             raise ValueError("only a StreamingFit with the same parameters can be merged")
         if self.params["window"] is not None:
             raise ValueError("windowed fits do not merge: a window is the newest scores of one stream")
-        if other._states is None:
+        if other._state is None:
             return self
-        if self._states is None:
-            self._states = [self._state_from(_parts_kw(s)) for s in other._states]
+        if self._state is None:
+            self._state = self._state_from(other._state.parts())
             self._ndim = other._ndim
         else:
-            if len(other._states) != len(self._states):
-                raise ValueError("the fits have different numbers of columns")
-            for a, b in zip(self._states, other._states):
-                a.merge(b)
+            try:
+                self._state.merge(other._state)
+            except ValueError:
+                raise ValueError("the fits have different numbers of columns") from None
         self._fitted = None
         return self
 
-    def _state_from(self, parts: Dict[str, Any]) -> Any:
-        """A running state from its parts (``to_dict``, ``merge``)."""
+    def _state_from(self, parts: List[Dict[str, Any]]) -> Any:
+        """A running state from its per-column parts (``to_dict``, ``merge``)."""
         p = self.params
         if p["scaling"] == "linear":
-            return _Extremes.from_parts(not p["higher_is_outlier"], p["nan_policy"], parts["moments"])
-        return _core.StreamingState.from_parts(*self._args(), **parts)
-
-    def _args(self) -> Tuple[Any, ...]:
-        p = self.params
-        center, scale = (p["center"], p["scale"]) if p["scaling"] == "gaussian" else ("mean", "std")
-        return (center, scale, p["trim"], p["ddof"], p["maxiter"], p["tol"], p["nan_policy"],
-                not p["higher_is_outlier"])
+            return _Extremes.from_parts(not p["higher_is_outlier"], p["nan_policy"], parts)
+        return _core.StreamingState.from_parts(spec=self.spec(), parts=parts)
 
     def refit(self) -> List[StreamingResult]:
         """Refits now (windowed fits); returns :meth:`results`."""
@@ -399,53 +401,49 @@ class StreamingFit:
 
     def results(self, force: bool = False) -> List[StreamingResult]:
         """One :class:`StreamingResult` per column."""
-        if not self._states:
+        if self._state is None:
             raise ValueError("nothing to fit yet: update the fit with scores first")
         p = self.params
+        s = self._state
         if p["window"] is None:
-            return [self._result(s) for s in self._states]
-        if self._fitted is None or force or any(s.due() for s in self._states):
-            self._fitted = [self._window_result(s) for s in self._states]
+            if p["scaling"] == "linear":
+                return [
+                    StreamingResult(lo, hi, "value", (lo, lo), (hi, hi), 0.0, 0.0, None, None, n)
+                    for (lo, hi), n in zip(s.extremes(), s.n())
+                ]
+            return [_streaming_result(r) for r in s.results()]
+        if self._fitted is None or force or s.due():
+            negate = not p["higher_is_outlier"]
+            counts = [min(int(n), p["window"]) for n in s.seen()]
+            if p["scaling"] == "linear":
+                self._fitted = [
+                    StreamingResult(f.min, f.max, "value", (f.min, f.min), (f.max, f.max), 0.0,
+                                    0.0, None, None, n)
+                    for f, n in zip(s.fit_linear(negate=negate), counts)
+                ]
+            else:
+                self._fitted = [
+                    _streaming_result(f, (f.center, f.center), (f.scale, f.scale), 0.0, 0.0, n)
+                    for f, n in zip(s.fit_gaussian(spec=self.spec()), counts)
+                ]
         return list(self._fitted)
 
     def result(self) -> StreamingResult:
         """The fitted parameters of a 1-D fit (of column 0 for 2-D)."""
         return self.results()[0]
 
-    def _result(self, s: Any) -> StreamingResult:
-        p = self.params
-        if p["scaling"] == "linear":
-            lo, hi = s.extremes()
-            return StreamingResult(lo, hi, "value", (lo, lo), (hi, hi), 0.0, 0.0, None, None, s.n())
-        c, sc, used, ci, si, perr, eps, ms, n = s.result()
-        n_iter, conv = (ms[-1][1][2], all(m[1][3] for m in ms)) if ms else (None, None)
-        return StreamingResult(c, sc, used, ci, si, perr, eps, n_iter, conv, n)
-
-    def _window_result(self, s: Any) -> StreamingResult:
-        p = self.params
-        negate = not p["higher_is_outlier"]
-        n = min(int(s.seen()), p["window"])
-        if p["scaling"] == "linear":
-            lo, hi = s.fit_linear(negate)
-            return StreamingResult(lo, hi, "value", (lo, lo), (hi, hi), 0.0, 0.0, None, None, n)
-        c, sc, used, ms = s.fit_gaussian(p["center"], p["scale"], p["trim"], p["ddof"],
-                                         p["maxiter"], p["tol"], negate)
-        n_iter, conv = (ms[-1][1][2], all(m[1][3] for m in ms)) if ms else (None, None)
-        return StreamingResult(c, sc, used, (c, c), (sc, sc), 0.0, 0.0, n_iter, conv, n)
-
     def to_dict(self) -> Dict[str, Any]:
         """The parameters and state as JSON-compatible data (bytes as base64)."""
         out: Dict[str, Any] = {"params": dict(self.params), "ndim": self._ndim, "states": None}
-        if self._states is not None:
+        if self._state is not None:
             if self.params["window"] is None:
-                out["states"] = [_encode_parts(s.parts()) for s in self._states]
+                out["states"] = [_encode_parts(s) for s in self._state.parts()]
             else:
-                states = []
-                for s in self._states:
-                    size, every, since, seen, values = s.parts()
-                    states.append({"since_refit": since, "seen": seen,
-                                   "values": base64.b64encode(np.asarray(values, "<f8").tobytes()).decode()})
-                out["states"] = states
+                out["states"] = [
+                    {"since_refit": s["since_refit"], "seen": s["seen"],
+                     "values": base64.b64encode(np.asarray(s["values"], "<f8").tobytes()).decode()}
+                    for s in self._state.parts()
+                ]
         return out
 
     @classmethod
@@ -455,15 +453,16 @@ class StreamingFit:
         if d.get("states") is not None:
             p = fit.params
             if p["window"] is None:
-                fit._states = [fit._state_from(_decode_parts(s)) for s in d["states"]]
+                fit._state = fit._state_from([_decode_parts(s) for s in d["states"]])
             else:
-                fit._states = [
-                    _core.WindowState.from_parts(
-                        p["window"], p["refit_every"] or 0, int(s["since_refit"]), int(s["seen"]),
-                        np.frombuffer(base64.b64decode(s["values"]), "<f8").astype(np.float64).tolist(),
-                    )
+                parts = [
+                    {"since_refit": int(s["since_refit"]), "seen": int(s["seen"]),
+                     "values": np.frombuffer(base64.b64decode(s["values"]), "<f8").astype(np.float64).tolist()}
                     for s in d["states"]
                 ]
+                fit._state = _core.WindowState.from_parts(
+                    size=p["window"], refit_every=p["refit_every"] or 0, parts=parts
+                )
             fit._ndim = int(d["ndim"])
         return fit
 
@@ -479,70 +478,111 @@ class StreamingFit:
         return f"StreamingFit({what}, n={self.n})"
 
 
+def _streaming_result(
+    r: Any,
+    center_interval: Any = None,
+    scale_interval: Any = None,
+    probability_error: Optional[float] = None,
+    rank_error: Optional[float] = None,
+    n: Optional[int] = None,
+) -> StreamingResult:
+    """A :class:`StreamingResult` from the core's streaming result, or from
+    a window's exact fit with its (degenerate) bounds."""
+    ms = r.m_estimates
+    n_iter, conv = (ms[-1].n_iter, all(m.converged for m in ms)) if ms else (None, None)
+    if n is None:  # the core's streaming result
+        return StreamingResult(r.center, r.scale, r.scale_used, r.center_interval, r.scale_interval,
+                               r.probability_error, r.rank_error, n_iter, conv, r.n)
+    return StreamingResult(r.center, r.scale, r.scale_used, center_interval, scale_interval,
+                           probability_error, float(rank_error or 0.0), n_iter, conv, n)
+
+
 def _check_batch(a: np.ndarray, nan_policy: str) -> Tuple[int, float, float]:
     """contract §5 for a whole batch, with the messages of the core; returns
     the count of scores (NaN excluded), their min and max."""
     census = _core.part_census(a.reshape(-1))
-    length, count, nan_count, nan_first, inf_count, inf_first, lo, hi = census
-    if inf_count:
+    if census.inf_count:
+        n = census.inf_count
         raise ValueError(
-            f"scores contain {inf_count} infinite value{'s' if inf_count != 1 else ''} "
-            f"(first at index {inf_first}); fitting needs finite scores: drop or clip them "
+            f"scores contain {n} infinite value{'s' if n != 1 else ''} "
+            f"(first at index {census.inf_first}); fitting needs finite scores: drop or clip them "
             "before fitting"
         )
-    if nan_count and nan_policy == "raise":
+    if census.nan_count and nan_policy == "raise":
+        n = census.nan_count
         raise ValueError(
-            f"scores contain {nan_count} NaN value{'s' if nan_count != 1 else ''} (first at "
-            f"index {nan_first}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
+            f"scores contain {n} NaN value{'s' if n != 1 else ''} (first at "
+            f"index {census.nan_first}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
         )
-    return count, lo, hi
+    return census.count, census.min, census.max
 
 
 class _Extremes:
-    """The state of a linear fit: count, min and max in one pass (linear
-    scaling needs no sums, so it keeps none)."""
+    """The state of a linear fit of one or more columns: count, min and max
+    per column in one pass (linear scaling needs no sums, so it keeps
+    none). A batch changes every column or none; calls from several threads
+    serialise."""
 
-    __slots__ = ("count", "lo", "hi", "negate", "nan_policy")
+    __slots__ = ("columns", "negate", "nan_policy", "lock")
 
-    def __init__(self, negate: bool, nan_policy: str) -> None:
-        self.count, self.lo, self.hi = 0, float("inf"), float("-inf")
+    def __init__(self, negate: bool, nan_policy: str, columns: int) -> None:
+        self.columns = [(0, float("inf"), float("-inf"))] * columns
         self.negate, self.nan_policy = negate, nan_policy
+        self.lock = threading.Lock()
 
-    def update(self, x: np.ndarray) -> int:
-        count, lo, hi = _check_batch(x, self.nan_policy)
-        if count:
-            self.count += count
-            self.lo, self.hi = min(self.lo, lo), max(self.hi, hi)
-        return count
+    def update(self, x: np.ndarray) -> None:
+        k = len(self.columns)
+        if (x.ndim == 1 and k != 1) or (x.ndim == 2 and x.shape[1] != k):
+            raise ValueError(f"batch of shape {x.shape} does not match the {k} column(s) fitted so far")
+        cols = [x] if x.ndim == 1 else [np.ascontiguousarray(x[:, j]) for j in range(k)]
+        if k > 1:
+            # The whole batch first: a refused batch changes no column.
+            _check_batch(x, self.nan_policy)
+        batch = [_check_batch(c, self.nan_policy) for c in cols]
+        with self.lock:
+            self.columns = [_joined(a, b) for a, b in zip(self.columns, batch)]
 
     def merge(self, other: "_Extremes") -> None:
-        self.count += other.count
-        self.lo, self.hi = min(self.lo, other.lo), max(self.hi, other.hi)
+        theirs = list(other.columns)
+        if len(theirs) != len(self.columns):
+            raise ValueError("the fits have different numbers of columns")
+        with self.lock:
+            self.columns = [_joined(a, b) for a, b in zip(self.columns, theirs)]
 
-    def n(self) -> int:
-        return self.count
+    def n(self) -> List[int]:
+        return [c[0] for c in self.columns]
 
-    def extremes(self) -> Tuple[float, float]:
-        if not self.count:
+    def extremes(self) -> List[Tuple[float, float]]:
+        if not all(c[0] for c in self.columns):
             raise ValueError("nothing to fit yet: update the fit with scores first")
-        return (-self.hi, -self.lo) if self.negate else (self.lo, self.hi)
+        return [(-hi, -lo) if self.negate else (lo, hi) for _, lo, hi in self.columns]
 
-    def parts(self) -> Dict[str, Any]:
-        return {"moments": {"n": self.count, "min": self.lo, "max": self.hi},
-                "sketch": None, "seed": 0}
+    def parts(self) -> List[Dict[str, Any]]:
+        return [{"moments": {"n": n, "min": lo, "max": hi}, "sketch": None, "seed": 0}
+                for n, lo, hi in self.columns]
 
     @classmethod
-    def from_parts(cls, negate: bool, nan_policy: str, moments: Dict[str, Any]) -> "_Extremes":
-        e = cls(negate, nan_policy)
-        try:
-            count, lo, hi = int(moments["n"]), float(moments["min"]), float(moments["max"])
-        except (KeyError, TypeError, ValueError):
-            raise ValueError("not a valid linear-fit state: it needs n, min and max") from None
-        if count < 0 or (count and not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi)):
-            raise ValueError("not a valid linear-fit state: extremes")
-        if count:
-            e.count, e.lo, e.hi = count, lo, hi
+    def from_parts(cls, negate: bool, nan_policy: str, parts: List[Dict[str, Any]]) -> "_Extremes":
+        e = cls(negate, nan_policy, len(parts))
+        columns = []
+        for part in parts:
+            moments = part["moments"]
+            try:
+                count, lo, hi = int(moments["n"]), float(moments["min"]), float(moments["max"])
+            except (KeyError, TypeError, ValueError):
+                raise ValueError("not a valid linear-fit state: it needs n, min and max") from None
+            if count < 0 or (count and not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi)):
+                raise ValueError("not a valid linear-fit state: extremes")
+            columns.append((count, lo, hi) if count else (0, float("inf"), float("-inf")))
+        e.columns = columns
         return e
+
+
+def _joined(a: Tuple[int, float, float], b: Tuple[int, float, float]) -> Tuple[int, float, float]:
+    """The count and extremes of two sets of scores together."""
+    if not b[0]:
+        return a
+    return (a[0] + b[0], min(a[1], b[1]), max(a[2], b[2]))
 
 
 def _encode_parts(parts: Dict[str, Any]) -> Dict[str, Any]:
@@ -557,6 +597,4 @@ def _decode_parts(d: Dict[str, Any]) -> Dict[str, Any]:
             "sketch": None if sk is None else base64.b64decode(sk)}
 
 
-def _parts_kw(state: Any) -> Dict[str, Any]:
-    p = state.parts()
-    return {"moments": p["moments"], "sketch": p["sketch"], "seed": p["seed"]}
+

@@ -33,6 +33,36 @@ impl core::str::FromStr for NanPolicy {
     }
 }
 
+impl NanPolicy {
+    /// The policy's name as in contract §5.
+    pub fn name(self) -> &'static str {
+        match self {
+            NanPolicy::Omit => "omit",
+            NanPolicy::Raise => "raise",
+        }
+    }
+}
+
+/// The §5 contract for a batch added to streaming state: ±inf refused,
+/// NaN refused under [`NanPolicy::Raise`]; a batch of NaN only adds
+/// nothing. Returns the batch's summary.
+pub fn check_batch<T: Float>(x: &[T], nan_policy: NanPolicy) -> Result<Summary, Error> {
+    let s = summarize(x);
+    if s.inf.count > 0 {
+        return Err(Error::Infinite {
+            count: s.inf.count,
+            first_index: s.inf.first,
+        });
+    }
+    if s.nan.count > 0 && nan_policy == NanPolicy::Raise {
+        return Err(Error::Nan {
+            count: s.nan.count,
+            first_index: s.nan.first,
+        });
+    }
+    Ok(s)
+}
+
 /// The §5 contract on the census of `len` scores: ±inf refused, then NaN
 /// refused under [`NanPolicy::Raise`], then nothing left refused. Returns
 /// how many scores are kept.

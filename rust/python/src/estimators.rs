@@ -1,168 +1,160 @@
 //! Estimators of contract §1–§3 (`outprob.stats`).
 
-use crate::{parse, to_py, with_slice, Floats};
-use outprob_core::estimators::mest::{MEstimate, MParams, Norm, StartScale};
+use crate::convert::Wrap;
+use crate::results::MEstimate;
+use crate::{with_slice, Floats, Result};
+use outprob_core::estimators::mest::{m_estimate as core_m_estimate, MParams, Norm};
 use outprob_core::estimators::{location, scale};
 use outprob_core::sample::{NanPolicy, Sample};
 use outprob_core::{Error, Float};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// Runs an estimator on `x` checked by the §5 contract.
-fn estimate<T: Float, R>(
+fn checked<T: Float, R>(
     x: &[T],
     nan: NanPolicy,
-    f: impl FnOnce(&Sample<'_, T>) -> Result<R, Error>,
-) -> Result<R, Error> {
+    f: impl FnOnce(&Sample<'_, T>) -> std::result::Result<R, Error>,
+) -> std::result::Result<R, Error> {
     f(&Sample::new(x, nan, false)?)
 }
 
 #[pyfunction]
-fn mean(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(
-        location::mean(d)
-    )))
-    .map_err(to_py)
+#[pyo3(signature = (x, *, nan_policy, threads = 0))]
+fn mean(py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>, threads: usize) -> Result<f64> {
+    Ok(with_slice!(py, threads, x, |s| checked(
+        s,
+        nan_policy.0,
+        |d| Ok(location::mean(d))
+    ))?)
 }
 
 #[pyfunction]
-#[pyo3(name = "std")]
+#[pyo3(name = "std", signature = (x, *, ddof, nan_policy, threads = 0))]
 fn std_dev(
     py: Python<'_>,
     x: Floats<'_>,
     ddof: usize,
-    nan_policy: &str,
+    nan_policy: Wrap<NanPolicy>,
     threads: usize,
-) -> PyResult<f64> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, threads, x, |s| estimate(s, nan, |d| scale::std(
-        d, ddof
-    )))
-    .map_err(to_py)
+) -> Result<f64> {
+    Ok(with_slice!(py, threads, x, |s| checked(
+        s,
+        nan_policy.0,
+        |d| scale::std(d, ddof)
+    ))?)
 }
 
 #[pyfunction]
-fn median(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
-    let nan: NanPolicy = parse(nan_policy)?;
+#[pyo3(signature = (x, *, nan_policy, threads = 0))]
+fn median(
+    py: Python<'_>,
+    x: Floats<'_>,
+    nan_policy: Wrap<NanPolicy>,
+    threads: usize,
+) -> Result<f64> {
     // One read: the §5 check rides on the selection's read.
-    with_slice!(py, threads, x, |s| location::checked_median(s, nan, false)).map_err(to_py)
+    Ok(with_slice!(py, threads, x, |s| location::checked_median(
+        s,
+        nan_policy.0,
+        false
+    ))?)
 }
 
 #[pyfunction]
+#[pyo3(signature = (x, *, q, nan_policy, threads = 0))]
 fn quantile(
     py: Python<'_>,
     x: Floats<'_>,
     q: Vec<f64>,
-    nan_policy: &str,
+    nan_policy: Wrap<NanPolicy>,
     threads: usize,
-) -> PyResult<Vec<f64>> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    if let Some(bad) = q.iter().find(|q| !(0.0..=1.0).contains(*q)) {
-        return Err(PyValueError::new_err(format!(
-            "q: quantiles must be in [0, 1], got {bad}"
-        )));
-    }
-    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(
-        location::quantiles(d, &q)
-    )))
-    .map_err(to_py)
+) -> Result<Vec<f64>> {
+    location::check_quantiles(&q)?;
+    Ok(with_slice!(py, threads, x, |s| checked(
+        s,
+        nan_policy.0,
+        |d| Ok(location::quantiles(d, &q))
+    ))?)
 }
 
 #[pyfunction]
+#[pyo3(signature = (x, *, alpha, nan_policy, threads = 0))]
 fn upper_trimmed_mean(
     py: Python<'_>,
     x: Floats<'_>,
     alpha: f64,
-    nan_policy: &str,
+    nan_policy: Wrap<NanPolicy>,
     threads: usize,
-) -> PyResult<f64> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, threads, x, |s| estimate(s, nan, |d| {
-        location::upper_trimmed_mean(d, alpha)
-    }))
-    .map_err(to_py)
+) -> Result<f64> {
+    Ok(with_slice!(py, threads, x, |s| checked(
+        s,
+        nan_policy.0,
+        |d| { location::upper_trimmed_mean(d, alpha) }
+    ))?)
 }
 
 #[pyfunction]
-fn nmad(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(scale::nmad(d)))).map_err(to_py)
+#[pyo3(signature = (x, *, nan_policy, threads = 0))]
+fn nmad(py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>, threads: usize) -> Result<f64> {
+    Ok(with_slice!(py, threads, x, |s| checked(
+        s,
+        nan_policy.0,
+        |d| Ok(scale::nmad(d))
+    ))?)
 }
 
 #[pyfunction]
-fn niqr(py: Python<'_>, x: Floats<'_>, nan_policy: &str, threads: usize) -> PyResult<f64> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, threads, x, |s| estimate(s, nan, |d| Ok(scale::niqr(d)))).map_err(to_py)
+#[pyo3(signature = (x, *, nan_policy, threads = 0))]
+fn niqr(py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>, threads: usize) -> Result<f64> {
+    Ok(with_slice!(py, threads, x, |s| checked(
+        s,
+        nan_policy.0,
+        |d| Ok(scale::niqr(d))
+    ))?)
 }
 
 #[pyfunction]
+#[pyo3(signature = (x, *, center, alpha, nan_policy, threads = 0))]
 fn trimmed_std(
     py: Python<'_>,
     x: Floats<'_>,
     center: f64,
     alpha: f64,
-    nan_policy: &str,
+    nan_policy: Wrap<NanPolicy>,
     threads: usize,
-) -> PyResult<f64> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    with_slice!(py, threads, x, |s| estimate(
+) -> Result<f64> {
+    Ok(with_slice!(py, threads, x, |s| checked(
         s,
-        nan,
-        |d| scale::trimmed_std(d, center, alpha)
-    ))
-    .map_err(to_py)
-}
-
-pub(crate) fn start_name(s: StartScale) -> &'static str {
-    match s {
-        StartScale::Nmad => "nmad",
-        StartScale::Niqr => "niqr",
-        StartScale::Std => "std",
-        StartScale::Constant => "constant",
-    }
-}
-
-/// (location, scale, n_iter, converged, start scale name)
-pub(crate) type MTuple = (f64, f64, usize, bool, &'static str);
-
-pub(crate) fn m_tuple(e: &MEstimate) -> MTuple {
-    (
-        e.location,
-        e.scale,
-        e.n_iter,
-        e.converged,
-        start_name(e.start),
-    )
+        nan_policy.0,
+        |d| { scale::trimmed_std(d, center, alpha) }
+    ))?)
 }
 
 #[pyfunction]
+#[pyo3(signature = (x, *, norm, c, tuning, maxiter, tol, nan_policy, threads = 0))]
 #[allow(clippy::too_many_arguments)]
 fn m_estimate(
     py: Python<'_>,
     x: Floats<'_>,
-    norm: &str,
+    norm: Wrap<Norm>,
     c: f64,
     tuning: Option<f64>,
     maxiter: usize,
     tol: f64,
-    nan_policy: &str,
+    nan_policy: Wrap<NanPolicy>,
     threads: usize,
-) -> PyResult<MTuple> {
-    let nan: NanPolicy = parse(nan_policy)?;
-    let norm: Norm = parse(norm)?;
+) -> Result<MEstimate> {
     let params = MParams {
         c,
-        tuning: tuning.unwrap_or(norm.default_tuning()),
+        tuning: tuning.unwrap_or(norm.0.default_tuning()),
         maxiter,
         tol,
-        ..MParams::new(norm)
+        ..MParams::new(norm.0)
     };
-    with_slice!(py, threads, x, |s| estimate(s, nan, |d| {
-        outprob_core::estimators::mest::m_estimate(d, &params)
-    }))
-    .map(|e| m_tuple(&e))
-    .map_err(to_py)
+    let e = with_slice!(py, threads, x, |s| checked(s, nan_policy.0, |d| {
+        core_m_estimate(d, &params)
+    }))?;
+    Ok(MEstimate::of(norm.0, &e))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,41 +1,35 @@
 //! `outprob._core`: the PyO3 binding of `outprob-core`.
 //!
-//! Each function extracts C-contiguous float32/float64 arrays (the Python
-//! layer guarantees contiguity and native byte order), releases the GIL for
-//! the computation — run in a thread pool of the requested size when the
-//! input is large — and maps core errors to `ValueError` in one place.
+//! Every function extracts its arguments as the core's types (arrays as
+//! C-contiguous float32/float64 slices — the Python layer guarantees
+//! contiguity and native byte order —, names as the core's enums,
+//! [`convert`]), releases the GIL for the computation — run in a thread
+//! pool of the requested size when the input is large —, and returns the
+//! core's results as small frozen classes ([`results`]). Core errors become
+//! `ValueError` in one place ([`error`]). `docs/design/binding.md` describes
+//! the boundary.
 
 // PyO3 extracts arguments as owned values.
 #![allow(clippy::needless_pass_by_value)]
 
+mod convert;
+mod error;
 mod estimators;
-mod fit_plan;
-mod gamma;
-mod gaussian_options;
+mod fit;
+mod maps;
 mod metrics;
 mod partition;
-mod scaling;
+mod results;
+mod spec;
 mod streaming;
-mod transformations;
-mod transformer;
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::par::PARALLEL_MIN;
-use outprob_core::Error;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Every core error is a user input error.
-pub(crate) fn to_py(e: Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
-/// Parses a name with the core's `FromStr`, mapping its error.
-pub(crate) fn parse<T: core::str::FromStr<Err = Error>>(s: &str) -> PyResult<T> {
-    s.parse().map_err(to_py)
-}
+pub(crate) use error::{Error, Result};
 
 /// A 1-D array of either float type.
 pub(crate) enum Floats<'py> {
@@ -47,7 +41,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Floats<'py> {
     type Error = PyErr;
 
     // By hand rather than derived: the derived impl tries float64 first,
-    // and the error it builds for every float32 array cost ~10 µs a call.
+    // and the error it builds for every float32 array costs more than the
+    // rest of a small call.
     fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if let Ok(a) = ob.cast::<PyArray1<f32>>() {
             return Ok(Floats::F32(a.try_readonly()?));
@@ -86,7 +81,9 @@ fn pool(threads: usize) -> PyResult<Arc<ThreadPool>> {
         .num_threads(threads)
         .thread_name(|i| format!("outprob-{i}"))
         .build()
-        .map_err(|e| PyValueError::new_err(format!("cannot start {threads} threads: {e}")))?;
+        .map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("cannot start {threads} threads: {e}"))
+        })?;
     let p = Arc::new(p);
     pools.push((threads, Arc::clone(&p)));
     Ok(p)
@@ -109,9 +106,9 @@ pub(crate) fn run<R: Send>(
 }
 
 /// Below this many scores a map into an array keeps the GIL: it takes
-/// microseconds, releasing and retaking the GIL would cost a good part of
-/// that, and `Transformer::try_apply` reads arrays this small without a
-/// borrow because no map of this extension writes into one without the GIL.
+/// microseconds, and releasing and retaking the GIL would cost a good part
+/// of that. Maps read arrays this small without a borrow because no map of
+/// this extension writes into one without the GIL.
 pub(crate) const HOLD_GIL_MAX: usize = 4096;
 
 /// Runs a map that writes into a caller's array of `n` elements: with the
@@ -128,107 +125,42 @@ pub(crate) fn run_map<R: Send>(
     run(py, threads, n, f)
 }
 
-/// A new result array and the value of the map that filled it.
-pub(crate) type Mapped<'py, T, D, R> = (Bound<'py, numpy::PyArray<T, D>>, R);
-
-/// `f(scores, result)` on the data of the C-contiguous, aligned array `a`
-/// and of a new array of its shape (returned with `f`'s value): with the GIL
-/// held if `hold_gil` (callers pass it for arrays under [`HOLD_GIL_MAX`] and
-/// work of microseconds), else without it in `threads` threads. `None` when
-/// `a` is mutably borrowed elsewhere or not contiguous (the caller's general
-/// path then converts or explains).
-pub(crate) fn map_new<'py, T, D, R>(
-    py: Python<'py>,
-    a: &Bound<'py, numpy::PyArray<T, D>>,
-    hold_gil: bool,
-    threads: usize,
-    f: impl FnOnce(&[T], &mut [T]) -> R + Send,
-) -> PyResult<Option<Mapped<'py, T, D, R>>>
-where
-    T: numpy::Element + Sync + Send,
-    D: numpy::ndarray::Dimension,
-    R: Send,
-{
-    use numpy::PyUntypedArrayMethods;
-    let out = numpy::PyArray::<T, D>::zeros(py, a.dims(), false);
-    // SAFETY: `out` was created just now and has not been shared, so no
-    // other reference to its data exists.
-    let dst = unsafe { out.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let value = if hold_gil {
-        debug_assert!(a.len() < HOLD_GIL_MAX);
-        // SAFETY: the GIL is held until `f` returns, and this extension
-        // writes into arrays this small only while holding it (every map
-        // into an array keeps the GIL below `HOLD_GIL_MAX`: `run_map`), so
-        // no write to `a` can overlap this read.
-        let Ok(src) = (unsafe { a.as_slice() }) else {
-            return Ok(None);
-        };
-        f(src, dst)
-    } else {
-        let Ok(view) = a.try_readonly() else {
-            return Ok(None);
-        };
-        let Ok(src) = view.as_slice() else {
-            return Ok(None);
-        };
-        run(py, threads, src.len(), || f(src, dst))?
-    };
-    Ok(Some((out, value)))
-}
-
-/// `map(src, dst)` from C-contiguous `x` into the preallocated `out` of the
-/// same dtype and shape (the transforms of every scaling).
-pub(crate) fn map_into<T: numpy::Element + Sync + Send>(
-    py: Python<'_>,
-    x: &Bound<'_, PyAny>,
-    out: &Bound<'_, PyAny>,
-    threads: usize,
-    map: impl FnOnce(&[T], &mut [T]) -> Result<(), Error> + Send,
-) -> PyResult<()> {
-    let x: numpy::PyReadonlyArrayDyn<'_, T> = x.extract()?;
-    let mut out: numpy::PyReadwriteArrayDyn<'_, T> = out.extract()?;
-    let src = x
-        .as_slice()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let dst = out
-        .as_slice_mut()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    run_map(py, threads, src.len(), || map(src, dst))?.map_err(to_py)
-}
-
 /// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
-/// without the GIL, in `$threads` threads.
+/// without the GIL: in `$threads` threads (see [`run`]), or, without
+/// `$threads`, on the calling thread (streaming batches, which are added
+/// in order, and the per-partition kernels, which a scheduler runs in
+/// parallel already).
 macro_rules! with_slice {
-    ($py:expr, $threads:expr, $x:expr, |$s:ident| $body:expr) => {
+    (@ $x:expr, $s:ident, $run:expr) => {
         match $x {
             $crate::Floats::F64(a) => {
-                let $s = a
-                    .as_slice()
-                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-                $crate::run($py, $threads, $s.len(), || $body)?
+                let $s = a.as_slice().map_err($crate::Error::from)?;
+                $run
             }
             $crate::Floats::F32(a) => {
-                let $s = a
-                    .as_slice()
-                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-                $crate::run($py, $threads, $s.len(), || $body)?
+                let $s = a.as_slice().map_err($crate::Error::from)?;
+                $run
             }
         }
+    };
+    ($py:expr, $x:expr, |$s:ident| $body:expr) => {
+        $crate::with_slice!(@ $x, $s, $py.detach(|| $body))
+    };
+    ($py:expr, $threads:expr, $x:expr, |$s:ident| $body:expr) => {
+        $crate::with_slice!(@ $x, $s, $crate::run($py, $threads, $s.len(), || $body)?)
     };
 }
 pub(crate) use with_slice;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    results::register(m)?;
+    spec::register(m)?;
     estimators::register(m)?;
-    scaling::register(m)?;
-    gamma::register(m)?;
-    gaussian_options::register(m)?;
+    fit::register(m)?;
+    maps::register(m)?;
     metrics::register(m)?;
     streaming::register(m)?;
     partition::register(m)?;
-    transformer::register(m)?;
-    fit_plan::register(m)?;
-    transformations::register(m)?;
     Ok(())
 }

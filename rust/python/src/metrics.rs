@@ -1,120 +1,102 @@
-//! Evaluation measures of contract §6 (`outprob.metrics`). Labels arrive as a
-//! checked bool array.
+//! Evaluation measures of contract §6 (`outprob.metrics`). Labels arrive as
+//! a checked bool array.
 
-use crate::{parse, to_py, with_slice, Floats};
+use crate::convert::Wrap;
+use crate::results::{Evaluation, ReliabilityCurve, Strata};
+use crate::{with_slice, Floats, Result};
 use numpy::PyReadonlyArray1;
 use outprob_core::evaluation::binning::{check_bin_counts, Scheme, Sorted};
-use outprob_core::evaluation::metrics::{self, Strata};
-use pyo3::exceptions::PyValueError;
+use outprob_core::evaluation::metrics;
 use pyo3::prelude::*;
 
-/// (all, outlier, inlier)
-type StrataTuple = (f64, f64, f64);
-
-fn tuple(s: Strata) -> StrataTuple {
-    (s.all, s.outlier, s.inlier)
-}
-
-fn labels<'a>(y: &'a PyReadonlyArray1<'_, bool>) -> PyResult<&'a [bool]> {
-    y.as_slice()
-        .map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// (brier, sharpness, refinement, calibration, n_outliers, n)
-type EvaluationTuple = (
-    StrataTuple,
-    StrataTuple,
-    StrataTuple,
-    StrataTuple,
-    usize,
-    usize,
-);
-
 #[pyfunction]
+#[pyo3(signature = (p, y, *, bins, n_bins, threads = 0))]
 fn evaluate(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
-    bins: &str,
+    bins: Wrap<Scheme>,
     n_bins: Vec<usize>,
     threads: usize,
-) -> PyResult<EvaluationTuple> {
-    let (y, scheme): (_, Scheme) = (labels(&y)?, parse(bins)?);
-    let e =
-        with_slice!(py, threads, p, |s| metrics::evaluate(s, y, scheme, &n_bins)).map_err(to_py)?;
-    Ok((
-        tuple(e.brier),
-        tuple(e.sharpness),
-        tuple(e.refinement),
-        tuple(e.calibration),
-        e.n_outliers,
-        e.n,
-    ))
+) -> Result<Evaluation> {
+    let y = y.as_slice()?;
+    let e = with_slice!(py, threads, p, |s| metrics::evaluate(s, y, bins.0, &n_bins))?;
+    Ok(Evaluation {
+        brier: e.brier.into(),
+        sharpness: e.sharpness.into(),
+        refinement: e.refinement.into(),
+        calibration: e.calibration.into(),
+        n_outliers: e.n_outliers,
+        n: e.n,
+    })
 }
 
+/// (Brier score, sharpness error)
 #[pyfunction]
+#[pyo3(signature = (p, y, *, threads = 0))]
 fn brier_and_sharpness(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
     threads: usize,
-) -> PyResult<(StrataTuple, StrataTuple)> {
-    let y = labels(&y)?;
-    let (b, s) =
-        with_slice!(py, threads, p, |s| metrics::brier_and_sharpness(s, y)).map_err(to_py)?;
-    Ok((tuple(b), tuple(s)))
+) -> Result<(Strata, Strata)> {
+    let y = y.as_slice()?;
+    let (b, s) = with_slice!(py, threads, p, |s| metrics::brier_and_sharpness(s, y))?;
+    Ok((b.into(), s.into()))
 }
 
+/// (refinement error, calibration error)
 #[pyfunction]
+#[pyo3(signature = (p, y, *, bins, n_bins, threads = 0))]
 fn refinement_and_calibration(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
-    bins: &str,
+    bins: Wrap<Scheme>,
     n_bins: Vec<usize>,
     threads: usize,
-) -> PyResult<(StrataTuple, StrataTuple)> {
-    let (y, scheme): (_, Scheme) = (labels(&y)?, parse(bins)?);
-    check_bin_counts(&n_bins).map_err(to_py)?;
+) -> Result<(Strata, Strata)> {
+    let y = y.as_slice()?;
+    check_bin_counts(&n_bins)?;
     let (r, c) = with_slice!(py, threads, p, |s| Sorted::new(s, Some(y))
-        .and_then(|sorted| metrics::refinement_and_calibration(&sorted, scheme, &n_bins)))
-    .map_err(to_py)?;
-    Ok((tuple(r), tuple(c)))
+        .and_then(|sorted| metrics::refinement_and_calibration(&sorted, bins.0, &n_bins)))?;
+    Ok((r.into(), c.into()))
 }
 
 #[pyfunction]
+#[pyo3(signature = (p, *, k, bins, threads = 0))]
 fn bin_edges(
     py: Python<'_>,
     p: Floats<'_>,
     k: usize,
-    bins: &str,
+    bins: Wrap<Scheme>,
     threads: usize,
-) -> PyResult<Vec<f64>> {
-    let scheme: Scheme = parse(bins)?;
-    check_bin_counts(&[k]).map_err(to_py)?;
-    with_slice!(py, threads, p, |s| Sorted::new(s, None)
-        .and_then(|sorted| sorted.edges(scheme, k)))
-    .map_err(to_py)
+) -> Result<Vec<f64>> {
+    check_bin_counts(&[k])?;
+    Ok(with_slice!(py, threads, p, |s| Sorted::new(s, None)
+        .and_then(|sorted| sorted.edges(bins.0, k)))?)
 }
 
-/// (edges, mean probability, outlier fraction, count)
-type ReliabilityTuple = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<usize>);
-
 #[pyfunction]
+#[pyo3(signature = (p, y, *, bins, k, threads = 0))]
 fn reliability_curve(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
-    bins: &str,
+    bins: Wrap<Scheme>,
     k: usize,
     threads: usize,
-) -> PyResult<ReliabilityTuple> {
-    let (y, scheme): (_, Scheme) = (labels(&y)?, parse(bins)?);
+) -> Result<ReliabilityCurve> {
+    let y = y.as_slice()?;
     let r = with_slice!(py, threads, p, |s| metrics::reliability_curve(
-        s, y, scheme, k
-    ))
-    .map_err(to_py)?;
-    Ok((r.edges, r.mean_probability, r.outlier_fraction, r.count))
+        s, y, bins.0, k
+    ))?;
+    Ok(ReliabilityCurve {
+        edges: r.edges,
+        mean_probability: r.mean_probability,
+        outlier_fraction: r.outlier_fraction,
+        count: r.count,
+    })
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,65 +1,34 @@
 //! Per-partition kernels of `outprob.dask`'s exact fit, and the driver of
-//! its M-estimation (the core's iteration with sums reduced by a
-//! callback).
+//! its M-estimation (the core's iteration, with sums reduced by a Python
+//! callback). Results pickle: partitions return them from workers.
 
-use crate::{parse, to_py, Floats};
+use crate::convert::Wrap;
+use crate::results::{Census, MEstimate, SumPart};
+use crate::{with_slice, Floats, Result};
 use numpy::{IntoPyArray, PyArray1};
-use outprob_core::estimators::mest::{iterate, MParams, Norm, StartScale, Sums};
-use outprob_core::numeric::rank::Key;
+use outprob_core::estimators::mest::{MParams, Norm};
 use outprob_core::numeric::reduce::summarize;
 use outprob_core::streaming::partition as part;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use std::cell::RefCell;
-
-macro_rules! on_floats {
-    ($py:expr, $x:expr, |$s:ident| $body:expr) => {
-        match $x {
-            Floats::F64(a) => {
-                let $s = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                $py.detach(|| $body)
-            }
-            Floats::F32(a) => {
-                let $s = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                $py.detach(|| $body)
-            }
-        }
-    };
-}
-
-fn key(center: Option<f64>, negate: bool) -> Key {
-    match center {
-        None => Key::Value { negate },
-        Some(center) => Key::Deviation { center, negate },
-    }
-}
-
-/// (len, count, nan count, first nan, inf count, first inf, min, max)
-#[pyfunction]
-#[allow(clippy::type_complexity)]
-fn part_census(
-    py: Python<'_>,
-    x: Floats<'_>,
-) -> PyResult<(usize, usize, usize, usize, usize, usize, f64, f64)> {
-    let s = on_floats!(py, x, |v| (v.len(), summarize(v)));
-    Ok((
-        s.0,
-        s.1.count,
-        s.1.nan.count,
-        s.1.nan.first,
-        s.1.inf.count,
-        s.1.inf.first,
-        s.1.min,
-        s.1.max,
-    ))
-}
 
 #[pyfunction]
-#[pyo3(signature = (x, center, negate, lo, shift, buckets))]
+fn part_census(py: Python<'_>, x: Floats<'_>) -> Result<Census> {
+    let (len, s) = with_slice!(py, x, |v| (v.len(), summarize(v)));
+    Ok(Census {
+        len,
+        count: s.count,
+        nan_count: s.nan.count,
+        nan_first: s.nan.first,
+        inf_count: s.inf.count,
+        inf_first: s.inf.first,
+        min: s.min,
+        max: s.max,
+    })
+}
+
+/// (count below `lo`, bucket counts)
+#[pyfunction]
+#[pyo3(signature = (x, *, center, negate, lo, shift, buckets))]
 fn part_histogram<'py>(
     py: Python<'py>,
     x: Floats<'_>,
@@ -68,17 +37,14 @@ fn part_histogram<'py>(
     lo: u64,
     shift: u32,
     buckets: usize,
-) -> PyResult<(u64, Bound<'py, PyArray1<u64>>)> {
-    if buckets > 1 << 20 || shift > 63 {
-        return Err(PyValueError::new_err("buckets <= 2^20 and shift <= 63"));
-    }
-    let k = key(center, negate);
-    let (below, counts) = on_floats!(py, x, |v| part::histogram(v, k, lo, shift, buckets));
+) -> Result<(u64, Bound<'py, PyArray1<u64>>)> {
+    let key = part::key(center, negate);
+    let (below, counts) = with_slice!(py, x, |v| part::histogram(v, key, lo, shift, buckets))?;
     Ok((below, counts.into_pyarray(py)))
 }
 
 #[pyfunction]
-#[pyo3(signature = (x, center, negate, lo, hi))]
+#[pyo3(signature = (x, *, center, negate, lo, hi))]
 fn part_collect<'py>(
     py: Python<'py>,
     x: Floats<'_>,
@@ -86,20 +52,16 @@ fn part_collect<'py>(
     negate: bool,
     lo: u64,
     hi: u64,
-) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let k = key(center, negate);
-    let v = on_floats!(py, x, |v| part::collect(v, k, lo, hi));
+) -> Result<Bound<'py, PyArray1<f64>>> {
+    let key = part::key(center, negate);
+    let v = with_slice!(py, x, |v| part::collect(v, key, lo, hi));
     Ok(v.into_pyarray(py))
 }
 
 #[pyfunction]
-fn select_exact(py: Python<'_>, values: Vec<f64>, ranks: Vec<usize>) -> PyResult<Vec<f64>> {
-    if ranks.windows(2).any(|w| w[0] >= w[1]) || ranks.last().is_some_and(|&r| r >= values.len()) {
-        return Err(PyValueError::new_err(
-            "ranks must be ascending, unique and in range",
-        ));
-    }
-    Ok(py.detach(|| part::select(values, &ranks)))
+#[pyo3(signature = (values, *, ranks))]
+fn select_exact(py: Python<'_>, values: Vec<f64>, ranks: Vec<usize>) -> Result<Vec<f64>> {
+    Ok(py.detach(|| part::select(values, &ranks))?)
 }
 
 #[pyfunction]
@@ -113,14 +75,13 @@ fn from_order_key(k: u64) -> f64 {
 }
 
 #[pyfunction]
-fn quantile_ranks(n: usize, q: f64) -> PyResult<Vec<usize>> {
-    if n == 0 || !(0.0..=1.0).contains(&q) {
-        return Err(PyValueError::new_err("n >= 1 and q in [0, 1]"));
-    }
-    Ok(part::quantile_ranks(n, q))
+#[pyo3(signature = (n, *, q))]
+fn quantile_ranks(n: usize, q: f64) -> Result<Vec<usize>> {
+    Ok(part::quantile_ranks(n, q)?)
 }
 
 #[pyfunction]
+#[pyo3(signature = (n, *, q, values))]
 fn quantile_value(n: usize, q: f64, values: Vec<f64>) -> f64 {
     part::quantile_value(n, q, &values)
 }
@@ -130,32 +91,34 @@ fn median_value(values: Vec<f64>) -> f64 {
     part::median_value(&values)
 }
 
-/// (negative, limbs, count) of the exact sum of the oriented values < v.
 #[pyfunction]
-fn part_sum_below(
-    py: Python<'_>,
-    x: Floats<'_>,
-    negate: bool,
-    v: f64,
-) -> PyResult<(bool, Vec<u64>, u64)> {
-    let (s, n) = on_floats!(py, x, |d| part::sum_below(d, negate, v));
-    let (neg, limbs) = s.to_limbs().unwrap_or((false, Vec::new()));
-    Ok((neg, limbs, n))
-}
-
-/// Σ of exact sums given as (negative, limbs) plus `ties·v`, rounded.
-#[pyfunction]
-fn exact_total(parts: Vec<(bool, Vec<u64>)>, v: f64, ties: usize) -> f64 {
-    let mut total = outprob_core::numeric::sum::exact_product(v, ties);
-    for (neg, limbs) in parts {
-        total.merge(&outprob_core::numeric::sum::ExactSum::from_limbs(
-            neg, &limbs,
-        ));
-    }
-    total.value()
+#[pyo3(signature = (x, *, negate, v))]
+fn part_sum_below(py: Python<'_>, x: Floats<'_>, negate: bool, v: f64) -> Result<SumPart> {
+    let p = with_slice!(py, x, |d| part::sum_below(d, negate, v));
+    Ok(SumPart {
+        negative: p.negative,
+        limbs: p.limbs,
+        count: p.count,
+    })
 }
 
 #[pyfunction]
+#[pyo3(signature = (parts, *, v, ties))]
+fn exact_total(parts: Vec<SumPart>, v: f64, ties: usize) -> f64 {
+    let parts: Vec<part::SumPart> = parts
+        .into_iter()
+        .map(|p| part::SumPart {
+            negative: p.negative,
+            limbs: p.limbs,
+            count: p.count,
+        })
+        .collect();
+    part::exact_total(&parts, v, ties)
+}
+
+/// (Σ squares in units of 2^e, count)
+#[pyfunction]
+#[pyo3(signature = (x, *, negate, c, w, e))]
 fn part_squares_below(
     py: Python<'_>,
     x: Floats<'_>,
@@ -163,121 +126,52 @@ fn part_squares_below(
     c: f64,
     w: f64,
     e: i32,
-) -> PyResult<(f64, u64)> {
-    Ok(on_floats!(py, x, |d| part::squares_below(
+) -> Result<(f64, u64)> {
+    Ok(with_slice!(py, x, |d| part::squares_below(
         d, negate, c, w, e
     )))
 }
 
+/// `[Σw, Σw·d, n_in, Σ_in d, Σ_in d², n_out]` of one partition.
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, *, negate, norm, m, sigma))]
 fn part_m_sums(
     py: Python<'_>,
     x: Floats<'_>,
     negate: bool,
-    norm: &str,
+    norm: Wrap<Norm>,
     m: f64,
     sigma: f64,
-) -> PyResult<[f64; 6]> {
-    let norm: Norm = parse(norm)?;
-    let p = MParams::new(norm);
-    Ok(on_floats!(py, x, |d| part::m_sums(
-        d, negate, norm, p.tuning, p.c, m, sigma
+) -> Result<[f64; 6]> {
+    let params = MParams::new(norm.0);
+    Ok(with_slice!(py, x, |d| part::m_sums(
+        d, negate, &params, m, sigma
     )))
 }
 
-/// Sums of one iteration step reduced over a cluster by `callback(m, σ)`
-/// → `[Σw, Σw·d, n_in, Σ_in d, Σ_in d², n_out]`.
-/// Reduced sums by `(m, σ)` bits.
-type SumsCache = RefCell<Vec<((u64, u64), [f64; 6])>>;
-
-struct Remote<'py> {
-    callback: Bound<'py, PyAny>,
-    n: usize,
-    cache: SumsCache,
-    error: RefCell<Option<PyErr>>,
-    calls: RefCell<usize>,
-}
-
-impl Remote<'_> {
-    fn sums(&self, m: f64, sigma: f64) -> [f64; 6] {
-        let keyed = (m.to_bits(), sigma.to_bits());
-        if let Some((_, s)) = self.cache.borrow().iter().find(|(k, _)| *k == keyed) {
-            return *s;
-        }
-        if self.error.borrow().is_some() {
-            return [f64::NAN; 6];
-        }
-        *self.calls.borrow_mut() += 1;
-        match self
-            .callback
-            .call1((m, sigma))
-            .and_then(|r| r.extract::<[f64; 6]>())
-        {
-            Ok(s) => {
-                self.cache.borrow_mut().push((keyed, s));
-                s
-            }
-            Err(e) => {
-                *self.error.borrow_mut() = Some(e);
-                [f64::NAN; 6]
-            }
-        }
-    }
-}
-
-impl Sums for Remote<'_> {
-    fn len(&self) -> usize {
-        self.n
-    }
-    fn location(&self, _p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
-        let s = self.sums(m, sigma);
-        (s[0], s[1])
-    }
-    fn scale(&self, _c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
-        // The inlier set is that of (μ_t, σ_t), whose sums the iteration's
-        // first location step already brought: Σ_I (s − ν)² from the
-        // moments about μ_t, ν = μ_{t+1}.
-        let s = self.sums(mu, sigma);
-        let delta = nmu - mu;
-        let ss = (s[4] - 2.0 * delta * s[3] + s[2] * delta * delta) / (sigma * sigma);
-        (ss.max(0.0), s[5] as usize)
-    }
-}
-
-/// Huber's proposal 2 with every sum reduced by `callback`; returns
-/// (location, scale, n_iter, converged, reductions).
+/// Huber's proposal 2 on `n` scores with every sum reduced by
+/// `reduce(m, σ)` (the `part_m_sums` of every partition, added up).
 #[pyfunction]
+#[pyo3(signature = (reduce, *, norm, maxiter, tol, n, mu0, sigma0))]
 #[allow(clippy::too_many_arguments)]
 fn m_iterate(
-    callback: Bound<'_, PyAny>,
-    norm: &str,
+    reduce: Bound<'_, PyAny>,
+    norm: Wrap<Norm>,
     maxiter: usize,
     tol: f64,
     n: usize,
     mu0: f64,
     sigma0: f64,
-) -> PyResult<(f64, f64, usize, bool, usize)> {
-    let norm: Norm = parse(norm)?;
+) -> Result<MEstimate> {
     let params = MParams {
         maxiter,
         tol,
-        ..MParams::new(norm)
+        ..MParams::new(norm.0)
     };
-    params.check().map_err(to_py)?;
-    let remote = Remote {
-        callback,
-        n,
-        cache: RefCell::new(Vec::new()),
-        error: RefCell::new(None),
-        calls: RefCell::new(0),
-    };
-    let e = iterate(&remote, &params, mu0, sigma0, StartScale::Nmad);
-    if let Some(err) = remote.error.take() {
-        return Err(err);
-    }
-    let calls = *remote.calls.borrow();
-    Ok((e.location, e.scale, e.n_iter, e.converged, calls))
+    let call =
+        |m: f64, sigma: f64| -> Result<[f64; 6]> { Ok(reduce.call1((m, sigma))?.extract()?) };
+    let e = part::m_iterate_reduced(call, &params, n, mu0, sigma0)?;
+    Ok(MEstimate::of(norm.0, &e))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,239 +1,203 @@
 //! Streaming state (contract §9): the KLL sketch, the streaming Gaussian
-//! fit and the exact window, as Python objects; and the per-partition
-//! kernels of the exact Dask fit.
+//! fit and the exact window, as Python objects.
+//!
+//! Each object is frozen and keeps its state behind a `Mutex`: calls from
+//! several threads serialise (waiting without the GIL) instead of failing,
+//! and a merge copies the other state first, so `a.merge(a)` and two
+//! threads merging each other's states cannot deadlock.
 
-use crate::estimators::{m_tuple, MTuple};
-use crate::scaling::{gaussian_spec, Spec};
-use crate::{parse, to_py, Floats};
-use numpy::{IntoPyArray, PyArray1};
+use crate::convert::Wrap;
+use crate::results::{GaussianFit, LinearFit, MEstimate, StreamingResult};
+use crate::spec::Spec;
+use crate::{with_slice, Floats, Result};
+use numpy::{
+    IntoPyArray, PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods,
+};
 use outprob_core::sample::NanPolicy;
-use outprob_core::streaming::bounds::Interval;
+use outprob_core::streaming::columns::{merge_columns, update_columns};
 use outprob_core::streaming::fit::StreamingGaussian;
-use outprob_core::streaming::kll::serde::{deserialize, serialize};
-use outprob_core::streaming::kll::{KllSketch, SortedView};
-use outprob_core::streaming::moments::{Moments, MomentsParts};
+use outprob_core::streaming::kll::serde::serialize;
+use outprob_core::streaming::kll::KllSketch;
+use outprob_core::streaming::moments::MomentsParts;
+use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
 use outprob_core::streaming::window::Window;
-use outprob_core::Float;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyDict};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// Runs `f` on the data of a [`Floats`] without the GIL (single thread:
-/// streaming batches are appended in order).
-macro_rules! on_floats {
-    ($py:expr, $x:expr, |$s:ident| $body:expr) => {
-        match $x {
-            Floats::F64(a) => {
-                let $s = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                $py.detach(|| $body)
+/// Locks `m`, waiting without the GIL.
+fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
+    m.lock_py_attached(py)
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A 1-D or row-major 2-D array of either float type.
+enum Batch<'py> {
+    F64(PyReadonlyArrayDyn<'py, f64>),
+    F32(PyReadonlyArrayDyn<'py, f32>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Batch<'py> {
+    type Error = PyErr;
+
+    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(a) = ob.cast::<PyArrayDyn<f32>>() {
+            return Ok(Batch::F32(a.try_readonly()?));
+        }
+        Ok(Batch::F64(ob.extract()?))
+    }
+}
+
+/// Feeds a [`Batch`] to one state per column with `update`, without the
+/// GIL.
+macro_rules! feed {
+    ($py:expr, $batch:expr, $states:expr, $nan:expr, |$s:ident, $c:ident| $update:expr) => {{
+        let states = $states;
+        match $batch {
+            Batch::F64(a) => {
+                let (x, shape) = (a.as_slice()?, a.shape().to_vec());
+                $py.detach(|| update_columns(states, x, &shape, $nan, |$s, $c| $update))
             }
-            Floats::F32(a) => {
-                let $s = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                $py.detach(|| $body)
+            Batch::F32(a) => {
+                let (x, shape) = (a.as_slice()?, a.shape().to_vec());
+                $py.detach(|| update_columns(states, x, &shape, $nan, |$s, $c| $update))
             }
         }
-    };
+    }};
 }
 
-/// A sketch of either item type.
-#[derive(Clone)]
-enum Sketch {
-    Double(KllSketch<f64>),
-    Float(KllSketch<f32>),
-}
-
-macro_rules! each {
-    ($s:expr, |$k:ident| $body:expr) => {
-        match $s {
-            Sketch::Double($k) => $body,
-            Sketch::Float($k) => $body,
-        }
-    };
-}
-
-/// DataSketches-compatible KLL sketch (`outprob.streaming.KLLSketch` wraps it).
-#[pyclass(module = "outprob._core", name = "KllSketch")]
-pub(crate) struct PyKll {
-    sketch: Sketch,
-    view: Option<SortedView>,
-}
-
-fn to_f32(x: &[f64]) -> Vec<f32> {
-    x.iter().map(|&v| v as f32).collect()
-}
+/// DataSketches-compatible KLL sketch (`outprob.streaming.KLLSketch` wraps
+/// it).
+#[pyclass(frozen, module = "outprob._core", name = "KllSketch")]
+pub(crate) struct PyKll(Mutex<QueriedSketch>);
 
 impl PyKll {
-    fn view(&mut self) -> PyResult<&SortedView> {
-        if self.view.is_none() {
-            let v = each!(&self.sketch, |s| s.sorted_view()).map_err(|_| {
-                PyValueError::new_err("the sketch is empty: update it with scores first")
-            })?;
-            self.view = Some(v);
-        }
-        Ok(self.view.as_ref().expect("just set"))
+    fn wrap(s: AnySketch) -> Self {
+        PyKll(Mutex::new(QueriedSketch::new(s)))
+    }
+
+    fn read<R>(&self, py: Python<'_>, f: impl FnOnce(&AnySketch) -> R) -> R {
+        f(lock(py, &self.0).sketch())
     }
 }
 
 #[pymethods]
 impl PyKll {
     #[new]
-    fn new(k: u32, double: bool, seed: u64) -> PyResult<Self> {
-        let k = outprob_core::streaming::kll::check_k(k).map_err(to_py)?;
-        let sketch = if double {
-            Sketch::Double(KllSketch::new(k, seed).map_err(to_py)?)
-        } else {
-            Sketch::Float(KllSketch::new(k, seed).map_err(to_py)?)
-        };
-        Ok(PyKll { sketch, view: None })
+    #[pyo3(signature = (*, k, double, seed))]
+    fn new(k: u32, double: bool, seed: u64) -> Result<Self> {
+        Ok(PyKll::wrap(AnySketch::new(k, double, seed)?))
     }
 
-    fn update(&mut self, py: Python<'_>, x: Floats<'_>) -> PyResult<()> {
-        self.view = None;
-        let sketch = &mut self.sketch;
-        match (sketch, x) {
-            (Sketch::Double(s), Floats::F64(a)) => {
-                let v = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                py.detach(|| s.update(v));
-            }
-            (Sketch::Float(s), Floats::F32(a)) => {
-                let v = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                py.detach(|| s.update(v));
-            }
-            (Sketch::Double(s), Floats::F32(a)) => {
-                let v = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                py.detach(|| {
-                    let w: Vec<f64> = v.iter().map(|&f| f64::from(f)).collect();
-                    s.update(&w);
-                });
-            }
-            (Sketch::Float(s), Floats::F64(a)) => {
-                let v = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                py.detach(|| s.update(&to_f32(v)));
-            }
-        }
+    fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
+        let mut g = lock(py, &self.0);
+        let s = g.sketch_mut();
+        with_slice!(py, x, |v| s.update(v));
         Ok(())
     }
 
-    fn merge(&mut self, other: &PyKll) -> PyResult<()> {
-        self.view = None;
-        match (&mut self.sketch, &other.sketch) {
-            (Sketch::Double(a), Sketch::Double(b)) => a.merge(b),
-            (Sketch::Float(a), Sketch::Float(b)) => a.merge(b),
-            _ => {
-                return Err(PyValueError::new_err(
-                    "cannot merge a float sketch with a double sketch",
-                ))
-            }
-        }
-        Ok(())
+    fn merge(&self, py: Python<'_>, other: &PyKll) -> Result<()> {
+        let theirs = other.read(py, Clone::clone);
+        Ok(lock(py, &self.0).sketch_mut().merge(&theirs)?)
     }
 
     fn serialize<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let b = each!(&self.sketch, |s| serialize(s));
-        PyBytes::new(py, &b)
+        PyBytes::new(py, &self.read(py, AnySketch::serialize))
     }
 
     #[staticmethod]
-    fn deserialize(data: &[u8], double: bool, seed: u64) -> PyResult<Self> {
-        let sketch = if double {
-            let mut s: KllSketch<f64> = deserialize(data).map_err(to_py)?;
-            s.set_seed(seed);
-            Sketch::Double(s)
-        } else {
-            let mut s: KllSketch<f32> = deserialize(data).map_err(to_py)?;
-            s.set_seed(seed);
-            Sketch::Float(s)
-        };
-        Ok(PyKll { sketch, view: None })
+    #[pyo3(signature = (data, *, double, seed))]
+    fn deserialize(data: &[u8], double: bool, seed: u64) -> Result<Self> {
+        Ok(PyKll::wrap(AnySketch::deserialize(data, double, seed)?))
     }
 
-    fn quantiles(&mut self, ranks: Vec<f64>, inclusive: bool) -> PyResult<Vec<f64>> {
-        let v = self.view()?;
-        ranks
-            .iter()
-            .map(|&r| v.quantile(r, inclusive).map_err(to_py))
-            .collect()
+    #[pyo3(signature = (ranks, *, inclusive))]
+    fn quantiles(&self, py: Python<'_>, ranks: Vec<f64>, inclusive: bool) -> Result<Vec<f64>> {
+        Ok(lock(py, &self.0).quantiles(&ranks, inclusive)?)
     }
 
-    fn ranks(&mut self, items: Vec<f64>, inclusive: bool) -> PyResult<Vec<f64>> {
-        let v = self.view()?;
-        Ok(items.iter().map(|&y| v.rank(y, inclusive)).collect())
+    #[pyo3(signature = (items, *, inclusive))]
+    fn ranks(&self, py: Python<'_>, items: Vec<f64>, inclusive: bool) -> Result<Vec<f64>> {
+        Ok(lock(py, &self.0).ranks(&items, inclusive)?)
     }
 
+    /// Retained items (ascending) and their weights.
     #[allow(clippy::type_complexity)]
     fn weighted_items<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u64>>)> {
-        let v = self.view()?;
-        let w: Vec<u64> = (0..v.values().len()).map(|j| v.weight(j)).collect();
-        Ok((v.values().to_vec().into_pyarray(py), w.into_pyarray(py)))
+    ) -> Result<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u64>>)> {
+        let (values, weights) = lock(py, &self.0).weighted_items()?;
+        Ok((values.into_pyarray(py), weights.into_pyarray(py)))
     }
 
-    fn normalized_rank_error(&self, pmf: bool) -> f64 {
-        each!(&self.sketch, |s| s.normalized_rank_error(pmf))
+    #[pyo3(signature = (*, pmf))]
+    fn normalized_rank_error(&self, py: Python<'_>, pmf: bool) -> f64 {
+        self.read(py, |s| s.normalized_rank_error(pmf))
     }
 
-    /// (k, min_k, n, retained, estimation mode, double, seed)
-    fn info(&self) -> (u16, u16, u64, usize, bool, bool, u64) {
-        let double = matches!(self.sketch, Sketch::Double(_));
-        each!(&self.sketch, |s| (
-            s.k(),
-            s.min_k(),
-            s.n(),
-            s.num_retained(),
-            s.is_estimation_mode(),
-            double,
-            s.seed()
-        ))
+    #[getter]
+    fn k(&self, py: Python<'_>) -> u16 {
+        self.read(py, AnySketch::k)
     }
 
-    fn extremes(&self) -> Option<(f64, f64)> {
-        each!(&self.sketch, |s| match (s.min(), s.max()) {
-            (Some(a), Some(b)) => Some((a.to_f64(), b.to_f64())),
-            _ => None,
-        })
+    #[getter]
+    fn min_k(&self, py: Python<'_>) -> u16 {
+        self.read(py, AnySketch::min_k)
     }
 
-    fn copy(&self) -> PyKll {
-        PyKll {
-            sketch: self.sketch.clone(),
-            view: None,
-        }
+    #[getter]
+    fn n(&self, py: Python<'_>) -> u64 {
+        self.read(py, AnySketch::n)
+    }
+
+    #[getter]
+    fn num_retained(&self, py: Python<'_>) -> usize {
+        self.read(py, AnySketch::num_retained)
+    }
+
+    #[getter]
+    fn is_estimation_mode(&self, py: Python<'_>) -> bool {
+        self.read(py, AnySketch::is_estimation_mode)
+    }
+
+    #[getter]
+    fn is_double(&self, py: Python<'_>) -> bool {
+        self.read(py, AnySketch::is_double)
+    }
+
+    #[getter]
+    fn seed(&self, py: Python<'_>) -> u64 {
+        self.read(py, AnySketch::seed)
+    }
+
+    /// (min, max) of the items seen, or None.
+    #[getter]
+    fn extremes(&self, py: Python<'_>) -> Option<(f64, f64)> {
+        self.read(py, AnySketch::extremes)
+    }
+
+    fn copy(&self, py: Python<'_>) -> PyKll {
+        PyKll::wrap(self.read(py, Clone::clone))
     }
 }
 
 /// DataSketches' ε(k).
 #[pyfunction]
-fn kll_normalized_rank_error(k: u32, pmf: bool) -> PyResult<f64> {
-    let k = outprob_core::streaming::kll::check_k(k).map_err(to_py)?;
+#[pyo3(signature = (k, *, pmf))]
+fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
+    let k = outprob_core::streaming::kll::check_k(k)?;
     Ok(outprob_core::streaming::kll::normalized_rank_error(k, pmf))
 }
 
-fn interval(i: Option<Interval>) -> Option<(f64, f64)> {
-    i.map(|i| (i.lo, i.hi))
-}
+/// The running state of a streaming Gaussian fit of one or more score
+/// columns.
+#[pyclass(frozen, module = "outprob._core", name = "StreamingState")]
+pub(crate) struct PyStreaming(Mutex<Vec<StreamingGaussian>>);
 
-/// Running state of a streaming Gaussian/linear fit.
-#[pyclass(module = "outprob._core", name = "StreamingState")]
-pub(crate) struct PyStreaming {
-    state: StreamingGaussian,
-}
-
-fn moments_dict<'py>(py: Python<'py>, m: &Moments) -> PyResult<Bound<'py, PyDict>> {
-    let p = m.to_parts();
+fn moments_dict(py: Python<'_>, p: MomentsParts) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("n", p.n)?;
     d.set_item("sum_negative", p.sum_negative)?;
@@ -247,260 +211,228 @@ fn moments_dict<'py>(py: Python<'py>, m: &Moments) -> PyResult<Bound<'py, PyDict
     Ok(d)
 }
 
-fn moments_from(d: &Bound<'_, PyDict>) -> PyResult<Moments> {
-    let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
-        d.get_item(k)?
-            .ok_or_else(|| PyValueError::new_err(format!("state: missing {k:?}")))
-    };
-    let pair = |k: &str| -> PyResult<[f64; 2]> {
-        let v: Vec<f64> = get(k)?.extract()?;
-        v.try_into()
-            .map_err(|_| PyValueError::new_err(format!("state: {k:?} needs two numbers")))
-    };
-    let parts = MomentsParts {
-        n: get("n")?.extract()?,
-        sum_negative: get("sum_negative")?.extract()?,
-        sum_limbs: get("sum_limbs")?.extract()?,
-        shift: get("shift")?.extract()?,
-        k: get("k")?.extract()?,
-        dsum: pair("dsum")?,
-        dsq: pair("dsq")?,
-        min: get("min")?.extract()?,
-        max: get("max")?.extract()?,
-    };
-    Moments::from_parts(&parts).map_err(to_py)
+/// The value of `key` in a stored state.
+fn item<'py, T: for<'a> FromPyObject<'a, 'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    let v = d
+        .get_item(key)?
+        .ok_or_else(|| PyValueError::new_err(format!("state: missing {key:?}")))?;
+    v.extract()
+        .map_err(|_| PyValueError::new_err(format!("state: {key:?} is not valid")))
+}
+
+fn moments_parts(d: &Bound<'_, PyDict>) -> PyResult<MomentsParts> {
+    Ok(MomentsParts {
+        n: item(d, "n")?,
+        sum_negative: item(d, "sum_negative")?,
+        sum_limbs: item(d, "sum_limbs")?,
+        shift: item(d, "shift")?,
+        k: item(d, "k")?,
+        dsum: item(d, "dsum")?,
+        dsq: item(d, "dsq")?,
+        min: item(d, "min")?,
+        max: item(d, "max")?,
+    })
 }
 
 #[pymethods]
 impl PyStreaming {
     #[new]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        center: Spec,
-        scale: Spec,
-        trim: f64,
-        ddof: usize,
-        maxiter: usize,
-        tol: f64,
-        nan_policy: &str,
-        negate: bool,
-        k: u32,
-        seed: u64,
-    ) -> PyResult<Self> {
-        let spec = gaussian_spec(center, scale, trim, ddof, maxiter, tol, nan_policy, negate)?;
-        let k = outprob_core::streaming::kll::check_k(k).map_err(to_py)?;
-        Ok(PyStreaming {
-            state: StreamingGaussian::new(spec, k, seed).map_err(to_py)?,
-        })
+    #[pyo3(signature = (*, spec, k, seed, columns))]
+    fn new(spec: &Spec, k: u32, seed: u64, columns: usize) -> Result<Self> {
+        let k = outprob_core::streaming::kll::check_k(k)?;
+        let state = StreamingGaussian::new(spec.core, k, seed)?;
+        Ok(PyStreaming(Mutex::new(vec![state; columns])))
     }
 
-    fn update(&mut self, py: Python<'_>, x: Floats<'_>) -> PyResult<usize> {
-        let state = &mut self.state;
-        on_floats!(py, x, |s| state.update(s)).map_err(to_py)
+    /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
+    /// whole or not at all.
+    fn update(&self, py: Python<'_>, x: Batch<'_>) -> Result<()> {
+        let mut g = lock(py, &self.0);
+        let nan = g.first().map_or(NanPolicy::Omit, |s| s.spec().nan_policy);
+        Ok(feed!(py, x, &mut g[..], nan, |s, c| s.update(c))?)
     }
 
-    fn merge(&mut self, other: &PyStreaming) -> PyResult<()> {
-        self.state.merge(&other.state).map_err(to_py)
+    fn merge(&self, py: Python<'_>, other: &PyStreaming) -> Result<()> {
+        let theirs = lock(py, &other.0).clone();
+        Ok(merge_columns(&mut lock(py, &self.0), &theirs)?)
     }
 
-    fn n(&self) -> u64 {
-        self.state.n()
+    /// Scores seen, per column.
+    fn n(&self, py: Python<'_>) -> Vec<u64> {
+        lock(py, &self.0).iter().map(StreamingGaussian::n).collect()
     }
 
-    fn extremes(&self) -> PyResult<(f64, f64)> {
-        self.state.extremes().map_err(to_py)
+    /// (min, max) of the oriented scores, per column.
+    fn extremes(&self, py: Python<'_>) -> Result<Vec<(f64, f64)>> {
+        let g = lock(py, &self.0);
+        Ok(g.iter()
+            .map(StreamingGaussian::extremes)
+            .collect::<std::result::Result<_, _>>()?)
     }
 
-    /// (center, scale, scale_used, center_interval, scale_interval,
-    /// probability_error, rank_error, [(norm, M-estimate)], n)
-    #[allow(clippy::type_complexity)]
-    fn result(
-        &self,
-        py: Python<'_>,
-    ) -> PyResult<(
-        f64,
-        f64,
-        &'static str,
-        Option<(f64, f64)>,
-        Option<(f64, f64)>,
-        Option<f64>,
-        f64,
-        Vec<(&'static str, MTuple)>,
-        u64,
-    )> {
-        let r = py.detach(|| self.state.result()).map_err(to_py)?;
-        Ok((
-            r.center,
-            r.scale,
-            r.scale_used.name(),
-            interval(r.center_interval),
-            interval(r.scale_interval),
-            r.probability_error,
-            r.rank_error,
-            r.m_estimates
-                .iter()
-                .map(|(n, e)| (n.name(), m_tuple(e)))
-                .collect(),
-            r.n,
-        ))
+    /// The fit of each column.
+    fn results(&self, py: Python<'_>) -> Result<Vec<StreamingResult>> {
+        let g = lock(py, &self.0);
+        let results = py.detach(|| {
+            g.iter()
+                .map(StreamingGaussian::result)
+                .collect::<std::result::Result<Vec<_>, _>>()
+        })?;
+        Ok(results
+            .iter()
+            .map(|r| StreamingResult {
+                center: r.center,
+                scale: r.scale,
+                scale_used: r.scale_used.name().to_owned(),
+                center_interval: r.center_interval.map(|i| (i.lo, i.hi)),
+                scale_interval: r.scale_interval.map(|i| (i.lo, i.hi)),
+                probability_error: r.probability_error,
+                rank_error: r.rank_error,
+                m_estimates: MEstimate::all(&r.m_estimates),
+                n: r.n,
+            })
+            .collect())
     }
 
-    /// The state as plain data: moments and the sketch's bytes.
-    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("moments", moments_dict(py, self.state.moments())?)?;
-        match self.state.sketch() {
-            Some(s) => d.set_item("sketch", PyBytes::new(py, &serialize(s)))?,
-            None => d.set_item("sketch", py.None())?,
-        }
-        d.set_item("seed", self.state.sketch().map_or(0, KllSketch::seed))?;
-        Ok(d)
+    /// Each column's state as plain data: moments, the sketch's bytes
+    /// (None without a sketch) and its seed.
+    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let g = lock(py, &self.0);
+        g.iter()
+            .map(|s| {
+                let d = PyDict::new(py);
+                d.set_item("moments", moments_dict(py, s.moments().to_parts())?)?;
+                d.set_item(
+                    "sketch",
+                    s.sketch().map(|k| PyBytes::new(py, &serialize(k))),
+                )?;
+                d.set_item("seed", s.sketch().map_or(0, KllSketch::seed))?;
+                Ok(d)
+            })
+            .collect()
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
-    fn from_parts(
-        center: Spec,
-        scale: Spec,
-        trim: f64,
-        ddof: usize,
-        maxiter: usize,
-        tol: f64,
-        nan_policy: &str,
-        negate: bool,
-        moments: &Bound<'_, PyDict>,
-        sketch: Option<&[u8]>,
-        seed: u64,
-    ) -> PyResult<Self> {
-        let spec = gaussian_spec(center, scale, trim, ddof, maxiter, tol, nan_policy, negate)?;
-        let sketch = match sketch {
-            Some(b) => {
-                let mut s: KllSketch<f64> = deserialize(b).map_err(to_py)?;
-                s.set_seed(seed);
-                Some(s)
-            }
-            None => None,
-        };
-        let state =
-            StreamingGaussian::from_parts(spec, moments_from(moments)?, sketch).map_err(to_py)?;
-        Ok(PyStreaming { state })
+    #[pyo3(signature = (*, spec, parts))]
+    fn from_parts(spec: &Spec, parts: Vec<Bound<'_, PyDict>>) -> Result<Self> {
+        let columns = parts
+            .iter()
+            .map(|d| {
+                let moments: Bound<'_, PyDict> = item(d, "moments")?;
+                let sketch: Option<Vec<u8>> = item(d, "sketch")?;
+                let seed: u64 = item(d, "seed")?;
+                Ok(StreamingGaussian::from_parts(
+                    spec.core,
+                    &moments_parts(&moments)?,
+                    sketch.as_deref(),
+                    seed,
+                )?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(PyStreaming(Mutex::new(columns)))
     }
 }
 
-/// The most recent W scores, refitted exactly.
-#[pyclass(module = "outprob._core", name = "WindowState")]
-pub(crate) struct PyWindow {
-    window: Window<f64>,
-}
+/// The most recent W scores of one or more columns, refitted exactly.
+#[pyclass(frozen, module = "outprob._core", name = "WindowState")]
+pub(crate) struct PyWindow(Mutex<Vec<Window<f64>>>);
 
 #[pymethods]
 impl PyWindow {
     #[new]
-    fn new(size: usize, refit_every: usize) -> PyResult<Self> {
-        Ok(PyWindow {
-            window: Window::new(size, refit_every).map_err(to_py)?,
-        })
+    #[pyo3(signature = (*, size, refit_every, columns))]
+    fn new(size: usize, refit_every: usize, columns: usize) -> Result<Self> {
+        Ok(PyWindow(Mutex::new(vec![
+            Window::new(size, refit_every)?;
+            columns
+        ])))
     }
 
-    fn update(&mut self, py: Python<'_>, x: Floats<'_>, nan_policy: &str) -> PyResult<usize> {
-        let nan: NanPolicy = parse(nan_policy)?;
-        let w = &mut self.window;
-        match x {
-            Floats::F64(a) => {
-                let s = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                py.detach(|| w.update(s, nan))
-            }
-            Floats::F32(a) => {
-                // float32 widens exactly: the fit is the same as on float32.
-                let s = a
-                    .as_slice()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                py.detach(|| {
-                    let v: Vec<f64> = s.iter().map(|&f| f64::from(f)).collect();
-                    w.update(&v, nan)
-                })
-            }
-        }
-        .map_err(to_py)
+    /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
+    /// whole or not at all.
+    #[pyo3(signature = (x, *, nan_policy))]
+    fn update(&self, py: Python<'_>, x: Batch<'_>, nan_policy: Wrap<NanPolicy>) -> Result<()> {
+        let mut g = lock(py, &self.0);
+        let nan = nan_policy.0;
+        Ok(feed!(py, x, &mut g[..], nan, |w, c| w.update(c, nan))?)
     }
 
-    fn due(&self) -> bool {
-        self.window.due()
+    /// Whether `refit_every` scores arrived since the last refit (in any
+    /// column).
+    fn due(&self, py: Python<'_>) -> bool {
+        lock(py, &self.0).iter().any(Window::due)
     }
 
-    fn seen(&self) -> u64 {
-        self.window.seen()
+    /// Scores seen, per column.
+    fn seen(&self, py: Python<'_>) -> Vec<u64> {
+        lock(py, &self.0).iter().map(Window::seen).collect()
     }
 
-    /// (center, scale, scale_used, [(norm, M-estimate)])
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn fit_gaussian(
-        &mut self,
-        py: Python<'_>,
-        center: Spec,
-        scale: Spec,
-        trim: f64,
-        ddof: usize,
-        maxiter: usize,
-        tol: f64,
-        negate: bool,
-    ) -> PyResult<(f64, f64, &'static str, Vec<(&'static str, MTuple)>)> {
-        let spec = gaussian_spec(center, scale, trim, ddof, maxiter, tol, "omit", negate)?;
-        let w = &mut self.window;
-        let f = py.detach(|| w.fit_gaussian(&spec)).map_err(to_py)?;
-        Ok((
-            f.params.center,
-            f.params.scale,
-            f.scale_used.name(),
-            f.m_estimates
-                .iter()
-                .map(|(n, e)| (n.name(), m_tuple(e)))
-                .collect(),
-        ))
+    /// The Gaussian fit of each column's window.
+    #[pyo3(signature = (*, spec))]
+    fn fit_gaussian(&self, py: Python<'_>, spec: &Spec) -> Result<Vec<GaussianFit>> {
+        let mut g = lock(py, &self.0);
+        let windows = &mut g[..];
+        let fits = py.detach(|| {
+            windows
+                .iter_mut()
+                .map(|w| w.fit_gaussian(&spec.core))
+                .collect::<std::result::Result<Vec<_>, _>>()
+        })?;
+        Ok(fits.iter().map(|f| GaussianFit::of(f, None)).collect())
     }
 
-    fn fit_linear(&mut self, negate: bool) -> PyResult<(f64, f64)> {
-        let spec = gaussian_spec(
-            Spec::Name("mean".into()),
-            Spec::Name("std".into()),
-            0.1,
-            0,
-            30,
-            1e-8,
-            "omit",
-            negate,
-        )?;
-        let l = self.window.fit_linear(&spec).map_err(to_py)?;
-        Ok((l.min, l.max))
+    /// The linear fit of each column's window.
+    #[pyo3(signature = (*, negate))]
+    fn fit_linear(&self, py: Python<'_>, negate: bool) -> Result<Vec<LinearFit>> {
+        let mut g = lock(py, &self.0);
+        let fits = g
+            .iter_mut()
+            .map(|w| w.fit_linear(negate))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(fits
+            .iter()
+            .map(|l| LinearFit {
+                min: l.min,
+                max: l.max,
+            })
+            .collect())
     }
 
-    /// (size, refit_every, since_refit, seen, values)
-    #[allow(clippy::type_complexity)]
-    fn parts<'py>(&self, py: Python<'py>) -> (usize, usize, usize, u64, Bound<'py, PyArray1<f64>>) {
-        let w = &self.window;
-        (
-            w.size(),
-            w.refit_every(),
-            w.since_refit(),
-            w.seen(),
-            w.values().to_vec().into_pyarray(py),
-        )
+    /// Each column's window as plain data: `since_refit`, `seen` and its
+    /// scores, oldest first.
+    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let g = lock(py, &self.0);
+        g.iter()
+            .map(|w| {
+                let d = PyDict::new(py);
+                d.set_item("since_refit", w.since_refit())?;
+                d.set_item("seen", w.seen())?;
+                d.set_item("values", w.values().to_vec().into_pyarray(py))?;
+                Ok(d)
+            })
+            .collect()
     }
 
+    /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
-    fn from_parts(
-        size: usize,
-        refit_every: usize,
-        since_refit: usize,
-        seen: u64,
-        values: Vec<f64>,
-    ) -> PyResult<Self> {
-        Ok(PyWindow {
-            window: Window::from_parts(size, refit_every, since_refit, seen, &values)
-                .map_err(to_py)?,
-        })
+    #[pyo3(signature = (*, size, refit_every, parts))]
+    fn from_parts(size: usize, refit_every: usize, parts: Vec<Bound<'_, PyDict>>) -> Result<Self> {
+        let windows = parts
+            .iter()
+            .map(|d| {
+                let values: Vec<f64> = item(d, "values")?;
+                Ok(Window::from_parts(
+                    size,
+                    refit_every,
+                    item(d, "since_refit")?,
+                    item(d, "seen")?,
+                    &values,
+                )?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(PyWindow(Mutex::new(windows)))
     }
 }
 

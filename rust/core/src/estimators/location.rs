@@ -57,6 +57,17 @@ pub(crate) fn median_of_key<T: Float>(s: &Sample<'_, T>, key: Key) -> f64 {
     middle(&ranked(s.x, n, key, &median_ranks(n)))
 }
 
+/// Checks that every quantile level is in [0, 1].
+pub fn check_quantiles(qs: &[f64]) -> Result<(), Error> {
+    match qs.iter().find(|q| !(0.0..=1.0).contains(*q)) {
+        Some(bad) => Err(Error::invalid(
+            "q",
+            format!("quantiles must be in [0, 1], got {bad}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Type-7 quantiles (`numpy.quantile`, method "linear") for each `q` in
 /// [0, 1]; every order statistic they need is found in one read.
 pub fn quantiles<T: Float>(s: &Sample<'_, T>, qs: &[f64]) -> Vec<f64> {

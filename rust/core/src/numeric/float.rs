@@ -55,19 +55,21 @@ pub trait Float: Copy + PartialOrd + Debug + Default + Send + Sync + 'static {
     /// Exact negation.
     #[must_use]
     fn neg(self) -> Self;
-    /// The vectorised Gaussian-scaling kernel for this type
-    /// ([`crate::numeric::erf::gaussian_probabilities_f64`] / `_f32`).
-    fn gaussian_probabilities(
-        src: &[Self],
-        dst: &mut [Self],
-        center: f64,
-        scale: f64,
-        negate: bool,
-    );
+    /// A source and a destination buffer of this type as their concrete
+    /// type, for kernels written per type.
+    fn buffers<'a>(src: &'a [Self], dst: &'a mut [Self]) -> Buffers<'a>;
+}
+
+/// A source and a destination buffer of one of the two float types.
+pub enum Buffers<'a> {
+    /// float64.
+    F64(&'a [f64], &'a mut [f64]),
+    /// float32.
+    F32(&'a [f32], &'a mut [f32]),
 }
 
 macro_rules! impl_float {
-    ($t:ty, $gaussian:path) => {
+    ($t:ty, $buffers:ident) => {
         impl Float for $t {
             const NAN: Self = <$t>::NAN;
             const MANTISSA_DIGITS: u32 = <$t>::MANTISSA_DIGITS;
@@ -96,19 +98,13 @@ macro_rules! impl_float {
             fn neg(self) -> Self {
                 -self
             }
-            #[inline]
-            fn gaussian_probabilities(
-                src: &[Self],
-                dst: &mut [Self],
-                center: f64,
-                scale: f64,
-                negate: bool,
-            ) {
-                $gaussian(src, dst, center, scale, negate);
+            #[inline(always)]
+            fn buffers<'a>(src: &'a [Self], dst: &'a mut [Self]) -> Buffers<'a> {
+                Buffers::$buffers(src, dst)
             }
         }
     };
 }
 
-impl_float!(f32, crate::numeric::erf::gaussian_probabilities_f32);
-impl_float!(f64, crate::numeric::erf::gaussian_probabilities_f64);
+impl_float!(f32, F32);
+impl_float!(f64, F64);

@@ -9,8 +9,9 @@ use crate::estimators::mest::{MEstimate, MParams, Norm};
 use crate::numeric::float::Float;
 use crate::numeric::sum::ExactSum;
 use crate::streaming::bounds::{probability_band, Brackets, Estimate, Interval};
+use crate::streaming::kll::serde::deserialize;
 use crate::streaming::kll::{KllSketch, SortedView, BLOCK};
-use crate::streaming::moments::Moments;
+use crate::streaming::moments::{Moments, MomentsParts};
 use crate::transformations::fit::{Center, GaussianSpec, Scale};
 
 /// A fitted streaming Gaussian scaling with its error bounds.
@@ -68,13 +69,26 @@ impl StreamingGaussian {
         })
     }
 
-    /// Rebuilds a state from its parts.
+    /// Rebuilds a state from stored parts: the moments, the sketch's
+    /// bytes (DataSketches' format) and its coin seed. The one entry point
+    /// for stored (untrusted) streaming state: every part is checked, and
+    /// against the others.
     pub fn from_parts(
         spec: GaussianSpec,
-        moments: Moments,
-        sketch: Option<KllSketch<f64>>,
+        moments: &MomentsParts,
+        sketch: Option<&[u8]>,
+        seed: u64,
     ) -> Result<Self, Error> {
         spec.check()?;
+        let moments = Moments::from_parts(moments)?;
+        let sketch = match sketch {
+            Some(bytes) => {
+                let mut s: KllSketch<f64> = deserialize(bytes)?;
+                s.set_seed(seed);
+                Some(s)
+            }
+            None => None,
+        };
         if needs_sketch(&spec) != sketch.is_some() {
             return Err(Error::InvalidParameter {
                 name: "state",

@@ -8,10 +8,15 @@
 //!   interval its rank error guarantees, and the implied bound on |Δp|.
 //! * [`window`]: the most recent W scores, refitted exactly on demand.
 //! * [`fit`]: the streaming counterpart of a Gaussian or linear fit.
+//! * [`columns`]: state of several score columns fed by 2-D batches.
+//! * [`sketch`]: a KLL sketch of either item type with its sorted view.
+//! * [`partition`]: per-partition kernels of the exact distributed fit.
 
 pub mod bounds;
+pub mod columns;
 pub mod fit;
 pub mod kll;
 pub mod moments;
 pub mod partition;
+pub mod sketch;
 pub mod window;

@@ -23,9 +23,9 @@
 use crate::error::Error;
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
-use crate::numeric::reduce::{binary_exponent, summarize};
+use crate::numeric::reduce::binary_exponent;
 use crate::numeric::sum::{exact_sum, two_sum, ExactSum};
-use crate::sample::NanPolicy;
+use crate::sample::{check_batch, NanPolicy};
 
 /// An unevaluated sum `hi + lo` with `|lo| <= ulp(hi)/2`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -225,19 +225,7 @@ impl Moments {
 
     /// Adds a batch under the §5 rules; returns how many scores it added.
     pub fn update<T: Float>(&mut self, x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
-        let summary = summarize(x);
-        if summary.inf.count > 0 {
-            return Err(Error::Infinite {
-                count: summary.inf.count,
-                first_index: summary.inf.first,
-            });
-        }
-        if summary.nan.count > 0 && nan_policy == NanPolicy::Raise {
-            return Err(Error::Nan {
-                count: summary.nan.count,
-                first_index: summary.nan.first,
-            });
-        }
+        let summary = check_batch(x, nan_policy)?;
         let count = summary.count;
         if count == 0 {
             return Ok(0);

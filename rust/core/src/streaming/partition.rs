@@ -9,13 +9,31 @@
 //! buckets over the current key bracket narrows each wanted rank's bracket
 //! by 2^B per pass, and once a bracket holds few values they are collected
 //! and selected exactly.
+//!
+//! M-estimation runs the in-memory iteration ([`iterate`]) on sums reduced
+//! over the cluster ([`m_iterate_reduced`]).
 
-use crate::estimators::mest::Norm;
+use crate::error::Error;
+use crate::estimators::mest::{iterate, MEstimate, MParams, StartScale, Sums};
 use crate::numeric::float::Float;
 pub use crate::numeric::float::{from_order_key, order_key};
 use crate::numeric::rank::Key;
 use crate::numeric::select::{midpoint, order_statistics_by, Position};
-use crate::numeric::sum::{exact_sum, ExactSum, Neumaier};
+use crate::numeric::sum::{exact_product, exact_sum, ExactSum, Neumaier};
+use core::cell::RefCell;
+
+/// Most buckets of one histogram: its counts travel back from every
+/// partition.
+pub const MAX_BUCKETS: usize = 1 << 20;
+
+/// What is ranked: the oriented scores, or their absolute deviations from
+/// `center`.
+pub fn key(center: Option<f64>, negate: bool) -> Key {
+    match center {
+        None => Key::Value { negate },
+        Some(center) => Key::Deviation { center, negate },
+    }
+}
 
 /// How many keys lie below `lo`, and the counts of `(key − lo) >> shift`
 /// for the `buckets` buckets from `lo` on (keys above are not counted).
@@ -25,7 +43,10 @@ pub fn histogram<T: Float>(
     lo: u64,
     shift: u32,
     buckets: usize,
-) -> (u64, Vec<u64>) {
+) -> Result<(u64, Vec<u64>), Error> {
+    if buckets > MAX_BUCKETS || shift > 63 {
+        return Err(Error::invalid("buckets", "buckets <= 2^20 and shift <= 63"));
+    }
     let mut counts = vec![0u64; buckets];
     let mut below = 0u64;
     for &v in x {
@@ -42,7 +63,7 @@ pub fn histogram<T: Float>(
             }
         }
     }
-    (below, counts)
+    Ok((below, counts))
 }
 
 /// The keyed values whose order keys lie in `[lo, hi]`.
@@ -54,14 +75,24 @@ pub fn collect<T: Float>(x: &[T], key: Key, lo: u64, hi: u64) -> Vec<f64> {
         .collect()
 }
 
-/// The values at the given 0-based ranks (ascending, unique) of `values`.
-pub fn select(mut values: Vec<f64>, ranks: &[usize]) -> Vec<f64> {
-    order_statistics_by(&mut values, ranks, |v| v)
+/// The values at the given 0-based ranks (ascending, unique, in range) of
+/// `values`.
+pub fn select(mut values: Vec<f64>, ranks: &[usize]) -> Result<Vec<f64>, Error> {
+    if ranks.windows(2).any(|w| w[0] >= w[1]) || ranks.last().is_some_and(|&r| r >= values.len()) {
+        return Err(Error::invalid(
+            "ranks",
+            "ranks must be ascending, unique and in range",
+        ));
+    }
+    Ok(order_statistics_by(&mut values, ranks, |v| v))
 }
 
 /// The 0-based ranks a type-7 quantile of n values needs.
-pub fn quantile_ranks(n: usize, q: f64) -> Vec<usize> {
-    Position::new(n, q).ranks().collect()
+pub fn quantile_ranks(n: usize, q: f64) -> Result<Vec<usize>, Error> {
+    if n == 0 || !(0.0..=1.0).contains(&q) {
+        return Err(Error::invalid("q", "n >= 1 and q in [0, 1]"));
+    }
+    Ok(Position::new(n, q).ranks().collect())
 }
 
 /// The type-7 quantile from the order statistics of [`quantile_ranks`].
@@ -80,8 +111,21 @@ pub fn median_value(values: &[f64]) -> f64 {
     }
 }
 
+/// One partition's exact sum of the oriented values below a cut-off, as
+/// plain numbers (the limbs of an [`ExactSum`]) that travel back to the
+/// client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SumPart {
+    /// The sum is negative.
+    pub negative: bool,
+    /// Its limbs (see [`ExactSum::to_limbs`]).
+    pub limbs: Vec<u64>,
+    /// How many values it adds.
+    pub count: u64,
+}
+
 /// Exact sum of the oriented values `< v` and their count.
-pub fn sum_below<T: Float>(x: &[T], negate: bool, v: f64) -> (ExactSum, u64) {
+pub fn sum_below<T: Float>(x: &[T], negate: bool, v: f64) -> SumPart {
     let sign = if negate { -1.0 } else { 1.0 };
     let kept: Vec<f64> = x
         .iter()
@@ -89,7 +133,22 @@ pub fn sum_below<T: Float>(x: &[T], negate: bool, v: f64) -> (ExactSum, u64) {
         .map(|u| sign * u.to_f64())
         .filter(|&u| u < v)
         .collect();
-    (exact_sum(&kept), kept.len() as u64)
+    let (negative, limbs) = exact_sum(&kept).to_limbs().unwrap_or((false, Vec::new()));
+    SumPart {
+        negative,
+        limbs,
+        count: kept.len() as u64,
+    }
+}
+
+/// `Σ parts + ties·v`, correctly rounded: the kept sum of a trimmed mean
+/// whose cut-off value `v` is shared by `ties` of the kept scores.
+pub fn exact_total(parts: &[SumPart], v: f64, ties: usize) -> f64 {
+    let mut total = exact_product(v, ties);
+    for p in parts {
+        total.merge(&ExactSum::from_limbs(p.negative, &p.limbs));
+    }
+    total.value()
 }
 
 /// Σ((±x − c)·2^-e)² and the count over `|±x − c| < w`: the kept squares
@@ -116,15 +175,7 @@ pub fn squares_below<T: Float>(x: &[T], negate: bool, c: f64, w: f64, e: i32) ->
 /// `[Σw, Σw·d, n_in, Σ_in d, Σ_in d², n_out]` with `d = ±x − m`, w the
 /// norm's weight of `d/σ`, "in" meaning `|d/σ| <= c` (the scale step's
 /// inlier set when `(m, σ)` is that iteration's start).
-pub fn m_sums<T: Float>(
-    x: &[T],
-    negate: bool,
-    norm: Norm,
-    tuning: f64,
-    c: f64,
-    m: f64,
-    sigma: f64,
-) -> [f64; 6] {
+pub fn m_sums<T: Float>(x: &[T], negate: bool, params: &MParams, m: f64, sigma: f64) -> [f64; 6] {
     let sign = if negate { -1.0 } else { 1.0 };
     let (mut sw, mut swd, mut s1, mut s2) = (
         Neumaier::default(),
@@ -139,10 +190,10 @@ pub fn m_sums<T: Float>(
         }
         let s = sign * u.to_f64();
         let d = s - m;
-        let w = norm.weight(d / sigma, tuning);
+        let w = params.norm.weight(d / sigma, params.tuning);
         sw.add(w);
         swd.add(w * d);
-        if (d / sigma).abs() <= c {
+        if (d / sigma).abs() <= params.c {
             n_in += 1;
             s1.add(d);
             s2.add(d * d);
@@ -160,9 +211,90 @@ pub fn m_sums<T: Float>(
     ]
 }
 
+/// Reduced sums by the bits of their `(m, σ)`.
+type SumsCache = RefCell<Vec<((u64, u64), [f64; 6])>>;
+
+/// The sums of [`m_sums`] reduced over a cluster by `reduce`, each `(m, σ)`
+/// reduced once: the iteration asks for the sums at an iteration's start
+/// twice (location step, then scale step).
+struct Reduced<F, E> {
+    reduce: RefCell<F>,
+    n: usize,
+    cache: SumsCache,
+    error: RefCell<Option<E>>,
+}
+
+impl<F: FnMut(f64, f64) -> Result<[f64; 6], E>, E> Reduced<F, E> {
+    fn sums(&self, m: f64, sigma: f64) -> [f64; 6] {
+        let keyed = (m.to_bits(), sigma.to_bits());
+        if let Some((_, s)) = self.cache.borrow().iter().find(|(k, _)| *k == keyed) {
+            return *s;
+        }
+        if self.error.borrow().is_some() {
+            return [f64::NAN; 6];
+        }
+        match (self.reduce.borrow_mut())(m, sigma) {
+            Ok(s) => {
+                self.cache.borrow_mut().push((keyed, s));
+                s
+            }
+            Err(e) => {
+                *self.error.borrow_mut() = Some(e);
+                [f64::NAN; 6]
+            }
+        }
+    }
+}
+
+impl<F: FnMut(f64, f64) -> Result<[f64; 6], E>, E> Sums for Reduced<F, E> {
+    fn len(&self) -> usize {
+        self.n
+    }
+    fn location(&self, _p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
+        let s = self.sums(m, sigma);
+        (s[0], s[1])
+    }
+    fn scale(&self, _c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
+        // The inlier set is that of (μ_t, σ_t), whose sums the iteration's
+        // first location step already brought: Σ_I (s − ν)² from the
+        // moments about μ_t, ν = μ_{t+1}.
+        let s = self.sums(mu, sigma);
+        let delta = nmu - mu;
+        let ss = (s[4] - 2.0 * delta * s[3] + s[2] * delta * delta) / (sigma * sigma);
+        (ss.max(0.0), s[5] as usize)
+    }
+}
+
+/// Huber's proposal 2 on `n` scores spread over a cluster, from
+/// `(mu0, sigma0)` (the median and the nMAD or its fallback): every sum is
+/// the [`m_sums`] of each partition added up by `reduce(m, σ)`. The first
+/// error of `reduce` stops the iteration and is returned.
+pub fn m_iterate_reduced<E: From<Error>>(
+    reduce: impl FnMut(f64, f64) -> Result<[f64; 6], E>,
+    params: &MParams,
+    n: usize,
+    mu0: f64,
+    sigma0: f64,
+) -> Result<MEstimate, E> {
+    params.check()?;
+    let reduced = Reduced {
+        reduce: RefCell::new(reduce),
+        n,
+        cache: RefCell::new(Vec::new()),
+        error: RefCell::new(None),
+    };
+    let e = iterate(&reduced, params, mu0, sigma0, StartScale::Nmad);
+    match reduced.error.into_inner() {
+        Some(err) => Err(err),
+        None => Ok(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estimators::mest::{m_estimate, Norm};
+    use crate::sample::{NanPolicy, Sample};
 
     #[test]
     fn keys_round_trip_and_order() {
@@ -173,9 +305,61 @@ mod tests {
         for &x in &v {
             assert_eq!(from_order_key(order_key(x)).to_bits(), x.to_bits());
         }
-        let (below, h) = histogram(&[1.0, 2.0, f64::NAN, 3.0], Key::VALUE, order_key(2.0), 0, 1);
+        let (below, h) =
+            histogram(&[1.0, 2.0, f64::NAN, 3.0], Key::VALUE, order_key(2.0), 0, 1).unwrap();
         assert_eq!((below, h), (1, vec![1]));
         assert_eq!(quantile_value(4, 0.25, &[2.0, 3.0]), 2.75);
         assert_eq!(median_value(&[1.0, 2.0]), 1.5);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_do() {
+        assert!(histogram(&[1.0], Key::VALUE, 0, 64, 1).is_err());
+        assert!(histogram(&[1.0], Key::VALUE, 0, 0, MAX_BUCKETS + 1).is_err());
+        assert!(select(vec![1.0, 2.0], &[1, 0]).is_err());
+        assert!(select(vec![1.0, 2.0], &[2]).is_err());
+        assert_eq!(
+            select(vec![3.0, 1.0, 2.0], &[0, 2]).unwrap(),
+            vec![1.0, 3.0]
+        );
+        assert!(quantile_ranks(0, 0.5).is_err());
+        assert!(quantile_ranks(3, 1.5).is_err());
+    }
+
+    #[test]
+    fn partial_sums_add_up_exactly() {
+        let x = [1e16, 1.0, -1e16, 3.0, 0.5];
+        let halves = [
+            sum_below(&x[..2], false, 2.0),
+            sum_below(&x[2..], false, 2.0),
+        ];
+        // Kept: 1, −1e16, 0.5 (and no tie): the exact sum, rounded once.
+        assert_eq!(halves.iter().map(|p| p.count).sum::<u64>(), 3);
+        assert_eq!(exact_total(&halves, 2.0, 1), -1e16 + 3.5);
+    }
+
+    #[test]
+    fn reduced_iteration_is_the_in_memory_one() {
+        let x: Vec<f64> = (0..200)
+            .map(|i| f64::from(i % 17) + f64::from(i) * 0.01)
+            .collect();
+        let p = MParams::new(Norm::Huber);
+        let local = m_estimate(&Sample::new(&x, NanPolicy::Omit, false).unwrap(), &p).unwrap();
+        let (a, b) = x.split_at(77);
+        let remote = m_iterate_reduced::<Error>(
+            |m, s| {
+                let (u, v) = (m_sums(a, false, &p, m, s), m_sums(b, false, &p, m, s));
+                Ok(core::array::from_fn(|i| u[i] + v[i]))
+            },
+            &p,
+            x.len(),
+            crate::estimators::location::median(&Sample::new(&x, NanPolicy::Omit, false).unwrap()),
+            crate::estimators::scale::nmad(&Sample::new(&x, NanPolicy::Omit, false).unwrap()),
+        )
+        .unwrap();
+        assert!((remote.location - local.location).abs() <= 1e-12 * local.location.abs());
+        assert!((remote.scale - local.scale).abs() <= 1e-12 * local.scale);
+        let failed = m_iterate_reduced(|_, _| Err(Error::NoProbabilities), &p, 3, 0.0, 1.0);
+        assert_eq!(failed, Err(Error::NoProbabilities));
     }
 }

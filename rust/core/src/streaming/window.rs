@@ -5,8 +5,7 @@
 
 use crate::error::Error;
 use crate::numeric::float::Float;
-use crate::numeric::reduce::summarize;
-use crate::sample::NanPolicy;
+use crate::sample::{check_batch, NanPolicy};
 use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec};
 use crate::transformations::scaling::Linear;
 
@@ -57,20 +56,8 @@ impl<T: Float> Window<T> {
 
     /// Adds a batch under the §5 rules (a batch with ±inf, or NaN under
     /// `raise`, is refused whole); returns how many scores it added.
-    pub fn update(&mut self, x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
-        let s = summarize(x);
-        if s.inf.count > 0 {
-            return Err(Error::Infinite {
-                count: s.inf.count,
-                first_index: s.inf.first,
-            });
-        }
-        if s.nan.count > 0 && nan_policy == NanPolicy::Raise {
-            return Err(Error::Nan {
-                count: s.nan.count,
-                first_index: s.nan.first,
-            });
-        }
+    pub fn update<U: Float>(&mut self, x: &[U], nan_policy: NanPolicy) -> Result<usize, Error> {
+        let s = check_batch(x, nan_policy)?;
         // Only the newest `size` of a long batch can stay.
         let mut kept = 0usize;
         let mut start = x.len();
@@ -84,8 +71,14 @@ impl<T: Float> Window<T> {
                 .min(self.buf.len());
             self.buf.drain(..from);
         }
-        self.buf
-            .extend(x[start..].iter().copied().filter(|v| !v.is_nan()));
+        // Scores of another float type are converted (exactly, when
+        // widening float32 into a float64 window).
+        self.buf.extend(
+            x[start..]
+                .iter()
+                .filter(|v| !v.is_nan())
+                .map(|v| T::from_f64(v.to_f64())),
+        );
         self.since_refit += s.count;
         self.seen += s.count as u64;
         Ok(s.count)
@@ -108,9 +101,9 @@ impl<T: Float> Window<T> {
     }
 
     /// Fits linear scaling to the window (resets the refit counter).
-    pub fn fit_linear(&mut self, spec: &GaussianSpec) -> Result<Linear, Error> {
+    pub fn fit_linear(&mut self, negate: bool) -> Result<Linear, Error> {
         self.since_refit = 0;
-        fit_linear(self.values(), spec.nan_policy, spec.negate)
+        fit_linear(self.values(), NanPolicy::Omit, negate)
     }
 
     /// Rebuilds a window from its scores (oldest first) and counters.

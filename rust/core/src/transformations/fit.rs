@@ -87,6 +87,19 @@ impl core::str::FromStr for Scale {
     }
 }
 
+impl Center {
+    /// The estimator's name as in contract §1 (`"value"` for a fixed number).
+    pub fn name(self) -> &'static str {
+        match self {
+            Center::Mean => "mean",
+            Center::Median => "median",
+            Center::TrimmedMean => "trimmed_mean",
+            Center::M(norm) => norm.name(),
+            Center::Value(_) => "value",
+        }
+    }
+}
+
 impl Scale {
     /// The estimator's name as in contract §2 (`"value"` for a fixed number).
     pub fn name(self) -> &'static str {

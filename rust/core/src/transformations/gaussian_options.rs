@@ -58,12 +58,12 @@ impl Pretransform {
         }
     }
 
-    /// The pretransform named `name` ("none", "sqrt", "minus_log") fitted
-    /// to the raw scores `x` (NaN ignored; `x` already checked by §5).
-    pub fn fit<T: Float>(name: &str, x: &[T]) -> Result<Self, Error> {
-        match name {
-            "none" => Ok(Pretransform::Identity),
-            "sqrt" => {
+    /// The pretransform of kind `kind` fitted to the raw scores `x` (NaN
+    /// ignored; `x` already checked by §5).
+    pub fn fit<T: Float>(kind: PretransformKind, x: &[T]) -> Result<Self, Error> {
+        match kind {
+            PretransformKind::Identity => Ok(Pretransform::Identity),
+            PretransformKind::Sqrt => {
                 let min = x
                     .iter()
                     .filter(|v| !v.is_nan())
@@ -71,7 +71,7 @@ impl Pretransform {
                     .fold(f64::INFINITY, f64::min);
                 Ok(Pretransform::Sqrt { min })
             }
-            "minus_log" => {
+            PretransformKind::MinusLog => {
                 let bad = x
                     .iter()
                     .filter(|v| !v.is_nan() && v.to_f64() <= 0.0)
@@ -86,10 +86,61 @@ impl Pretransform {
                 }
                 Ok(Pretransform::MinusLog)
             }
+        }
+    }
+
+    /// The smallest fitted score of a `Sqrt` pretransform.
+    pub fn min(self) -> Option<f64> {
+        match self {
+            Pretransform::Sqrt { min } => Some(min),
+            _ => None,
+        }
+    }
+}
+
+/// Which pretransform a scaler applies (its `pretransform` parameter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PretransformKind {
+    /// None: `y = s`.
+    Identity,
+    /// `"sqrt"`.
+    Sqrt,
+    /// `"minus_log"`.
+    MinusLog,
+}
+
+impl core::str::FromStr for PretransformKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "sqrt" => Ok(PretransformKind::Sqrt),
+            "minus_log" => Ok(PretransformKind::MinusLog),
             other => Err(Error::invalid(
                 "pretransform",
                 format!("expected None, 'sqrt' or 'minus_log', got {other:?}"),
             )),
+        }
+    }
+}
+
+impl PretransformKind {
+    /// The name as the `pretransform` parameter spells it (`None` for the
+    /// identity).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            PretransformKind::Identity => None,
+            PretransformKind::Sqrt => Some("sqrt"),
+            PretransformKind::MinusLog => Some("minus_log"),
+        }
+    }
+
+    /// The pretransform of this kind with the fitted minimum `min` (used
+    /// by `Sqrt` only).
+    pub fn fitted(self, min: f64) -> Pretransform {
+        match self {
+            PretransformKind::Identity => Pretransform::Identity,
+            PretransformKind::Sqrt => Pretransform::Sqrt { min },
+            PretransformKind::MinusLog => Pretransform::MinusLog,
         }
     }
 }
@@ -101,7 +152,7 @@ impl Pretransform {
 pub fn fit_gaussian_with<T: Float>(
     x: &[T],
     spec: &GaussianSpec,
-    pre: &str,
+    pre: PretransformKind,
     fixed_center: Option<f64>,
 ) -> Result<(GaussianFit, Pretransform), Error> {
     // §5 first, on the raw scores.
@@ -222,14 +273,19 @@ mod tests {
 
     #[test]
     fn fixed_center_sd_is_about_the_center() {
+        let about_one = |scale| {
+            let spec = GaussianSpec::new(Center::Mean, scale);
+            let x = [1.0, 2.0, 3.0, 4.0];
+            fit_gaussian_with(&x, &spec, PretransformKind::Identity, Some(1.0))
+                .unwrap()
+                .0
+        };
         // ELKI: σ = √mean((s − c)²) with c = 1: (0 + 1 + 4 + 9)/4 → √3.5.
-        let spec = GaussianSpec::new(Center::Mean, Scale::Std);
-        let (fit, _) = fit_gaussian_with(&[1.0, 2.0, 3.0, 4.0], &spec, "none", Some(1.0)).unwrap();
+        let fit = about_one(Scale::Std);
         assert_eq!(fit.params.center, 1.0);
         assert!((fit.params.scale - 3.5f64.sqrt()).abs() < 1e-15);
-        let spec = GaussianSpec::new(Center::Mean, Scale::Nmad);
-        let (fit, _) = fit_gaussian_with(&[1.0, 2.0, 3.0, 4.0], &spec, "none", Some(1.0)).unwrap();
         // median |s − 1| of {0, 1, 2, 3} = 1.5.
+        let fit = about_one(Scale::Nmad);
         let want = 1.5 / crate::estimators::scale::NMAD_DIVISOR;
         assert!((fit.params.scale - want).abs() < 1e-15);
     }
@@ -237,17 +293,19 @@ mod tests {
     #[test]
     fn pretransforms() {
         let spec = GaussianSpec::new(Center::Mean, Scale::Std);
-        let (_, pre) = fit_gaussian_with(&[4.0, 5.0, 8.0], &spec, "sqrt", None).unwrap();
+        let (_, pre) =
+            fit_gaussian_with(&[4.0, 5.0, 8.0], &spec, PretransformKind::Sqrt, None).unwrap();
         assert_eq!(pre, Pretransform::Sqrt { min: 4.0 });
         assert_eq!(pre.apply(8.0), 2.0);
         assert_eq!(pre.apply(3.0), 0.0);
-        assert!(fit_gaussian_with(&[0.0, 1.0], &spec, "minus_log", None).is_err());
-        let (fit, pre) = fit_gaussian_with(&[1.0, 0.5, 0.25], &spec, "minus_log", None).unwrap();
+        assert!(fit_gaussian_with(&[0.0, 1.0], &spec, PretransformKind::MinusLog, None).is_err());
+        let (fit, pre) =
+            fit_gaussian_with(&[1.0, 0.5, 0.25], &spec, PretransformKind::MinusLog, None).unwrap();
         assert!((fit.params.center - 2f64.ln()).abs() < 1e-15);
         assert_eq!(pre.apply(0.0), f64::INFINITY);
         let mut out = [0.0f32; 2];
         transform_with(&[1e-300f32, 0.0], &mut out, &[(pre, fit.params)], false).unwrap();
         assert_eq!(out, [1.0, 1.0]);
-        assert!(fit_gaussian_with(&[1.0], &spec, "log", None).is_err());
+        assert!("log".parse::<PretransformKind>().is_err());
     }
 }

@@ -2,7 +2,8 @@
 //! one set of fitted parameters per column (1-D input is one column).
 
 use crate::error::Error;
-use crate::numeric::float::Float;
+use crate::numeric::erf::{gaussian_probabilities_f32, gaussian_probabilities_f64};
+use crate::numeric::float::{Buffers, Float};
 use crate::numeric::par::{zip_chunks_of, CHUNK};
 
 /// A fitted score → probability map.
@@ -33,7 +34,11 @@ impl Scaling for Gaussian {
     /// The vectorised erf kernel (same values as [`Self::probability`] to
     /// within its ≤ 1 ulp erf).
     fn transform_column<T: Float>(&self, src: &[T], dst: &mut [T], negate: bool) {
-        T::gaussian_probabilities(src, dst, self.center, self.scale, negate);
+        let (center, scale) = (self.center, self.scale);
+        match T::buffers(src, dst) {
+            Buffers::F64(s, d) => gaussian_probabilities_f64(s, d, center, scale, negate),
+            Buffers::F32(s, d) => gaussian_probabilities_f32(s, d, center, scale, negate),
+        }
     }
 
     /// Finite μ, finite σ >= 0.

@@ -1,0 +1,89 @@
+//! The core's enums as they cross the boundary (the `Wrap<T>` pattern of
+//! polars): a Python name is parsed once, here, by the core's `FromStr`,
+//! whose error names the parameter and the names it takes; an enum goes
+//! back to Python as its name.
+
+use crate::Error;
+use outprob_core::estimators::mest::StartScale;
+use outprob_core::transformations::fit::{Center, Scale};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use std::str::FromStr;
+
+/// A core enum extracted from its Python name.
+#[derive(Clone, Copy)]
+pub(crate) struct Wrap<T>(pub(crate) T);
+
+impl<'a, 'py, T: FromStr<Err = outprob_core::Error>> FromPyObject<'a, 'py> for Wrap<T> {
+    type Error = PyErr;
+
+    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let name = ob.cast::<PyString>()?;
+        Ok(Wrap(name.to_str()?.parse().map_err(Error::from)?))
+    }
+}
+
+/// An estimator of contract §1–§2: its name, or a fixed number.
+#[derive(Clone, Copy)]
+pub(crate) struct Estimator<T>(pub(crate) T);
+
+/// The core's estimator enums, which hold a fixed number as `Value`.
+pub(crate) trait FixedValue {
+    fn value(v: f64) -> Self;
+}
+
+impl FixedValue for Center {
+    fn value(v: f64) -> Self {
+        Center::Value(v)
+    }
+}
+
+impl FixedValue for Scale {
+    fn value(v: f64) -> Self {
+        Scale::Value(v)
+    }
+}
+
+impl<'a, 'py, T> FromPyObject<'a, 'py> for Estimator<T>
+where
+    T: FromStr<Err = outprob_core::Error> + FixedValue,
+{
+    type Error = PyErr;
+
+    // A name is tried first: the error a failed float extraction builds
+    // would cost more than the rest of a small fit.
+    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if ob.is_instance_of::<PyString>() {
+            return Ok(Estimator(ob.extract::<Wrap<T>>()?.0));
+        }
+        Ok(Estimator(T::value(ob.extract()?)))
+    }
+}
+
+/// A center as Python names it: its name, or the fixed number.
+pub(crate) fn center_to_py(py: Python<'_>, c: Center) -> PyResult<Bound<'_, PyAny>> {
+    use pyo3::IntoPyObjectExt;
+    match c {
+        Center::Value(v) => v.into_bound_py_any(py),
+        named => named.name().into_bound_py_any(py),
+    }
+}
+
+/// A scale as Python names it: its name, or the fixed number.
+pub(crate) fn scale_to_py(py: Python<'_>, s: Scale) -> PyResult<Bound<'_, PyAny>> {
+    use pyo3::IntoPyObjectExt;
+    match s {
+        Scale::Value(v) => v.into_bound_py_any(py),
+        named => named.name().into_bound_py_any(py),
+    }
+}
+
+/// The name of the scale an M-estimation started from.
+pub(crate) fn start_name(s: StartScale) -> &'static str {
+    match s {
+        StartScale::Nmad => "nmad",
+        StartScale::Niqr => "niqr",
+        StartScale::Std => "std",
+        StartScale::Constant => "constant",
+    }
+}

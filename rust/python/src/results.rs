@@ -1,0 +1,251 @@
+//! The core's results as Python reads them: small frozen classes with
+//! named, typed fields. Each pickles (by its constructor's arguments),
+//! because the per-partition kernels of `outprob.dask` return them from
+//! worker processes.
+
+use crate::convert::start_name;
+use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
+use outprob_core::evaluation::metrics::Strata as CoreStrata;
+use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
+use pyo3::prelude::*;
+
+/// A frozen class with the given fields, each readable; a constructor
+/// taking them all (by keyword too), `__getnewargs__` for pickling,
+/// equality and a repr listing the fields.
+macro_rules! record {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$doc])*
+        #[pyclass(frozen, get_all, eq, from_py_object, module = "outprob._core")]
+        #[derive(Clone, Debug, PartialEq)]
+        pub(crate) struct $name {
+            $($(#[$fdoc])* pub(crate) $field: $ty,)*
+        }
+
+        #[pymethods]
+        impl $name {
+            #[new]
+            #[pyo3(signature = ($($field),*))]
+            #[allow(clippy::too_many_arguments)]
+            fn new($($field: $ty),*) -> Self {
+                Self { $($field),* }
+            }
+
+            fn __getnewargs__(&self) -> ($($ty,)*) {
+                ($(self.$field.clone(),)*)
+            }
+
+            fn __repr__(&self) -> String {
+                let fields: Vec<String> =
+                    vec![$(format!("{}={:?}", stringify!($field), self.$field)),*];
+                format!("{}({})", stringify!($name), fields.join(", "))
+            }
+        }
+    };
+}
+
+record!(
+    /// Huber's proposal 2 (contract §3) with one norm.
+    MEstimate {
+        norm: String,
+        location: f64,
+        scale: f64,
+        /// Outer iterations run.
+        n_iter: usize,
+        converged: bool,
+        /// The scale the iteration started from ("nmad" or its fallback,
+        /// "constant" for constant scores).
+        start: String,
+    }
+);
+
+impl MEstimate {
+    pub(crate) fn of(norm: Norm, e: &CoreMEstimate) -> Self {
+        MEstimate {
+            norm: norm.name().to_owned(),
+            location: e.location,
+            scale: e.scale,
+            n_iter: e.n_iter,
+            converged: e.converged,
+            start: start_name(e.start).to_owned(),
+        }
+    }
+
+    pub(crate) fn all(ms: &[(Norm, CoreMEstimate)]) -> Vec<Self> {
+        ms.iter().map(|(n, e)| MEstimate::of(*n, e)).collect()
+    }
+}
+
+record!(
+    /// A Gaussian fit (contract §4–§5): μ, σ and how σ was obtained.
+    GaussianFit {
+        center: f64,
+        scale: f64,
+        /// The scale estimator that produced σ (the chosen one or its §5
+        /// fallback; "value" for a fixed σ).
+        scale_used: String,
+        /// Every M-estimate the fit ran.
+        m_estimates: Vec<MEstimate>,
+        /// The smallest fitted score of a "sqrt" pretransform, else None.
+        pre_min: Option<f64>,
+    }
+);
+
+impl GaussianFit {
+    pub(crate) fn of(fit: &CoreGaussianFit, pre_min: Option<f64>) -> Self {
+        GaussianFit {
+            center: fit.params.center,
+            scale: fit.params.scale,
+            scale_used: fit.scale_used.name().to_owned(),
+            m_estimates: MEstimate::all(&fit.m_estimates),
+            pre_min,
+        }
+    }
+}
+
+record!(
+    /// A linear fit: the smallest and largest oriented score.
+    LinearFit { min: f64, max: f64 }
+);
+
+record!(
+    /// A top-k fit: the k-th largest and the largest score.
+    TopKFit { cutoff: f64, max: f64 }
+);
+
+record!(
+    /// A sigmoid fit (contract §10).
+    SigmoidFit {
+        center: f64,
+        scale: f64,
+        a: f64,
+        b: f64,
+        n_iter: usize,
+        converged: bool,
+    }
+);
+
+record!(
+    /// A mixture-model fit (contract §10); `lambda_` is λ.
+    MixtureFit {
+        scale: f64,
+        alpha: f64,
+        mu: f64,
+        sigma: f64,
+        lambda_: f64,
+        n_iter: usize,
+        converged: bool,
+        degenerate: bool,
+    }
+);
+
+record!(
+    /// A gamma fit (contract §10).
+    GammaFit {
+        offset: f64,
+        mean: f64,
+        scale: f64,
+        method_used: String,
+    }
+);
+
+record!(
+    /// The §5 census of a batch or partition.
+    Census {
+        len: usize,
+        /// Scores that are not NaN.
+        count: usize,
+        nan_count: usize,
+        /// Index of the first NaN (meaningful when `nan_count` > 0).
+        nan_first: usize,
+        inf_count: usize,
+        inf_first: usize,
+        /// Extremes of the non-NaN scores (meaningful when `count` > 0).
+        min: f64,
+        max: f64,
+    }
+);
+
+record!(
+    /// A streaming Gaussian fit with its error bounds (contract §9).
+    StreamingResult {
+        center: f64,
+        scale: f64,
+        scale_used: String,
+        /// Intervals holding the exact μ and σ (None for M-estimates).
+        center_interval: Option<(f64, f64)>,
+        scale_interval: Option<(f64, f64)>,
+        /// Bound on |p̂ − p| over all scores.
+        probability_error: Option<f64>,
+        rank_error: f64,
+        m_estimates: Vec<MEstimate>,
+        n: u64,
+    }
+);
+
+record!(
+    /// One partition's exact sum below a cut-off (its limbs) and count.
+    SumPart {
+        negative: bool,
+        limbs: Vec<u64>,
+        count: u64,
+    }
+);
+
+record!(
+    /// An evaluation measure overall and within each class (NaN for an
+    /// absent class).
+    Strata {
+        all: f64,
+        outlier: f64,
+        inlier: f64,
+    }
+);
+
+impl From<CoreStrata> for Strata {
+    fn from(s: CoreStrata) -> Self {
+        Strata {
+            all: s.all,
+            outlier: s.outlier,
+            inlier: s.inlier,
+        }
+    }
+}
+
+record!(
+    /// The measures of contract §6 of one set of probabilities.
+    Evaluation {
+        brier: Strata,
+        sharpness: Strata,
+        refinement: Strata,
+        calibration: Strata,
+        n_outliers: usize,
+        n: usize,
+    }
+);
+
+record!(
+    /// A reliability diagram's bins.
+    ReliabilityCurve {
+        edges: Vec<f64>,
+        mean_probability: Vec<f64>,
+        outlier_fraction: Vec<f64>,
+        count: Vec<usize>,
+    }
+);
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MEstimate>()?;
+    m.add_class::<GaussianFit>()?;
+    m.add_class::<LinearFit>()?;
+    m.add_class::<TopKFit>()?;
+    m.add_class::<SigmoidFit>()?;
+    m.add_class::<MixtureFit>()?;
+    m.add_class::<GammaFit>()?;
+    m.add_class::<Census>()?;
+    m.add_class::<StreamingResult>()?;
+    m.add_class::<SumPart>()?;
+    m.add_class::<Strata>()?;
+    m.add_class::<Evaluation>()?;
+    m.add_class::<ReliabilityCurve>()?;
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! What a Gaussian fit is asked to do (contract §1–§5, §10's options),
+//! checked once when Python builds it and then passed whole to every fit:
+//! in memory, fused with its transform, streaming or windowed.
+
+use crate::convert::{center_to_py, scale_to_py, Estimator, Wrap};
+use crate::Result;
+use outprob_core::sample::NanPolicy;
+use outprob_core::transformations::fit::{Center, GaussianSpec as CoreSpec, Scale};
+use outprob_core::transformations::gaussian_options::PretransformKind;
+use pyo3::prelude::*;
+
+/// A checked Gaussian fit specification.
+#[pyclass(frozen, module = "outprob._core", name = "GaussianSpec")]
+#[derive(Clone, Copy)]
+pub(crate) struct Spec {
+    pub(crate) core: CoreSpec,
+    /// ELKI's pretransform of the scores.
+    pub(crate) pretransform: PretransformKind,
+    /// ELKI's fixed center (σ of "std" and "nmad" measured about it).
+    pub(crate) fixed_center: Option<f64>,
+}
+
+impl Spec {
+    /// Whether the fit needs the options' path.
+    pub(crate) fn has_options(&self) -> bool {
+        self.pretransform != PretransformKind::Identity || self.fixed_center.is_some()
+    }
+
+    /// Whether the fit runs an iteration (M-estimation).
+    pub(crate) fn iterates(&self) -> bool {
+        matches!(self.core.center, Center::M(_)) || matches!(self.core.scale, Scale::M(_))
+    }
+}
+
+#[pymethods]
+impl Spec {
+    #[new]
+    #[pyo3(signature = (
+        *, center, scale, trim = 0.1, ddof = 0, maxiter = 30, tol = 1e-8,
+        nan_policy = Wrap(NanPolicy::Omit), negate = false, pretransform = None,
+        fixed_center = None,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        center: Estimator<Center>,
+        scale: Estimator<Scale>,
+        trim: f64,
+        ddof: usize,
+        maxiter: usize,
+        tol: f64,
+        nan_policy: Wrap<NanPolicy>,
+        negate: bool,
+        pretransform: Option<Wrap<PretransformKind>>,
+        fixed_center: Option<f64>,
+    ) -> Result<Self> {
+        let core = CoreSpec {
+            center: center.0,
+            scale: scale.0,
+            trim,
+            ddof,
+            maxiter,
+            tol,
+            nan_policy: nan_policy.0,
+            negate,
+        };
+        core.check()?;
+        Ok(Spec {
+            core,
+            pretransform: pretransform.map_or(PretransformKind::Identity, |p| p.0),
+            fixed_center,
+        })
+    }
+
+    /// This spec with another trim fraction (`trim="auto"` chooses one per
+    /// column).
+    fn with_trim(&self, trim: f64) -> Result<Self> {
+        let core = CoreSpec { trim, ..self.core };
+        core.check()?;
+        Ok(Spec { core, ..*self })
+    }
+
+    #[getter]
+    fn center<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        center_to_py(py, self.core.center)
+    }
+
+    #[getter]
+    fn scale<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        scale_to_py(py, self.core.scale)
+    }
+
+    #[getter]
+    fn trim(&self) -> f64 {
+        self.core.trim
+    }
+
+    #[getter]
+    fn ddof(&self) -> usize {
+        self.core.ddof
+    }
+
+    #[getter]
+    fn maxiter(&self) -> usize {
+        self.core.maxiter
+    }
+
+    #[getter]
+    fn tol(&self) -> f64 {
+        self.core.tol
+    }
+
+    #[getter]
+    fn nan_policy(&self) -> &'static str {
+        self.core.nan_policy.name()
+    }
+
+    #[getter]
+    fn negate(&self) -> bool {
+        self.core.negate
+    }
+
+    #[getter]
+    fn pretransform(&self) -> Option<&'static str> {
+        self.pretransform.name()
+    }
+
+    #[getter]
+    fn fixed_center(&self) -> Option<f64> {
+        self.fixed_center
+    }
+
+    /// The scales tried in turn after the chosen one while the scale is
+    /// zero (contract §5): none after "std" or a fixed σ.
+    #[getter]
+    fn fallbacks(&self) -> Vec<&'static str> {
+        self.core.scale.chain().iter().map(|s| s.name()).collect()
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Spec>()
+}
