@@ -3,13 +3,16 @@
 //! that non-convergence is reported, not raised.
 
 use crate::error::Error;
-use crate::estimators::blocks::{Blocks, Expect};
 use crate::estimators::location::median;
 use crate::numeric::float::Float;
 use crate::numeric::reduce::binary_exponent;
 use crate::sample::Sample;
+use blocks::{Blocks, Expect};
 
+mod blocks;
+mod bulk;
 mod direct;
+mod inverse_powers;
 mod sorted;
 mod tails;
 use sorted::Sorted;
@@ -275,7 +278,7 @@ pub(crate) fn ldexp(x: f64, k: i32) -> f64 {
     x * crate::numeric::reduce::pow2(half) * crate::numeric::reduce::pow2(k - half)
 }
 
-/// The bulk (`estimators::bulk`) of a fit: the scores within this
+/// The bulk (`mest::bulk`) of a fit: the scores within this
 /// fraction of the narrower starting window about μ₀. On long-tailed
 /// scores the windows widen as the iteration goes; 0.8 leaves a fifth of
 /// the narrower one for the location to move and the scale to shrink.

@@ -1,8 +1,6 @@
 //! Location and scale estimators (contract §1, §2) and joint M-estimation
 //! (§3).
 
-pub mod blocks;
-pub mod bulk;
 pub mod location;
 pub mod mest;
 pub mod scale;

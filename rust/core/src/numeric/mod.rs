@@ -4,7 +4,6 @@ pub(crate) mod bracket;
 pub mod erf;
 pub mod float;
 pub mod gamma;
-pub mod inverse_powers;
 pub mod par;
 pub mod rank;
 pub mod reduce;

@@ -1,6 +1,6 @@
 //! The iteration's sums from the sorted scores and their prefix power sums.
 //!
-//! The bulk about μ₀ (`estimators::bulk`), which every window of a fit
+//! The bulk about μ₀ (`mest::bulk`), which every window of a fit
 //! holds, is summed once and set apart; only the other scores are sorted.
 //! Sorted, those inside a window `|s − m|·(1/σ) <= t` are one run
 //! `[lo, hi)` (the window holds the bulk, so the run spans the gap it
@@ -32,7 +32,7 @@
 use super::direct::must_divide;
 use super::tails::Tails;
 use super::{MParams, Norm, Sums};
-use crate::estimators::bulk::{self, Bulk};
+use crate::estimators::mest::bulk::{self, Bulk};
 use crate::numeric::float::sort_by_order_key;
 use crate::numeric::sum::TwoSum;
 use core::cell::{Cell, OnceCell};

@@ -139,10 +139,10 @@ impl Expansion {
     }
 }
 
-/// [`numeric::inverse_powers::sums`] of the [`TERMS`] the series takes.
+/// [`inverse_powers::sums`](super::inverse_powers::sums) of the [`TERMS`] the series takes.
 fn inverse_power_sums(s: &[f64], m0: f64, sign: f64) -> [f64; TERMS] {
     let mut out = [0.0; TERMS];
-    crate::numeric::inverse_powers::sums(s, m0, sign, &mut out);
+    super::inverse_powers::sums(s, m0, sign, &mut out);
     out
 }
 

@@ -15,7 +15,7 @@
 //! are read value by value, with the same predicate as a direct pass.
 //!
 //! With a fit's expectation ([`Expect`]), the buckets wholly inside the
-//! bulk about μ₀ (`estimators::bulk`) that every window will hold become
+//! bulk about μ₀ (`mest::bulk`) that every window will hold become
 //! one leaf keeping only the power sums the windows need, read in a pass
 //! that vectorises; the read's per-bucket updates (a few times its cost per
 //! score) are left to the other scores.
@@ -194,12 +194,11 @@ pub struct Blocks<'a, T> {
     /// The window widths (in σ) of the fit's steps, besides the one of the
     /// step at hand: a fetch takes the leaves near all their edges at once.
     widths: core::cell::Cell<[f64; 2]>,
-    /// Reads of the scores made to fetch leaves' values.
-    fetches: core::cell::Cell<usize>,
 }
 
 impl<'a, T: Float> Blocks<'a, T> {
     /// Reads the scores of a sample once into bucket moments.
+    #[cfg(test)]
     pub fn new(s: &Sample<'a, T>) -> Self {
         Self::scaled(s, 0, true, None)
     }
@@ -257,7 +256,6 @@ impl<'a, T: Float> Blocks<'a, T> {
             len: s.len(),
             nodes: tree::build(leaves),
             values: RefCell::new(values),
-            fetches: core::cell::Cell::new(0),
             n_leaves,
             all: reciprocal,
             widths: core::cell::Cell::new(expect.map_or([0.0; 2], |e| e.widths)),
@@ -267,28 +265,6 @@ impl<'a, T: Float> Blocks<'a, T> {
     /// Number of scores.
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Reads of the scores made so far to fetch the values of cut leaves
-    /// (for profiling).
-    pub fn fetches(&self) -> usize {
-        self.fetches.get()
-    }
-
-    /// (leaves, leaves whose values are held, values held) (for profiling).
-    pub fn held(&self) -> (usize, usize, usize) {
-        let v = self.values.borrow();
-        let held = v.iter().flatten();
-        (
-            v.len(),
-            held.clone().count(),
-            held.map(|l| l.vals.len()).sum(),
-        )
     }
 
     /// Runs `f` on the values of leaf `leaf`, fetching them (with those of
@@ -333,7 +309,6 @@ impl<'a, T: Float> Blocks<'a, T> {
     /// One filtering read of the scores for the leaves `wanted` that are
     /// still missing.
     fn fetch(&self, mut wanted: Vec<usize>) {
-        self.fetches.set(self.fetches.get() + 1);
         let mut values = self.values.borrow_mut();
         wanted.sort_unstable();
         wanted.dedup();

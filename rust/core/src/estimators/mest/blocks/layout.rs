@@ -6,7 +6,7 @@
 use super::far::Far;
 use super::grouped::NONE;
 use super::{centered, Geometry, STRIDE};
-use crate::estimators::bulk::Bulk;
+use crate::estimators::mest::bulk::Bulk;
 
 /// Where a fit's iteration will start: its windows `|y − location| <=
 /// w·scale` for `w` in `widths` (in the scaled domain of the scores).
@@ -23,7 +23,7 @@ pub struct Expect {
     /// it become two leaves, the far tails (`blocks/far.rs`).
     pub far: f64,
     /// The radius, in σ₀, of the bulk about μ₀ that every window of the fit
-    /// is expected to hold (`estimators::bulk`; 0 for none): its scores
+    /// is expected to hold (`mest::bulk`; 0 for none): its scores
     /// become one leaf with the power sums the windows need, read in one
     /// pass that vectorises instead of a bucket's moments each.
     pub bulk: f64,

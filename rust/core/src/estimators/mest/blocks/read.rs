@@ -7,7 +7,7 @@ use super::grouped::Grouped;
 use super::layout::Layout;
 use super::tree::{powers, Node, K};
 use super::{chunk_of, Geometry, STRIDE};
-use crate::estimators::bulk::{self, Bulk};
+use crate::estimators::mest::bulk::{self, Bulk};
 use crate::numeric::float::Float;
 use crate::numeric::par::PARALLEL_MIN;
 use rayon::prelude::*;

@@ -1,7 +1,7 @@
 //! Inverse-power sums `Σ 1/d^(k+1)` of distances to a point: the terms of
 //! the series `Σ 1/(d − δ) = Σ_k δ^k Σ 1/d^(k+1)` that M-estimation uses for
-//! Huber's weights outside a window (`estimators::mest::tails`, the far
-//! tails of `estimators::blocks`).
+//! Huber's weights outside a window (`mest::tails`, the far
+//! tails of `mest::blocks`).
 
 use crate::numeric::sum::TwoSum;
 

@@ -11,8 +11,8 @@
 //! most of the tree's leaves (issue #11). Where the location moves too far
 //! for the series, the tail is read value by value like any cut leaf.
 
+use crate::estimators::mest::inverse_powers;
 use crate::numeric::float::order_key;
-use crate::numeric::inverse_powers;
 
 /// Terms of the series: it is used while `|δ|/d <= RATIO` for every far
 /// score, where the truncation error is below `RATIO^TERMS ≈ 3e-17`
