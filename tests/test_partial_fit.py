@@ -15,6 +15,7 @@ import pytest
 import outprob
 from outprob import stats
 from outprob._base import ScalerBase
+from outprob._fitted import Fitted
 from outprob._input import as_float_array
 
 
@@ -229,9 +230,11 @@ def test_dataframe_names_are_kept_and_checked():
 
 def test_scalers_that_cannot_stream_say_so():
     class Fixed(ScalerBase):
-        _FITTED = {"a_": float, "b_": float}
+        a_ = Fitted(float, "The lower end.")
+        b_ = Fitted(float, "The upper end.")
         _PAIR = ("a_", "b_")
         _KIND = "linear"
+        _MAP = {"min": "a_", "max": "b_"}
 
         def __init__(self, *, nan_policy="omit", higher_is_outlier=True, threads=None):
             self.nan_policy, self.higher_is_outlier, self.threads = nan_policy, higher_is_outlier, threads

@@ -121,9 +121,7 @@ def test_serialisation_round_trips(name, shape):
     x = np.random.default_rng(1).normal(size=shape).astype(np.float32)
     s = outprob.scaler(name).fit(x)
     data = json.loads(json.dumps(s.to_dict()))
-    with pytest.raises(ValueError, match=f"outprob.{type(s).__name__}.from_dict"):
-        outprob.from_dict(data)
-    for t in (type(s).from_dict(data), pickle.loads(pickle.dumps(s))):
+    for t in (outprob.from_dict(data), type(s).from_dict(data), pickle.loads(pickle.dumps(s))):
         assert type(t) is type(s)
         assert_array_equal(t.transform(x), s.transform(x))
 

@@ -23,7 +23,8 @@ PACKAGE = ROOT / "python" / "outprob"
 STRICT_MODULES = [
     "__init__.py", "_base.py", "_incremental.py", "_scalers.py", "_input.py", "_output.py",
     "_exceptions.py", "_variants.py", "_gamma.py", "stats.py", "pyod.py", "_rank.py",
-    "_sigmoid.py", "_parametric.py", "_ensemble.py", "_auto_trim.py",
+    "_sigmoid.py", "_ensemble.py", "_auto_trim.py", "_fitted.py", "_gaussian.py", "_linear.py",
+    "_mixture.py", "_top_k.py", "_persist.py", "streaming.py",
 ]  # fmt: skip
 
 

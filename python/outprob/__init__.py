@@ -21,15 +21,15 @@ __version__ = "0.1.0"
 # The public names load on first use (PEP 562): ``import outprob.reference``
 # works without the compiled core, and ``import outprob`` stays cheap.
 _LAZY = {
-    "GaussianScaler": "._scalers",
-    "LinearScaler": "._scalers",
+    "GaussianScaler": "._gaussian",
+    "LinearScaler": "._linear",
     "from_dict": "._scalers",
     "RankScaler": "._rank",
     "LogRankScaler": "._rank",
-    "TopKScaler": "._rank",
+    "TopKScaler": "._top_k",
     "combine": "._ensemble",
     "SigmoidScaler": "._sigmoid",
-    "MixtureScaler": "._sigmoid",
+    "MixtureScaler": "._mixture",
     "GammaScaler": "._gamma",
     "TRANSFORMATIONS": "._variants",
     "Transformation": "._variants",
@@ -57,15 +57,15 @@ if TYPE_CHECKING:
     from ._exceptions import NotFittedError as NotFittedError
     from ._exceptions import OutprobWarning as OutprobWarning
     from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._gamma import GammaScaler as GammaScaler
+    from ._gaussian import GaussianScaler as GaussianScaler
+    from ._linear import LinearScaler as LinearScaler
+    from ._mixture import MixtureScaler as MixtureScaler
     from ._rank import LogRankScaler as LogRankScaler
     from ._rank import RankScaler as RankScaler
-    from ._rank import TopKScaler as TopKScaler
-    from ._gamma import GammaScaler as GammaScaler
-    from ._scalers import GaussianScaler as GaussianScaler
-    from ._sigmoid import MixtureScaler as MixtureScaler
-    from ._sigmoid import SigmoidScaler as SigmoidScaler
-    from ._scalers import LinearScaler as LinearScaler
     from ._scalers import from_dict as from_dict
+    from ._sigmoid import SigmoidScaler as SigmoidScaler
+    from ._top_k import TopKScaler as TopKScaler
     from ._variants import TRANSFORMATIONS as TRANSFORMATIONS
     from ._variants import VARIANTS as VARIANTS
     from ._variants import Transformation as Transformation

@@ -1,14 +1,13 @@
 """The scikit-learn estimator machinery shared by the scalers (contract §7).
 
-A scaler's fitted state is one immutable :class:`State`, built completely
-by ``fit`` and then published with a single attribute assignment, so a
-thread that transforms while another one fits sees the old fit or the new
-one, never a mix or none. The public fitted attributes (``center_``,
-``n_features_in_``, ...) are read from it.
-
-Plain float NumPy arrays take a fast path: no feature-name checks (they
-have no names) and no scikit-learn ``validate_data`` round trip; the names
-of a DataFrame are checked only when one is passed.
+A scaler's fitted state is one immutable :class:`~outprob._persist.State`,
+built completely by ``fit`` and then published with a single attribute
+assignment, so a thread that transforms while another one fits sees the
+old fit or the new one, never a mix or none. The fitted attributes
+(``center_``, ...) are read from it (:class:`~outprob._fitted.Fitted`), and
+``transform`` applies its fitted map, the extension's ``FittedMap`` of the
+scaler's family: one call for a float ndarray, after converting anything
+else.
 """
 
 from __future__ import annotations
@@ -19,17 +18,19 @@ from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, Ty
 import numpy as np
 import numpy.typing as npt
 
-from . import _core, _partial, _persist
-from ._incremental import Incremental, _parameter_defaults
-from ._latency import LatencyCaches
+from . import _core, _persist
 from ._exceptions import NotFittedError
+from ._fitted import Fitted
+from ._incremental import Incremental, parameter_defaults
 from ._input import (
     as_float_array,
-    check_int,
+    check_names,
     check_nan_policy,
     check_out,
     check_threads,
     feature_names,
+    shape_message,
+    warn_names,
 )
 from ._output import OUTPUTS, check_output_available, global_transform_output, wrap_output
 from ._persist import State
@@ -81,30 +82,42 @@ else:
         """scikit-learn's estimator, transformer and one-to-one feature names."""
 
 
-class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=None):
+class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
     """fit / transform / fit_transform with ``out=``, pandas/polars output,
     feature-name checks, serialisation and pickling."""
 
-    #: Fitted attributes and their element types, for ``to_dict``.
-    _FITTED: ClassVar[Dict[str, type]]
-    #: The two fitted attributes the transform needs, in the core's order.
-    _PAIR: ClassVar[Tuple[str, str]]
-    #: The core's name of the map.
+    #: The core's family of the fitted map (``_core.FittedMap``).
     _KIND: ClassVar[str]
-    #: Fitted attributes only ``partial_fit`` makes (the stream's size and
-    #: error bounds), with their element types; "interval" marks a pair.
-    _STREAM_FITTED: ClassVar[Dict[str, Any]] = {"n_samples_seen_": int}
-    _KINDS_CACHE: ClassVar[Optional[Dict[str, Any]]] = None
+    #: The map's parameters and the fitted attributes that hold them.
+    _MAP: ClassVar[Dict[str, str]] = {}
+    #: Two fitted attributes every stored fit has (shown by ``repr``).
+    _PAIR: ClassVar[Tuple[str, str]]
+    #: Every fitted attribute and its element type (from the class's
+    #: :class:`Fitted` descriptors).
+    _KINDS: ClassVar[Dict[str, Any]] = {}
+
+    #: The published fit (None: not fitted).
+    _state: Optional[State] = None
 
     nan_policy: str
     higher_is_outlier: bool
     threads: Optional[int]
+
+    n_samples_seen_ = Fitted[Any](
+        int, "Scores fitted by :meth:`partial_fit` so far (NaN excluded).", stream=True
+    )
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Output containers are made by this class (see _output), for this
         # class and its subclasses alike: scikit-learn's automatic wrapping
         # of transform would double the cost of a one-score transform.
         super().__init_subclass__(auto_wrap_output_keys=None, **kwargs)
+        cls._KINDS = {
+            name: d.kind
+            for klass in reversed(cls.__mro__)
+            for name, d in vars(klass).items()
+            if isinstance(d, Fitted)
+        }
 
     # -- fitting and transforming ------------------------------------------
     def fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
@@ -126,12 +139,12 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         self
         """
         if getattr(self, "window", None) is not None:
-            self.__dict__.pop("_stream", None)
-            _partial.partial_fit(self, X, 3)
+            self._stream = None
+            self._partial_fit(X, 3)
             return self
         x = as_float_array(X)
         self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
-        self.__dict__.pop("_stream", None)
+        self._stream = None
         return self
 
     @overload
@@ -162,40 +175,48 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
             a NumPy scalar for a scalar. (Type checkers see the NumPy
             types.)
         """
-        attributes = self.__dict__
-        state = attributes.get("_state")
-        fast = attributes.get("_fast")
-        if (
-            fast is not None and out is None and type(X) is np.ndarray
-            and state is not None and fast[0] is state
-        ):
-            # The latency path (contract §4): a C-contiguous float ndarray
-            # goes to the extension's copy of the fitted state in one call.
-            result = fast[1].try_apply(X, threads=fast[2])
-            if result is not None:
-                if global_transform_output() == "default":
-                    return result
-                return self._output(result, X, state)
-        if (
-            out is None and type(X) is np.ndarray and state is not None
-            and state.names is None and state.transformer is not None and self._plain_map()
-        ):
-            threads = self.threads
-            result = state.transformer.try_apply(
-                X, threads=0 if threads is None else check_threads(threads)
+        state = self._state
+        if state is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
+            )
+        fitted = state.map if state.map_key is None else self._current_map(state)
+        threads = self.threads
+        if out is None and state.names is None and type(X) is np.ndarray:
+            # A float ndarray the map takes as it is (contract §4's latency
+            # path): one call into the extension.
+            result = fitted.transform(X) if threads is None else fitted.transform(
+                X, threads=check_threads(threads)
             )
             if result is not None:
                 return self._output(result, X, state)
-        state = self._get_state()
         x = as_float_array(X)
         if type(X) is np.ndarray:
             if state.names is not None:
-                _warn_names(self, None, 3)
+                warn_names(self, None, 3)
         elif state.ndim == 2:  # names matter only for a column-wise fit
-            _check_names(self, feature_names(X), state.names)
+            check_names(self, feature_names(X), state.names)
         if state.ndim == 2 and (x.ndim != 2 or x.shape[1] != state.n_features):
-            raise ValueError(_shape_message(type(self).__name__, x, state.n_features))
-        return self._output(self._apply(state, x, out), X, state)
+            raise ValueError(shape_message(type(self).__name__, x, state.n_features))
+        return self._output(self._map_into(fitted, x, out), X, state)
+
+    def _map_into(self, fitted: Any, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
+        """``fitted``'s probabilities of the converted, shape-checked ``x``,
+        into ``out`` if given; a NumPy scalar for a 0-d ``x``."""
+        if out is not None:
+            check_out(out, x)
+            if np.shares_memory(out, x):
+                x = x.copy()
+        threads = check_threads(self.threads)
+        if x.ndim == 0:  # a 0-d score maps as a vector of one
+            target = None if out is None else out.reshape(1)
+            return fitted.transform(x.reshape(1), target, threads=threads)[0]
+        return fitted.transform(x, out, threads=threads)
+
+    def _current_map(self, state: State) -> Any:
+        """The map of ``state`` for the transform parameters set now (a
+        family whose map depends on some: GaussianScaler's λ)."""
+        return state.map
 
     @overload
     def fit_transform(self, X: _F32, y: Any = None, out: _Out = None) -> _F32: ...
@@ -204,27 +225,37 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
     def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: _Out = None) -> Any:
         """``fit(X).transform(X)`` converting the input once."""
         if out is None and type(X) is np.ndarray:
-            attributes = self.__dict__
-            plan = attributes.get("_plan")
-            if plan is None:
-                # The checked parameters as the extension holds them, made
-                # once per parameter change (__setattr__ drops them).
-                plan = attributes["_plan"] = self._fit_plan()
-            if plan:
-                planned = plan(X)
-                if planned is not None:
-                    fit, result, transformer = planned
-                    return self._publish_planned(fit, result, transformer, X)
+            fused = self._fit_transform_fused(X)
+            if fused is not None:
+                return fused
         x = as_float_array(X)
         if getattr(self, "window", None) is not None:
-            self.__dict__.pop("_stream", None)
-            _partial.partial_fit(self, x if type(X) is np.ndarray else X, 3)
-            state = self._get_state()
+            self._stream = None
+            self._partial_fit(x if type(X) is np.ndarray else X, 3)
+            state = self._fitted_state()
         else:
             state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
             self._state = state
-            self.__dict__.pop("_stream", None)
-        return self._output(self._apply(state, x, out), X, state)
+            self._stream = None
+        return self._output(self._map_into(self._current_map(state), x, out), X, state)
+
+    def _fit_transform_fused(self, X: np.ndarray) -> Any:
+        """``fit_transform`` of an ndarray in one call into the extension,
+        which fits and maps a C-contiguous 1-D float array at once; None
+        where this family or parameter set has no such call, or ``X`` needs
+        converting (family hook)."""
+        return None
+
+    def _publish_fused(
+        self, attributes: Dict[str, Any], fitted: Any, key: Any, result: Any, X: Any
+    ) -> Any:
+        """Publishes a fit of 1-D scores made with its transform (the fitted
+        attributes, the map and its key, see ``_map_key``) and returns the
+        probabilities as ``fit_transform`` does."""
+        state = State(attributes, 1, 1, None, not self.higher_is_outlier, fitted, key)
+        self._state = state
+        self._stream = None
+        return self._output(result, X, state)
 
     def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> State:
         """Fits every column on its own, then builds the state to publish."""
@@ -256,52 +287,41 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         self, fits: List[Dict[str, Any]], ndim: int, names: Optional[np.ndarray]
     ) -> State:
         """The state to publish from each column's fitted attributes."""
-        a, b = self._PAIR
-        kinds = self._kinds()
+        kinds = self._KINDS
         attributes: Dict[str, Any] = {}
-        if ndim == 1:  # one column: its attributes as they are (the common, latency-bound case)
+        if ndim == 1:  # one column: its attributes as they are
             attributes = {name: value for name, value in fits[0].items() if name in kinds}
         else:
             for name, kind in kinds.items():
                 values = [f[name] for f in fits if name in f]
                 if values:
                     attributes[name] = np.array(values, dtype=float if kind == "interval" else kind)
-        return self._with_transformer(State(
-            attributes,
-            ndim,
-            len(fits) if ndim == 2 else 1,
-            names,
-            not self.higher_is_outlier,
-            [f[a] for f in fits],
-            [f[b] for f in fits],
-        ))
+        return self._published(attributes, ndim, names, not self.higher_is_outlier)
 
-    def _plain_map(self) -> bool:
-        """Whether ``_apply`` maps by ``state.first``/``second`` alone, so
-        that the extension's copy of them (``state.transformer``) gives the
-        same probabilities."""
-        return True
+    def _published(
+        self, attributes: Dict[str, Any], ndim: int, names: Optional[np.ndarray], negate: bool
+    ) -> State:
+        """The state of these fitted attributes, with their map."""
+        n = len(np.atleast_1d(attributes[self._PAIR[0]])) if ndim == 2 else 1
+        fitted = _core.FittedMap(self._map_state(attributes, ndim, negate))
+        return State(attributes, ndim, n, names, negate, fitted, self._map_key())
 
-    def _with_transformer(self, state: State) -> State:
-        """``state`` with the extension's copy of its parameters (for the
-        scalings ``_core.Transformer`` knows; others map by ``_apply``)."""
-        if self._KIND not in ("gaussian", "linear"):
-            return state
-        transformer = _core.Transformer(
-            scaling=self._KIND, first=state.first, second=state.second, negate=state.negate,
-            two_d=state.ndim == 2,
-        )
-        return State(*state[:-1], transformer)  # as _replace, without its cost
+    def _map_state(self, attributes: Dict[str, Any], ndim: int, negate: bool) -> Dict[str, Any]:
+        """The state of the map of these fitted attributes, as
+        ``_core.FittedMap`` reads it: the attributes named by ``_MAP`` (a
+        family with more to say overrides it)."""
+        return {
+            "kind": self._KIND,
+            "negate": negate,
+            "two_d": ndim == 2,
+            "pretransform": None,
+            "params": {p: _values(attributes[a]) for p, a in self._MAP.items()},
+            "sorted": None,
+        }
 
-    @classmethod
-    def _kinds(cls) -> Dict[str, Any]:
-        """Every fitted attribute a state may hold, with its element type
-        (built once per class)."""
-        kinds: Optional[Dict[str, Any]] = cls.__dict__.get("_KINDS_CACHE")
-        if kinds is None:
-            kinds = {**cls._FITTED, **cls._STREAM_FITTED}
-            cls._KINDS_CACHE = kinds
-        return kinds
+    def _map_key(self) -> Any:
+        """The transform parameters the map depends on (see ``_current_map``)."""
+        return None
 
     def _set_fitted(
         self: _S,
@@ -320,25 +340,8 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
             for name in columns[0]
         }
         self._state = self._restore(fitted, ndim, names, not self.higher_is_outlier)
-        self.__dict__.pop("_stream", None)
+        self._stream = None
         return self
-
-    def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
-        if out is None and state.transformer is not None and self._plain_map():
-            result = state.transformer.try_apply(x, threads=check_threads(self.threads))
-            if result is not None:
-                return result
-        if out is None:
-            out = np.empty_like(x)
-        else:
-            check_out(out, x)
-            if np.shares_memory(out, x):
-                x = x.copy()
-        _core.transform(
-            x, out, scaling=self._KIND, first=state.first, second=state.second,
-            negate=state.negate, threads=check_threads(self.threads),
-        )
-        return out if out.ndim else out[()]
 
     # -- output containers (scikit-learn's set_output API) ------------------------
     def set_output(self: _S, *, transform: Optional[str] = None) -> _S:
@@ -361,13 +364,13 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         if transform not in OUTPUTS:
             raise ValueError(f"transform must be one of {OUTPUTS}, got {transform!r}")
         check_output_available(transform)
-        config = dict(self.__dict__.get("_sklearn_output_config", {}))
+        config = dict(getattr(self, "_sklearn_output_config", {}))
         config["transform"] = transform
         self._sklearn_output_config = config
         return self
 
     def _output(self, result: Any, X: Any, state: State) -> Any:
-        config = self.__dict__.get("_sklearn_output_config")
+        config = getattr(self, "_sklearn_output_config", None)
         mode = config.get("transform") if config else None
         if mode is None:
             mode = global_transform_output()
@@ -376,9 +379,9 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         fitted = list(self.get_feature_names_out()) if state.ndim == 2 else None
         return wrap_output(mode, result, X, fitted)
 
-    # -- fitted attributes --------------------------------------------------------
+    # -- fitted state ------------------------------------------------------------
     def __sklearn_is_fitted__(self) -> bool:
-        return "_state" in self.__dict__
+        return self._state is not None
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -389,23 +392,8 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
-    def _fitted(self, name: str) -> Any:
-        state = self.__dict__.get("_state")
-        if state is None:
-            raise NotFittedError(
-                f"this {type(self).__name__} is not fitted yet, so it has no {name}; "
-                "call fit(scores) first"
-            )
-        try:
-            return state.attributes[name]
-        except KeyError:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r} "
-                "(this fit did not compute it)"
-            ) from None
-
-    def _get_state(self) -> State:
-        state: Optional[State] = self.__dict__.get("_state")
+    def _fitted_state(self) -> State:
+        state = self._state
         if state is None:
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
@@ -415,12 +403,12 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
     @property
     def n_features_in_(self) -> int:
         """Number of score columns (1 for 1-D scores)."""
-        return self._get_state().n_features
+        return self._fitted_state().n_features
 
     @property
     def feature_names_in_(self) -> npt.NDArray[np.object_]:
         """Column names of the DataFrame fitted on (absent otherwise)."""
-        names = self._get_state().names
+        names = self._fitted_state().names
         if names is None:
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute 'feature_names_in_' "
@@ -432,11 +420,13 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         """scikit-learn's repr of the parameters, then the fitted values as a
         comment: ``GaussianScaler(scale='nmad')  # fitted: center_=2.64, scale_=0.1483``."""
         text: str = super().__repr__(N_CHAR_MAX)
-        state = self.__dict__.get("_state")
+        state = self._state
         if state is None:
             return text
-        shown = ", ".join(f"{n}={_short(state.attributes[n])}" for n in self._PAIR)
-        return f"{text}  # fitted: {shown}"
+        return f"{text}  # fitted: {self._fitted_summary(state)}"
+
+    def _fitted_summary(self, state: State) -> str:
+        return ", ".join(f"{n}={_short(state.attributes[n])}" for n in self._PAIR)
 
     # -- serialisation (outprob._persist) ---------------------------------------
     def to_dict(self) -> Dict[str, Any]:
@@ -446,11 +436,11 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         :meth:`from_dict` (or :func:`outprob.from_dict`) rebuilds it, so a
         scaler fitted offline can be shipped to a scoring service.
         """
-        data = _persist.to_dict(self, self._get_state())
-        stream = _partial.stream_to_dict(self)
+        data = _persist.to_dict(self, self._fitted_state())
+        stream = self._stream
         if stream is not None:
             # partial_fit's state: from_dict resumes the stream from it.
-            data["stream"] = stream
+            data["stream"] = stream.to_dict()
         return data
 
     @classmethod
@@ -462,22 +452,23 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
             data["fitted"], data["ndim"], data.get("feature_names_in"), not obj.higher_is_outlier
         )
         if data.get("stream") is not None:
-            obj.__dict__["_stream"] = _partial.stream_from_dict(obj, data["stream"])
+            obj._stream = obj._stream_from_dict(data["stream"])
         return obj
 
     def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
         """A checked state from stored fitted attributes (``from_dict`` and
-        unpickling)."""
-        return self._with_transformer(_persist.restore(
-            self._kinds(), self._PAIR, self._check_pair, fitted, ndim, names, negate
-        ))
+        unpickling); the core checks the map made of them."""
+        attributes, ndim, names = _persist.restore(
+            self._KINDS, self._PAIR, self._check_pair, fitted, ndim, names
+        )
+        return self._published(attributes, ndim, names, bool(negate))
 
     def __getstate__(self) -> Dict[str, Any]:
         return _persist.pickled(self.__dict__)
 
     def __setstate__(self, data: Dict[str, Any]) -> None:
         attributes, fitted = _persist.unpickled(
-            type(self).__name__, _parameter_defaults(type(self)), self._kinds(), data
+            type(self).__name__, parameter_defaults(type(self)), self._KINDS, data
         )
         self.__dict__.update(attributes)
         if fitted is not None:
@@ -490,12 +481,9 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
     def _check_params(self) -> None:
         check_nan_policy(self.nan_policy)
         check_threads(self.threads)
-        for name in ("window", "refit_every"):
-            value = getattr(self, name, None)
-            if value is not None:
-                check_int(value, name, 1)
-        if not isinstance(self.higher_is_outlier, (bool, np.bool_)):
-            raise TypeError(f"higher_is_outlier must be a bool, got {self.higher_is_outlier!r}")
+        higher = self.higher_is_outlier
+        if type(higher) is not bool and not isinstance(higher, np.bool_):
+            raise TypeError(f"higher_is_outlier must be a bool, got {higher!r}")
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         """Fitted attributes of one column and the warnings to emit."""
@@ -505,9 +493,13 @@ class ScalerBase(Incremental, LatencyCaches, _Estimator, auto_wrap_output_keys=N
         """Checks restored per-column parameters beyond finiteness."""
 
 
-
 def column_label(column: Optional[int]) -> str:
     return "" if column is None else f" in column {column}"
+
+
+def _values(v: Any) -> List[float]:
+    """A fitted attribute as the map's list of one value per column."""
+    return [float(t) for t in np.atleast_1d(np.asarray(v, dtype=float))]
 
 
 def _short(v: Any) -> str:
@@ -516,47 +508,3 @@ def _short(v: Any) -> str:
             v, separator=", ", threshold=8, edgeitems=3, formatter={"float_kind": "{:.4g}".format}
         )
     return f"{v:.4g}"
-
-
-def _shape_message(name: str, x: np.ndarray, k: int) -> str:
-    got = f"X has {x.shape[1]} features, but " if x.ndim == 2 else ""
-    return (
-        f"{got}{name} is expecting {k} features as input: it was fitted on {k} score "
-        f"columns, so transform needs shape (m, {k}), got shape {x.shape}. "
-        f"Reshape your data to (m, {k})."
-    )
-
-
-def _warn_names(est: Any, names: Optional[np.ndarray], stacklevel: int) -> None:
-    cls = type(est).__name__
-    if names is None:
-        message = f"X does not have valid feature names, but {cls} was fitted with feature names"
-    else:
-        message = f"X has feature names, but {cls} was fitted without feature names"
-    warnings.warn(message, UserWarning, stacklevel=stacklevel)
-
-
-def _check_names(est: Any, names: Optional[np.ndarray], fitted: Optional[np.ndarray]) -> None:
-    """scikit-learn's rule: the same names in the same order as at fit time,
-    with a warning when only one side has names."""
-    if names is None and fitted is None:
-        return
-    if names is None or fitted is None:
-        _warn_names(est, names, 4)
-        return
-    if len(names) == len(fitted) and bool(np.all(names == fitted)):
-        return
-    seen, given = set(fitted), set(names)
-    unexpected = [n for n in names if n not in seen]
-    missing = [n for n in fitted if n not in given]
-    message = "The feature names should match those that were passed during fit.\n"
-    for title, items in (
-        ("Feature names unseen at fit time:\n", unexpected),
-        ("Feature names seen at fit time, yet now missing:\n", missing),
-    ):
-        if items:
-            message += title + "".join(f"- {n}\n" for n in items[:5])
-            message += "- ...\n" if len(items) > 5 else ""
-    if not unexpected and not missing:
-        message += "Feature names must be in the same order as they were in fit.\n"
-    raise ValueError(message)

@@ -44,12 +44,7 @@ __all__ = [
     "fit_sigmoid",
     "fit_mixture",
     "fit_gamma",
-    "transform",
-    "Transformer",
-    "transform_rank",
-    "transform_params",
-    "GammaMaps",
-    "gaussian_options_transform",
+    "FittedMap",
     "_erf",
     "_gamma_pq",
     "evaluate",
@@ -280,13 +275,12 @@ def fit_gaussian(x: _Scores, *, spec: GaussianSpec, threads: int = ...) -> Gauss
 def fit_linear(x: _Scores, *, nan_policy: str, negate: bool, threads: int = ...) -> LinearFit: ...
 def fit_transform_gaussian(
     x: object, *, spec: GaussianSpec, threads: int = ...
-) -> Optional[Tuple[GaussianFit, _Scores, Transformer]]:
-    """(fit, probabilities, transformer) of a C-contiguous 1-D float ndarray,
-    else None."""
+) -> Optional[Tuple[GaussianFit, _Scores, FittedMap]]:
+    """(fit, probabilities, map) of a C-contiguous 1-D float ndarray, else None."""
 
 def fit_transform_linear(
     x: object, *, nan_policy: str, negate: bool, threads: int = ...
-) -> Optional[Tuple[LinearFit, _Scores, Transformer]]: ...
+) -> Optional[Tuple[LinearFit, _Scores, FittedMap]]: ...
 def fit_rank(
     x: _Scores, *, nan_policy: str, negate: bool, threads: int = ...
 ) -> npt.NDArray[np.float64]: ...
@@ -307,46 +301,29 @@ def fit_gamma(
     threads: int = ...,
 ) -> GammaFit: ...
 
-# -- applying fitted maps (contract §4, §10) -----------------------------------------
+# -- the fitted map of every family (contract §4, §10) -------------------------------
 
-def transform(
-    x: _Scores, out: _Scores, *, scaling: str, first: List[float], second: List[float],
-    negate: bool, threads: int = ...,
-) -> None:
-    """``scaling`` "gaussian" (centers, scales) or "linear" (mins, maxs)."""
+class FittedMap:
+    """A scaler's fitted map, checked by the core; pickles by its state."""
 
-class Transformer:
-    """A fitted Gaussian or linear scaling held by the extension."""
+    def __new__(cls, state: Dict[str, Any]) -> "FittedMap": ...
+    def state(self) -> Dict[str, Any]:
+        """``kind``, ``negate``, ``two_d``, ``pretransform``, ``params`` (each
+        named parameter's values, one per column) and ``sorted``."""
 
-    def __new__(
-        cls, *, scaling: str, first: List[float], second: List[float], negate: bool, two_d: bool
-    ) -> "Transformer": ...
-    def try_apply(self, x: object, *, threads: int = ...) -> Optional[_Scores]:
-        """The probabilities of a C-contiguous float ndarray, else None."""
+    @property
+    def kind(self) -> str: ...
+    @property
+    def n_features(self) -> Optional[int]: ...
+    def sorted(self, j: int) -> npt.NDArray[np.float64]:
+        """A read-only view of column ``j``'s sorted fitted scores (rank maps)."""
 
-def transform_rank(
-    x: _Scores, out: _Scores, *, sorted: List[npt.NDArray[np.float64]], log: bool,
-    negate: bool, threads: int = ...,
-) -> None: ...
-def transform_params(
-    x: _Scores, out: _Scores, *, kind: str, params: List[List[float]], negate: bool,
-    threads: int = ...,
-) -> None:
-    """``kind`` "top_k" (cutoff, max, binary), "sigmoid" (center, scale, a, b)
-    or "mixture" (scale, alpha, mu, sigma, lambda), one row per column."""
+    def transform(
+        self, x: object, out: Optional[_Scores] = None, *, threads: int = ...
+    ) -> Optional[_Scores]:
+        """The probabilities of a C-contiguous float ndarray of a shape this
+        map maps (into ``out`` if given), else None."""
 
-class GammaMaps:
-    """Fitted gamma scalings of the columns, tabulated once."""
-
-    def __new__(
-        cls, *, offsets: List[float], means: List[float], scales: List[float]
-    ) -> "GammaMaps": ...
-    def transform(self, x: _Scores, out: _Scores, *, negate: bool, threads: int = ...) -> None: ...
-
-def gaussian_options_transform(
-    x: _Scores, out: _Scores, *, pretransform: Optional[str], pre_mins: List[float],
-    centers: List[float], scales: List[float], negate: bool, threads: int = ...,
-) -> None: ...
 def _erf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def _gamma_pq(
     a: npt.NDArray[np.float64], x: npt.NDArray[np.float64]

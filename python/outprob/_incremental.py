@@ -1,21 +1,33 @@
 """The incremental half of the scalers (contract §9): ``partial_fit``,
-``merge`` and ``refit``, through :class:`outprob.streaming.StreamingFit`
-(``_partial``). A mixin of :class:`outprob._base.ScalerBase`; the methods
-exist only on scalers whose ``_CAN_STREAM`` is true."""
+``merge``, ``refit`` and windows, a mixin of
+:class:`outprob._base.ScalerBase`.
+
+A scaler that is fitted incrementally keeps one
+:class:`outprob.streaming.StreamingFit` (exact moments, a KLL sketch, or an
+exact window) in ``_stream``; after each batch the fitted state is rebuilt
+from its results and published whole, as ``fit`` does, so ``transform``
+never sees a mix of two fits. The methods exist only on scalers whose
+``_CAN_STREAM`` is true.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, TypeVar, cast
+import inspect
+import warnings
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, TypeVar
 
+import numpy as np
 import numpy.typing as npt
 
-from . import _partial
+from ._input import as_float_array, check_int, check_names, feature_names, shape_message
+from .streaming import StreamingFit, StreamingResult
 
 if TYPE_CHECKING:
-    from ._base import ScalerBase
+    from ._persist import State
 
 _S = TypeVar("_S", bound="Incremental")
 _C = TypeVar("_C")
+Notes = List[Tuple[type, str]]
 
 if TYPE_CHECKING:
 
@@ -36,6 +48,22 @@ class Incremental:
 
     #: Whether the scaler implements partial_fit/merge/refit (contract §9).
     _CAN_STREAM = False
+    #: The running state of ``partial_fit`` (None: fitted by ``fit``, or
+    #: not at all).
+    _stream: Optional[StreamingFit] = None
+
+    if TYPE_CHECKING:  # provided by ScalerBase and scikit-learn's BaseEstimator
+        _state: Optional[State]
+        window: Optional[int]
+        refit_every: Optional[int]
+
+        def get_params(self, deep: bool = True) -> Dict[str, Any]: ...
+        def _check_params(self) -> None: ...
+        def _fitted_state(self) -> State: ...
+        def _state_of(
+            self, fits: List[Dict[str, Any]], ndim: int, names: Optional[np.ndarray]
+        ) -> State: ...
+        def __sklearn_is_fitted__(self) -> bool: ...
 
     @_if_streamable
     def partial_fit(self: _S, X: npt.ArrayLike, y: Any = None) -> _S:
@@ -59,9 +87,11 @@ class Incremental:
           call) or by :meth:`refit`.
 
         Each batch obeys contract §5 on its own (NaN omitted or refused,
-        ±inf refused): a refused batch changes nothing. ``fit`` starts
-        afresh and keeps no streaming state (except with ``window``, where
-        ``fit(X)`` is a fresh ``partial_fit(X)``).
+        ±inf refused): a refused batch changes nothing, in no column.
+        ``fit`` starts afresh and keeps no streaming state (except with
+        ``window``, where ``fit(X)`` is a fresh ``partial_fit(X)``).
+        Threads may call ``partial_fit`` and ``merge`` on one scaler
+        concurrently: the batches are added one after another.
 
         Parameters
         ----------
@@ -83,7 +113,7 @@ class Incremental:
         >>> float(s.center_), s.n_samples_seen_
         (4.5, 10)
         """
-        _partial.partial_fit(cast("ScalerBase", self), X, 3)
+        self._partial_fit(X, 3)
         return self
 
     @_if_streamable
@@ -108,7 +138,41 @@ class Incremental:
         >>> float(a.merge(b).min_), float(a.max_)
         (-2.0, 5.0)
         """
-        _partial.merge(cast("ScalerBase", self), cast("ScalerBase", other))
+        if type(other) is not type(self):
+            raise TypeError(
+                f"can only merge another {type(self).__name__}, got {type(other).__name__}"
+            )
+        theirs = other._stream
+        if theirs is None:
+            if other.__sklearn_is_fitted__():
+                raise ValueError(
+                    "the other scaler was fitted with fit(), which keeps no streaming state; "
+                    "merge combines scalers fitted with partial_fit"
+                )
+            return self  # nothing seen: the union is this fit
+        ours = self._stream
+        if ours is None and self.__sklearn_is_fitted__():
+            raise ValueError(
+                "this scaler was fitted with fit(), which keeps no streaming state; "
+                "merge combines scalers fitted with partial_fit"
+            )
+        mine = self._new_stream()
+        if mine.params != theirs.params or (ours is not None and ours.params != theirs.params):
+            raise ValueError("only scalers with the same parameters can be merged")
+        if mine.params["window"] is not None:
+            raise ValueError(
+                "windowed scalers do not merge: a window is the newest scores of one stream"
+            )
+        state = other._fitted_state()
+        if ours is not None:
+            mine_state = self._fitted_state()
+            if (mine_state.ndim, mine_state.n_features) != (state.ndim, state.n_features):
+                raise ValueError("the scalers were fitted on different numbers of score columns")
+            if not _names_equal(mine_state.names, state.names):
+                raise ValueError("the scalers were fitted on columns of different names")
+            mine = ours
+        mine.merge(theirs)
+        self._publish(mine, state.ndim, state.names, 3)
         return self
 
     @_if_streamable
@@ -120,8 +184,86 @@ class Incremental:
         -------
         self
         """
-        _partial.refit(cast("ScalerBase", self))
+        stream = self._stream
+        if stream is None:
+            raise ValueError(
+                f"this {type(self).__name__} has no streaming state to refit: "
+                "call partial_fit first"
+            )
+        stream.refit()
+        state = self._fitted_state()
+        self._publish(stream, state.ndim, state.names, 3)
         return self
+
+    def _partial_fit(self, X: Any, stacklevel: int) -> None:
+        """Adds a batch to the stream and publishes the new fit; warnings
+        point ``stacklevel`` frames up from here."""
+        x = as_float_array(X)
+        names = None if type(X) is np.ndarray else feature_names(X)
+        fresh = self._new_stream()
+        stream = self._stream
+        if stream is None:
+            if x.ndim not in (1, 2) or (x.ndim == 2 and x.shape[1] == 0):
+                raise ValueError(
+                    "scores must be 1-D (one score vector) or 2-D (n_samples, n_columns) with "
+                    f"at least one column, got shape {x.shape}"
+                )
+            _check_first_batch(x)
+            stream = fresh
+        else:
+            if stream.params != fresh.params:
+                raise ValueError(
+                    f"the parameters of this {type(self).__name__} changed since its first "
+                    "partial_fit; call fit() to start again with the new ones"
+                )
+            state = self._fitted_state()
+            if state.ndim == 2 and (x.ndim != 2 or x.shape[1] != state.n_features):
+                raise ValueError(shape_message(type(self).__name__, x, state.n_features))
+            if x.ndim != state.ndim:
+                raise ValueError(
+                    f"a batch of shape {x.shape} does not match the 1-D scores fitted so far"
+                )
+            if type(X) is not np.ndarray or state.names is not None:
+                check_names(self, names, state.names)
+                names = state.names
+        stream.update(x)
+        self._publish(stream, x.ndim, names, stacklevel + 1)
+
+    def _publish(self, stream: StreamingFit, ndim: int, names: Any, stacklevel: int) -> None:
+        """Builds the fitted state from the stream's results and publishes it."""
+        fits = []
+        for j, r in enumerate(stream.results()):
+            fit, notes = self._stream_column(r, j if ndim == 2 else None)
+            fits.append(fit)
+            for category, message in notes:
+                warnings.warn(message, category, stacklevel=stacklevel)
+        state = self._state_of(fits, ndim, names)
+        self._stream = stream
+        self._state = state
+
+    def _check_window(self) -> None:
+        """Checks ``window`` and ``refit_every`` (the scalers that stream)."""
+        for name, value in (("window", self.window), ("refit_every", self.refit_every)):
+            if value is not None:
+                check_int(value, name, 1)
+
+    def _new_stream(self) -> StreamingFit:
+        """A fresh :class:`StreamingFit` with the scaler's parameters (raises
+        ``TypeError`` for scalers that cannot be fitted incrementally)."""
+        self._check_params()
+        return StreamingFit(**self._stream_params())
+
+    def _stream_from_dict(self, data: Any) -> StreamingFit:
+        """The checked stream of a ``to_dict``: it must have the scaler's
+        parameters."""
+        if not isinstance(data, dict) or "params" not in data:
+            raise ValueError("'stream' must be the dict StreamingFit.to_dict() makes")
+        stream = StreamingFit.from_dict(data)
+        if stream.params != self._new_stream().params:
+            raise ValueError("the stored stream's parameters differ from the scaler's")
+        if stream.n == 0:
+            raise ValueError("the stored stream holds no scores")
+        return stream
 
     def _stream_params(self) -> Dict[str, Any]:
         """The :class:`outprob.streaming.StreamingFit` parameters of
@@ -135,7 +277,7 @@ class Incremental:
     def _check_streamable(self, supported: Tuple[str, ...]) -> None:
         """Refuses parameters ``partial_fit`` does not implement: any
         parameter outside ``supported`` must keep its default."""
-        defaults = _parameter_defaults(type(self))
+        defaults = parameter_defaults(type(self))
         for name, value in self.get_params(deep=False).items():
             if name not in supported and not _same(value, defaults.get(name)):
                 raise TypeError(
@@ -143,14 +285,60 @@ class Incremental:
                     f"(partial_fit, merge): fit it on all scores at once with fit()"
                 )
 
-    def _stream_column(self, result: Any, column: Optional[int]) -> Tuple[Dict[str, Any], List[Tuple[type, str]]]:
+    def _stream_column(
+        self, result: StreamingResult, column: Optional[int]
+    ) -> Tuple[Dict[str, Any], Notes]:
         """Fitted attributes of one column from a streaming result, and the
         warnings to emit."""
         raise NotImplementedError
 
-    if TYPE_CHECKING:  # provided by scikit-learn's BaseEstimator
 
-        def get_params(self, deep: bool = True) -> Dict[str, Any]: ...
+def bounds(r: StreamingResult, first: str, second: str) -> Dict[str, Any]:
+    """The stream's size and error bounds as fitted attributes."""
+    fit: Dict[str, Any] = {"n_samples_seen_": r.n, "rank_error_": r.rank_error}
+    if r.center_interval is not None:
+        fit[f"{first}_interval_"] = tuple(r.center_interval)
+    if r.scale_interval is not None:
+        fit[f"{second}_interval_"] = tuple(r.scale_interval)
+    if r.probability_error is not None:
+        fit["probability_error_"] = r.probability_error
+    return fit
+
+
+def refit_every(window: Optional[int], refit_every: Optional[int]) -> Optional[int]:
+    """A window refits at every partial_fit unless told otherwise."""
+    if window is None:
+        return refit_every
+    return 1 if refit_every is None else refit_every
+
+
+def parameter_defaults(cls: type) -> Dict[str, Any]:
+    """Constructor parameters and their defaults (pickles of older versions
+    lack the parameters added since, which take their defaults)."""
+    sig = inspect.signature(cls.__init__)  # type: ignore[misc]
+    return {
+        name: p.default
+        for name, p in sig.parameters.items()
+        if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+
+
+def _check_first_batch(x: np.ndarray) -> None:
+    """The first batch must give every column a score: a fit needs one."""
+    if x.size == 0:
+        raise ValueError("cannot fit on an empty array of scores")
+    empty = np.isnan(x).all(axis=0)
+    if np.any(empty):
+        where = "" if x.ndim == 1 else f" in column {int(np.flatnonzero(empty)[0])}"
+        raise ValueError(
+            f"all scores{where} are NaN: nothing is left to fit after omitting NaN"
+        )
+
+
+def _names_equal(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return len(a) == len(b) and bool(np.all(a == b))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -158,16 +346,3 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a is b or a == b)
     except (TypeError, ValueError):  # arrays and the like: not a default
         return False
-
-
-def _parameter_defaults(cls: type) -> Dict[str, Any]:
-    """Constructor parameters and their defaults (pickles of older versions
-    lack the parameters added since, which take their defaults)."""
-    import inspect
-
-    sig = inspect.signature(cls.__init__)  # type: ignore[misc]
-    return {
-        name: p.default
-        for name, p in sig.parameters.items()
-        if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    }

@@ -15,6 +15,7 @@ complex numbers.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
@@ -100,6 +101,52 @@ def feature_names(x: Any) -> Optional[np.ndarray]:
             "all to strings (e.g. X.columns = X.columns.astype(str)) or to non-strings."
         )
     return np.asarray(names, dtype=object)
+
+
+def shape_message(name: str, x: np.ndarray, k: int) -> str:
+    """scikit-learn's message for scores of the wrong number of columns."""
+    got = f"X has {x.shape[1]} features, but " if x.ndim == 2 else ""
+    return (
+        f"{got}{name} is expecting {k} features as input: it was fitted on {k} score "
+        f"columns, so transform needs shape (m, {k}), got shape {x.shape}. "
+        f"Reshape your data to (m, {k})."
+    )
+
+
+def warn_names(est: Any, names: Optional[np.ndarray], stacklevel: int) -> None:
+    """scikit-learn's warning when only the fit or only ``X`` has names."""
+    cls = type(est).__name__
+    if names is None:
+        message = f"X does not have valid feature names, but {cls} was fitted with feature names"
+    else:
+        message = f"X has feature names, but {cls} was fitted without feature names"
+    warnings.warn(message, UserWarning, stacklevel=stacklevel)
+
+
+def check_names(est: Any, names: Optional[np.ndarray], fitted: Optional[np.ndarray]) -> None:
+    """scikit-learn's rule: the same names in the same order as at fit time,
+    with a warning when only one side has names."""
+    if names is None and fitted is None:
+        return
+    if names is None or fitted is None:
+        warn_names(est, names, 4)
+        return
+    if len(names) == len(fitted) and bool(np.all(names == fitted)):
+        return
+    seen, given = set(fitted), set(names)
+    unexpected = [n for n in names if n not in seen]
+    missing = [n for n in fitted if n not in given]
+    message = "The feature names should match those that were passed during fit.\n"
+    for title, items in (
+        ("Feature names unseen at fit time:\n", unexpected),
+        ("Feature names seen at fit time, yet now missing:\n", missing),
+    ):
+        if items:
+            message += title + "".join(f"- {n}\n" for n in items[:5])
+            message += "- ...\n" if len(items) > 5 else ""
+    if not unexpected and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
 
 
 # -- conversion ------------------------------------------------------------------
@@ -256,8 +303,11 @@ def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None
     return int(value)
 
 
+_INF = float("inf")
+
+
 def check_positive(value: Any, name: str) -> float:
-    if type(value) is float and 0.0 < value < float("inf"):
+    if type(value) is float and 0.0 < value < _INF:
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive number, got {value!r}")

@@ -18,7 +18,7 @@ FORMAT_VERSION = 1
 
 
 class State(NamedTuple):
-    """Everything ``fit`` produces; replaced whole, never mutated."""
+    """Everything a fit publishes; replaced whole, never mutated."""
 
     #: Public fitted attributes (``center_``, ``scale_``, ...).
     attributes: Dict[str, Any]
@@ -29,12 +29,12 @@ class State(NamedTuple):
     names: Optional[np.ndarray]
     #: Scores were negated (``higher_is_outlier=False`` at fit time).
     negate: bool
-    #: Per-column parameters as the core takes them: (center, scale) or (min, max).
-    first: List[float]
-    second: List[float]
-    #: The extension's copy of (first, second) for the latency path of
-    #: ``transform`` (``_core.Transformer``); None: the general path only.
-    transformer: Any = None
+    #: The extension's fitted map (``_core.FittedMap``): what ``transform``
+    #: applies.
+    map: Any
+    #: The transform-time parameters the map was made with (GaussianScaler's
+    #: λ and pretransform), or None when the map depends on the fit alone.
+    map_key: Any = None
 
 
 def to_dict(est: Any, state: State) -> Dict[str, Any]:
@@ -80,6 +80,9 @@ def params_of(kind: str, known: Sequence[str], data: Any) -> Dict[str, Any]:
     return params
 
 
+Checked = Tuple[Dict[str, Any], int, Optional[np.ndarray]]
+
+
 def restore(
     kinds: Dict[str, Any],
     pair: Tuple[str, str],
@@ -87,13 +90,15 @@ def restore(
     fitted: Any,
     ndim: Any,
     names: Any,
-    negate: bool,
-) -> State:
-    """A checked state from stored fitted attributes: ``kinds`` maps each
-    attribute to its element type, ``pair`` names the two the transform
-    needs, ``check_pair`` checks them beyond finiteness."""
+) -> Checked:
+    """Checked fitted attributes, ndim and names from storage: ``kinds`` maps
+    each attribute to its element type, ``pair`` names two the map needs,
+    ``check_pair`` checks them beyond finiteness (the core checks the map
+    made of them)."""
     if ndim not in (1, 2):
         raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
+    if not isinstance(fitted, dict):
+        raise ValueError("'fitted' must be a dict of fitted attributes")
     unknown = set(fitted) - set(kinds)
     if unknown:
         raise ValueError(f"unknown fitted attributes: {sorted(unknown)}")
@@ -125,20 +130,27 @@ def restore(
     if not all(math.isfinite(v) for v in first + second):
         raise ValueError("fitted parameters must be finite numbers, one per column")
     check_pair(first, second)
-    if names is not None:
-        names = np.asarray([str(t) for t in names], dtype=object)
-        if ndim != 2 or len(names) != n:
-            raise ValueError("feature_names_in must name each of the fitted score columns")
-    return State(attributes, ndim, n if ndim == 2 else 1, names, bool(negate), first, second)
+    return attributes, ndim, checked_names(names, ndim, n)
+
+
+def checked_names(names: Any, ndim: int, n: int) -> Optional[np.ndarray]:
+    """Stored column names as ``feature_names_in_`` holds them."""
+    if names is None:
+        return None
+    checked = np.asarray([str(t) for t in names], dtype=object)
+    if ndim != 2 or len(checked) != n:
+        raise ValueError("feature_names_in must name each of the fitted score columns")
+    return checked
 
 
 def pickled(attributes: Dict[str, Any]) -> Dict[str, Any]:
     """An estimator's ``__dict__`` in the flat pickle layout."""
     from . import __version__
 
-    # The latency caches (_fast, _plan) hold extension objects and are
-    # rebuilt on first use.
-    data = {k: v for k, v in attributes.items() if k not in ("_state", "_fast", "_plan")}
+    data = {
+        k: v for k, v in attributes.items()
+        if k != "_state" and not (k == "_stream" and v is None)
+    }
     state: Optional[State] = attributes.get("_state")
     if state is not None:
         data.update(state.attributes)

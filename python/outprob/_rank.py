@@ -1,10 +1,9 @@
 """Rank-based scalings beyond the paper (contract §10): ELKI's ranking
-pseudo-probabilities (``"rank"``), their logarithmic variant
-(``"log_rank"``) and top-k scaling (``"top_k"``)."""
+pseudo-probabilities (``"rank"``) and their logarithmic variant
+(``"log_rank"``)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -12,11 +11,11 @@ import numpy.typing as npt
 
 from . import _core, _persist
 from ._base import Notes, ScalerBase
-from ._input import as_float_array, check_fraction, check_int, check_out, check_threads
-from ._parametric import ParametricScaler
+from ._fitted import Fitted
+from ._input import as_float_array, check_threads
 from ._persist import State
 
-Floats = Union[float, npt.NDArray[np.float64]]
+Sorted = Union[npt.NDArray[np.float64], List[npt.NDArray[np.float64]]]
 
 
 class RankScaler(ScalerBase):
@@ -62,10 +61,13 @@ class RankScaler(ScalerBase):
     array([0.75 , 0.   , 0.375, 0.375, 1.   ])
     """
 
-    _FITTED = {"sorted_": float}
-    _PAIR = ("sorted_", "sorted_")
     _KIND = "rank"
+    _PAIR = ("sorted_", "sorted_")
     _LOG = False
+
+    sorted_ = Fitted[Sorted](
+        float, "The fitted scores, sorted (one array per column for 2-D scores)."
+    )
 
     def __init__(
         self,
@@ -91,49 +93,44 @@ class RankScaler(ScalerBase):
             return super()._fit_state(x, names)  # its messages for bad shapes
         columns = [x] if x.ndim == 1 else list(np.ascontiguousarray(x.T))
         fits = [self._fit_column(c, None)[0]["sorted_"] for c in columns]
-        return _rank_state(fits, x.ndim, names, not self.higher_is_outlier)
+        value = fits[0] if x.ndim == 1 else fits
+        return self._published({"sorted_": value}, x.ndim, names, not self.higher_is_outlier)
 
-    def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: Optional[np.ndarray] = None) -> Any:
-        """``fit(X).transform(X)``; for 1-D scores one sort gives both (the
-        same values)."""
+    def _fit_transform_fused(self, X: np.ndarray) -> Any:
+        """For 1-D scores one sort gives the fit and the probabilities (the
+        same values as ``fit(X).transform(X)``)."""
         x = as_float_array(X)
         if x.ndim != 1:
-            return super().fit_transform(X, y, out)
+            return None
         self._check_params()
-        if out is None:
-            out = np.empty_like(x)
-        else:
-            check_out(out, x)
-            if np.shares_memory(out, x):
-                x = x.copy()
+        out = np.empty_like(x)
         sorted_ = _core.fit_transform_rank(
             x, out, log=self._LOG, nan_policy=self.nan_policy, negate=not self.higher_is_outlier
         )
-        state = _rank_state([sorted_], 1, None, not self.higher_is_outlier)
+        state = self._published({"sorted_": sorted_}, 1, None, not self.higher_is_outlier)
         self._state = state
         return self._output(out, X, state)
 
-    def _apply(self, state: State, x: np.ndarray, out: Optional[np.ndarray]) -> Any:
-        if out is None:
-            out = np.empty_like(x)
-        else:
-            check_out(out, x)
-            if np.shares_memory(out, x):
-                x = x.copy()
-        sorted_ = state.attributes["sorted_"]
-        columns = [sorted_] if state.ndim == 1 else list(sorted_)
-        _core.transform_rank(
-            x, out, sorted=columns, log=self._LOG, negate=state.negate,
-            threads=check_threads(self.threads),
-        )
-        return out if out.ndim else out[()]
+    def _published(
+        self, attributes: Dict[str, Any], ndim: int, names: Optional[np.ndarray], negate: bool
+    ) -> State:
+        # sorted_ is the map's own memory (read-only views): the fitted
+        # scores are kept once.
+        sorted_ = attributes["sorted_"]
+        columns = [sorted_] if ndim == 1 else list(sorted_)
+        fitted = _core.FittedMap({
+            "kind": self._KIND, "negate": negate, "two_d": ndim == 2, "pretransform": None,
+            "params": {}, "sorted": columns,
+        })
+        views = [fitted.sorted(j) for j in range(len(columns))]
+        value: Any = views[0] if ndim == 1 else views
+        return State({"sorted_": value}, ndim, len(views) if ndim == 2 else 1, names, negate, fitted)
 
     def to_dict(self) -> Dict[str, Any]:
         """A JSON-serialisable description of the fitted scaler (builtin
         types only), including every fitted score."""
-        state = self._get_state()
-        plain = state._replace(attributes={})
-        data = _persist.to_dict(self, plain)
+        state = self._fitted_state()
+        data = _persist.to_dict(self, state._replace(attributes={}))
         s = state.attributes["sorted_"]
         data["fitted"] = {"sorted_": s.tolist() if state.ndim == 1 else [c.tolist() for c in s]}
         return data
@@ -148,45 +145,20 @@ class RankScaler(ScalerBase):
         checked = []
         for c in columns:
             try:
-                a = np.array(c, dtype=np.float64)
+                checked.append(np.ascontiguousarray(c, dtype=np.float64))
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"fitted attribute sorted_: {exc}") from None
-            if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a[1:] < a[:-1]):
-                raise ValueError("sorted_ must hold non-empty, finite, ascending scores per column")
-            checked.append(np.ascontiguousarray(a))
         if not checked:
             raise ValueError("a fitted scaler needs at least one score column; the lists are empty")
-        if names is not None:
-            names = np.asarray([str(t) for t in names], dtype=object)
-            if ndim != 2 or len(names) != len(checked):
-                raise ValueError("feature_names_in must name each of the fitted score columns")
-        return _rank_state(checked, ndim, names, bool(negate))
+        names = _persist.checked_names(names, ndim, len(checked))
+        value = checked[0] if ndim == 1 else checked
+        # The core checks the fitted scores: non-empty, finite, ascending.
+        return self._published({"sorted_": value}, ndim, names, bool(negate))
 
-    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
-        text: str = super(ScalerBase, self).__repr__(N_CHAR_MAX)
-        state = self.__dict__.get("_state")
-        if state is None:
-            return text
-        counts = [len(c) for c in ([state.attributes["sorted_"]] if state.ndim == 1
-                                   else state.attributes["sorted_"])]  # fmt: skip
-        shown = counts[0] if state.ndim == 1 else counts
-        return f"{text}  # fitted: {shown} scores"
-
-    @property
-    def sorted_(self) -> Union[npt.NDArray[np.float64], List[npt.NDArray[np.float64]]]:
-        """The fitted scores, sorted (one array per column for 2-D scores)."""
-        return self._fitted("sorted_")  # type: ignore[no-any-return]
-
-
-def _rank_state(
-    fits: List[np.ndarray], ndim: int, names: Optional[np.ndarray], negate: bool
-) -> State:
-    for f in fits:
-        f.setflags(write=False)
-    value: Any = fits[0] if ndim == 1 else fits
-    lo = [float(f[0]) for f in fits]
-    hi = [float(f[-1]) for f in fits]
-    return State({"sorted_": value}, ndim, len(fits) if ndim == 2 else 1, names, negate, lo, hi)
+    def _fitted_summary(self, state: State) -> str:
+        s = state.attributes["sorted_"]
+        counts = [len(s)] if state.ndim == 1 else [len(c) for c in s]
+        return f"{counts[0] if state.ndim == 1 else counts} scores"
 
 
 class LogRankScaler(RankScaler):
@@ -210,124 +182,3 @@ class LogRankScaler(RankScaler):
 
     _KIND = "log_rank"
     _LOG = True
-
-
-class TopKScaler(ParametricScaler):
-    r"""Top-k scaling (ELKI's ``TopKOutlierScaling``): the k highest fitted
-    scores are outliers.
-
-    ``binary=True`` (default):
-
-    .. math:: p = [s \ge c]
-
-    with c the k-th largest fitted score (so with ties at c more than k
-    fitted scores map to 1). ``binary=False`` is ELKI's linear variant:
-    :math:`p = \operatorname{clip}((s - g)/(\max - g), 0, 1)` for
-    :math:`s \ge c` and 0 below, with :math:`g = \min(0, c)` and max the
-    largest fitted score (1 when max ≤ g).
-
-    Parameters
-    ----------
-    k : int, optional
-        Number of outliers to keep (capped at the number of non-NaN scores).
-    fraction : float, default 0.1
-        Used when ``k`` is None: :math:`k = \max(1, \lceil \text{fraction} \cdot n\rceil)`.
-    binary : bool, default True
-        0/1 output, or ELKI's linear variant.
-    nan_policy, higher_is_outlier, threads
-        As for :class:`~outprob.GaussianScaler`.
-
-    Attributes
-    ----------
-    cutoff_ : float or ndarray of shape (k,)
-        The k-th largest fitted score c.
-    max_ : float or ndarray
-        The largest fitted score.
-    k_ : int or ndarray
-        The k used.
-    binary_ : bool or ndarray
-        ``binary`` as fitted.
-
-    Examples
-    --------
-    >>> import outprob
-    >>> outprob.TopKScaler(k=2).fit_transform([1.0, 5.0, 3.0, 4.0])
-    array([0., 1., 0., 1.])
-    """
-
-    _FITTED = {"cutoff_": float, "max_": float, "k_": int, "binary_": bool}
-    _PAIR = ("cutoff_", "max_")
-    _PARAMS = ("cutoff_", "max_", "binary_")
-    _KIND = "top_k"
-
-    def __init__(
-        self,
-        k: Optional[int] = None,
-        *,
-        fraction: float = 0.1,
-        binary: bool = True,
-        nan_policy: str = "omit",
-        higher_is_outlier: bool = True,
-        threads: Optional[int] = None,
-    ) -> None:
-        self.k = k
-        self.fraction = fraction
-        self.binary = binary
-        self.nan_policy = nan_policy
-        self.higher_is_outlier = higher_is_outlier
-        self.threads = threads
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.k is not None:
-            check_int(self.k, "k", 1)
-        check_fraction(self.fraction, "fraction")
-        if self.k is None and self.fraction == 0.0:
-            raise ValueError("fraction must be in (0, 1) when k is None, got 0.0")
-        if not isinstance(self.binary, (bool, np.bool_)):
-            raise TypeError(f"binary must be a bool, got {self.binary!r}")
-
-    def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
-        if self.k is not None:
-            k = int(self.k)
-        else:
-            n = int(np.count_nonzero(~np.isnan(x)))
-            k = max(1, math.ceil(float(self.fraction) * n))
-        f = _core.fit_top_k(
-            x, k=k, nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
-            threads=check_threads(self.threads),
-        )
-        cutoff, hi = f.cutoff, f.max
-        n_valid = int(np.count_nonzero(~np.isnan(x)))
-        fit = {"cutoff_": cutoff, "max_": hi, "k_": min(k, n_valid), "binary_": bool(self.binary)}
-        return fit, []
-
-    def _rows(self, state: State) -> List[List[float]]:
-        cut = np.atleast_1d(np.asarray(state.attributes["cutoff_"], dtype=float))
-        hi = np.atleast_1d(np.asarray(state.attributes["max_"], dtype=float))
-        # As fitted (a parameter changed after fit takes effect at the next fit).
-        binary = np.atleast_1d(np.asarray(state.attributes.get("binary_", True), dtype=bool))
-        binary = np.broadcast_to(binary, cut.shape)
-        return [[float(c), float(m), float(b)] for c, m, b in zip(cut, hi, binary)]
-
-    def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
-        return ScalerBase._restore(self, fitted, ndim, names, negate)
-
-    def _check_pair(self, first: List[float], second: List[float]) -> None:
-        if any(a > b for a, b in zip(first, second)):
-            raise ValueError("cutoff_ must not exceed max_")
-
-    @property
-    def cutoff_(self) -> Floats:
-        """The k-th largest fitted score (per column)."""
-        return self._fitted("cutoff_")  # type: ignore[no-any-return]
-
-    @property
-    def max_(self) -> Floats:
-        """The largest fitted score (per column)."""
-        return self._fitted("max_")  # type: ignore[no-any-return]
-
-    @property
-    def k_(self) -> Union[int, npt.NDArray[np.int_]]:
-        """The k used (per column)."""
-        return self._fitted("k_")  # type: ignore[no-any-return]

@@ -9,11 +9,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, Optional, Union, overload
 
 from ._base import ScalerBase
-from ._scalers import GaussianScaler, LinearScaler
+from ._gaussian import GaussianScaler
+from ._linear import LinearScaler
 
 if TYPE_CHECKING:
-    from ._rank import LogRankScaler, RankScaler, TopKScaler
-    from ._sigmoid import MixtureScaler, SigmoidScaler
+    from ._mixture import MixtureScaler
+    from ._rank import LogRankScaler, RankScaler
+    from ._sigmoid import SigmoidScaler
+    from ._top_k import TopKScaler
 
 
 class Variant(NamedTuple):
@@ -76,8 +79,10 @@ def _robust_gamma(**params: Any) -> Any:
 
 
 def _transformations() -> Mapping[str, Transformation]:
-    from ._rank import LogRankScaler, RankScaler, TopKScaler
-    from ._sigmoid import MixtureScaler, SigmoidScaler
+    from ._mixture import MixtureScaler
+    from ._rank import LogRankScaler, RankScaler
+    from ._sigmoid import SigmoidScaler
+    from ._top_k import TopKScaler
 
     table = {name: Transformation(v.scaler, v.note) for name, v in VARIANTS.items()}
     table.update(

@@ -618,7 +618,7 @@ def transform(scaler: Any, collection: Any) -> Any:
         return da.map_blocks(apply_block, arr, dtype=dtype)
     if _is_dataframe(collection):
         def apply(df: Any) -> Any:
-            named = scaler._get_state().names is not None
+            named = hasattr(scaler, "feature_names_in_")
             out = scaler.transform(df if named else np.asarray(df))
             return type(df)(out, index=df.index, **({"columns": df.columns} if df.ndim == 2 else {"name": df.name}))
         return collection.map_partitions(apply)

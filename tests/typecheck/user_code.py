@@ -48,11 +48,14 @@ def robust_summary(x: npt.NDArray[np.float64]) -> Dict[str, float]:
             "tukey": location, "columns": float(per_column.sum())}
 
 
-def ship(
-    s: outprob.GaussianScaler,
-) -> outprob.GaussianScaler | outprob.LinearScaler | outprob.GammaScaler:
+def ship(s: outprob.GaussianScaler) -> outprob.GaussianScaler:
     blob: str = json.dumps(s.to_dict())
-    return outprob.from_dict(json.loads(blob))
+    return outprob.from_dict(json.loads(blob), outprob.GaussianScaler)
+
+
+def ship_any(blob: str) -> float:
+    back = outprob.from_dict(json.loads(blob))
+    return float(np.sum(back.transform(np.ones(3))))
 
 
 def every_variant(scores: npt.NDArray[np.float64]) -> Dict[str, npt.NDArray[np.float64]]:

@@ -1,7 +1,7 @@
 //! Fitting the scalings of contract §4–§5 and §10 to one score column.
 
 use crate::convert::Wrap;
-use crate::maps::Transformer;
+use crate::maps::PyMap;
 use crate::results::{GammaFit, GaussianFit, LinearFit, MixtureFit, SigmoidFit, TopKFit};
 use crate::spec::Spec;
 use crate::{run_map, with_slice, Floats, Result, HOLD_GIL_MAX};
@@ -10,13 +10,13 @@ use outprob_core::sample::NanPolicy;
 use outprob_core::transformations::fit::{
     fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear,
 };
+use outprob_core::transformations::fitted::{FittedMap, MapKind, MapParts};
 use outprob_core::transformations::gamma::{fit_gamma as core_fit_gamma, GammaMethod, GammaSpec};
 use outprob_core::transformations::gaussian_options::fit_gaussian_with;
 use outprob_core::transformations::mixture::fit_mixture as core_fit_mixture;
 use outprob_core::transformations::rank::{
     fit_sorted, fit_top_k as core_fit_top_k, fit_transform_rank as core_fit_transform_rank,
 };
-use outprob_core::transformations::scaling::{self, Linear};
 use outprob_core::transformations::sigmoid::fit_sigmoid as core_fit_sigmoid;
 use outprob_core::{Error, Float};
 use pyo3::prelude::*;
@@ -70,34 +70,35 @@ impl Fused<'_> {
     }
 
     /// Fits `src` and maps it into `dst`: the fit as Python receives it and
-    /// its transformer.
+    /// its map.
     fn fit_and_map<T: Float>(
         &self,
         src: &[T],
         dst: &mut [T],
-    ) -> std::result::Result<(Fitted, Transformer), Error> {
+    ) -> std::result::Result<(Fitted, FittedMap), Error> {
         let negate = self.negate();
-        match self {
+        let (fitted, parts) = match self {
             Fused::Gaussian(spec) => {
                 let fit = core_fit_gaussian(src, &spec.core)?;
-                scaling::transform(src, dst, &[fit.params], negate)?;
-                Ok((
-                    Fitted::Gaussian(GaussianFit::of(&fit, None)),
-                    Transformer::gaussian(fit.params, negate),
-                ))
+                let g = fit.params;
+                let parts = MapParts::one_column(MapKind::Gaussian, negate, &[g.center, g.scale]);
+                (Fitted::Gaussian(GaussianFit::of(&fit, None)), parts)
             }
             Fused::Linear(nan_policy, _) => {
-                let l: Linear = core_fit_linear(src, *nan_policy, negate)?;
-                scaling::transform(src, dst, &[l], negate)?;
-                Ok((
+                let l = core_fit_linear(src, *nan_policy, negate)?;
+                let parts = MapParts::one_column(MapKind::Linear, negate, &[l.min, l.max]);
+                (
                     Fitted::Linear(LinearFit {
                         min: l.min,
                         max: l.max,
                     }),
-                    Transformer::linear(l, negate),
-                ))
+                    parts,
+                )
             }
-        }
+        };
+        let map = FittedMap::new(parts)?;
+        map.transform(src, dst)?;
+        Ok((fitted, map))
     }
 
     /// Whether a fit of `n` scores runs with the GIL held: a fit without an
@@ -110,7 +111,7 @@ impl Fused<'_> {
         n < HOLD_GIL_MAX && !iterates
     }
 
-    /// `(fit, probabilities, transformer)` for a C-contiguous, aligned 1-D
+    /// `(fit, probabilities, map)` for a C-contiguous, aligned 1-D
     /// array of `T`, else `None`.
     fn run<'py, T: Float + Element>(
         &self,
@@ -142,12 +143,12 @@ impl Fused<'_> {
             let src = view.as_slice()?;
             crate::run(py, threads, src.len(), || self.fit_and_map(src, dst))?
         };
-        let (fit, transformer) = fitted?;
+        let (fit, map) = fitted?;
         let fit = match fit {
             Fitted::Gaussian(g) => g.into_bound_py_any(py)?,
             Fitted::Linear(l) => l.into_bound_py_any(py)?,
         };
-        Ok(Some((fit, out, transformer).into_bound_py_any(py)?))
+        Ok(Some((fit, out, PyMap(map)).into_bound_py_any(py)?))
     }
 
     fn fit_transform<'py>(
@@ -169,9 +170,9 @@ enum Fitted {
     Linear(LinearFit),
 }
 
-/// `(fit, probabilities, transformer)`: a Gaussian fit of a C-contiguous,
+/// `(fit, probabilities, map)`: a Gaussian fit of a C-contiguous,
 /// aligned, native float64/float32 1-D array, the probabilities of its
-/// scores (a new array of their dtype) and the fit's `Transformer` — or
+/// scores (a new array of their dtype) and the fit's `FittedMap` — or
 /// `None` for any other input (the caller's general path converts or
 /// explains). The spec must have no options.
 #[pyfunction]

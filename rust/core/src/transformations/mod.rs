@@ -1,6 +1,7 @@
 //! Score → probability maps (contract §4) and fitting them (§5).
 
 pub mod fit;
+pub mod fitted;
 pub mod gamma;
 pub mod gamma_table;
 pub mod gaussian_options;
