@@ -145,17 +145,11 @@ class Incremental:
         theirs = other._stream
         if theirs is None:
             if other.__sklearn_is_fitted__():
-                raise ValueError(
-                    "the other scaler was fitted with fit(), which keeps no streaming state; "
-                    "merge combines scalers fitted with partial_fit"
-                )
+                raise _fitted_without_stream("the other scaler")
             return self  # nothing seen: the union is this fit
         ours = self._stream
         if ours is None and self.__sklearn_is_fitted__():
-            raise ValueError(
-                "this scaler was fitted with fit(), which keeps no streaming state; "
-                "merge combines scalers fitted with partial_fit"
-            )
+            raise _fitted_without_stream("this scaler")
         mine = self._new_stream()
         if mine.params != theirs.params or (ours is not None and ours.params != theirs.params):
             raise ValueError("only scalers with the same parameters can be merged")
@@ -333,6 +327,13 @@ def _check_first_batch(x: np.ndarray) -> None:
         raise ValueError(
             f"all scores{where} are NaN: nothing is left to fit after omitting NaN"
         )
+
+
+def _fitted_without_stream(which: str) -> ValueError:
+    return ValueError(
+        f"{which} was fitted with fit(), which keeps no streaming state; "
+        "merge combines scalers fitted with partial_fit"
+    )
 
 
 def _names_equal(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:

@@ -159,19 +159,19 @@ class KLLSketch:
 
     @property
     def k(self) -> int:
-        return int(self._s.k)
+        return int(self._s.info().k)
 
     @property
     def n(self) -> int:
-        return int(self._s.n)
+        return int(self._s.info().n)
 
     @property
     def num_retained(self) -> int:
-        return int(self._s.num_retained)
+        return int(self._s.info().num_retained)
 
     @property
     def is_estimation_mode(self) -> bool:
-        return bool(self._s.is_estimation_mode)
+        return bool(self._s.info().is_estimation_mode)
 
     @property
     def is_empty(self) -> bool:
@@ -179,20 +179,20 @@ class KLLSketch:
 
     @property
     def dtype(self) -> str:
-        return "float64" if self._s.is_double else "float32"
+        return "float64" if self._s.info().is_double else "float32"
 
     @property
     def min(self) -> Optional[float]:
-        e = self._s.extremes
+        e = self._s.info().extremes
         return None if e is None else float(e[0])
 
     @property
     def max(self) -> Optional[float]:
-        e = self._s.extremes
+        e = self._s.info().extremes
         return None if e is None else float(e[1])
 
     def __reduce__(self) -> Any:
-        return (_kll_from_bytes, (self.serialize(), self.dtype, int(self._s.seed)))
+        return (_kll_from_bytes, (self.serialize(), self.dtype, int(self._s.info().seed)))
 
     def __copy__(self) -> "KLLSketch":
         return KLLSketch._wrap(self._s.copy())

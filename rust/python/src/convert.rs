@@ -6,8 +6,9 @@
 use crate::Error;
 use outprob_core::estimators::mest::StartScale;
 use outprob_core::transformations::fit::{Center, Scale};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 use std::str::FromStr;
 
 /// A core enum extracted from its Python name.
@@ -60,22 +61,17 @@ where
     }
 }
 
-/// A center as Python names it: its name, or the fixed number.
-pub(crate) fn center_to_py(py: Python<'_>, c: Center) -> PyResult<Bound<'_, PyAny>> {
-    use pyo3::IntoPyObjectExt;
-    match c {
-        Center::Value(v) => v.into_bound_py_any(py),
-        named => named.name().into_bound_py_any(py),
-    }
-}
-
-/// A scale as Python names it: its name, or the fixed number.
-pub(crate) fn scale_to_py(py: Python<'_>, s: Scale) -> PyResult<Bound<'_, PyAny>> {
-    use pyo3::IntoPyObjectExt;
-    match s {
-        Scale::Value(v) => v.into_bound_py_any(py),
-        named => named.name().into_bound_py_any(py),
-    }
+/// The value of `key` in a dict of stored state (a `ValueError` naming the
+/// key when it is missing or of the wrong type).
+pub(crate) fn item<'py, T>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T>
+where
+    T: for<'a> FromPyObject<'a, 'py>,
+{
+    let v = d
+        .get_item(key)?
+        .ok_or_else(|| PyValueError::new_err(format!("state: missing {key:?}")))?;
+    v.extract()
+        .map_err(|_| PyValueError::new_err(format!("state: {key:?} is not valid")))
 }
 
 /// The name of the scale an M-estimation started from.

@@ -18,51 +18,50 @@ fn checked<T: Float, R>(
     f(&Sample::new(x, nan, false)?)
 }
 
-#[pyfunction]
-#[pyo3(signature = (x, *, nan_policy, threads = 0))]
-fn mean(py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>, threads: usize) -> Result<f64> {
-    Ok(with_slice!(py, threads, x, |s| checked(
-        s,
-        nan_policy.0,
-        |d| Ok(location::mean(d))
-    ))?)
+/// An estimator of one float from scores checked by §5: its keyword
+/// parameters after the scores, then `nan_policy` and `threads`.
+macro_rules! estimator {
+    ($name:ident $(as $py_name:literal)? ($($arg:ident: $ty:ty),*), |$d:ident| $body:expr) => {
+        #[pyfunction]
+        #[pyo3($(name = $py_name,)? signature = (x, *, $($arg,)* nan_policy, threads = 0))]
+        pub(crate) fn $name(
+            py: Python<'_>,
+            x: Floats<'_>,
+            $($arg: $ty,)*
+            nan_policy: Wrap<NanPolicy>,
+            threads: usize,
+        ) -> Result<f64> {
+            let nan = nan_policy.0;
+            Ok(with_slice!(py, threads, x, |s| checked(s, nan, |$d| $body))?)
+        }
+    };
 }
 
-#[pyfunction]
-#[pyo3(name = "std", signature = (x, *, ddof, nan_policy, threads = 0))]
-fn std_dev(
-    py: Python<'_>,
-    x: Floats<'_>,
-    ddof: usize,
-    nan_policy: Wrap<NanPolicy>,
-    threads: usize,
-) -> Result<f64> {
-    Ok(with_slice!(py, threads, x, |s| checked(
-        s,
-        nan_policy.0,
-        |d| scale::std(d, ddof)
-    ))?)
-}
+estimator!(mean(), |d| Ok(location::mean(d)));
+estimator!(std_dev as "std" (ddof: usize), |d| scale::std(d, ddof));
+estimator!(upper_trimmed_mean(alpha: f64), |d| location::upper_trimmed_mean(d, alpha));
+estimator!(nmad(), |d| Ok(scale::nmad(d)));
+estimator!(niqr(), |d| Ok(scale::niqr(d)));
+estimator!(trimmed_std(center: f64, alpha: f64), |d| scale::trimmed_std(d, center, alpha));
 
 #[pyfunction]
 #[pyo3(signature = (x, *, nan_policy, threads = 0))]
-fn median(
+pub(crate) fn median(
     py: Python<'_>,
     x: Floats<'_>,
     nan_policy: Wrap<NanPolicy>,
     threads: usize,
 ) -> Result<f64> {
     // One read: the §5 check rides on the selection's read.
+    let nan = nan_policy.0;
     Ok(with_slice!(py, threads, x, |s| location::checked_median(
-        s,
-        nan_policy.0,
-        false
+        s, nan, false
     ))?)
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, *, q, nan_policy, threads = 0))]
-fn quantile(
+pub(crate) fn quantile(
     py: Python<'_>,
     x: Floats<'_>,
     q: Vec<f64>,
@@ -70,70 +69,16 @@ fn quantile(
     threads: usize,
 ) -> Result<Vec<f64>> {
     location::check_quantiles(&q)?;
-    Ok(with_slice!(py, threads, x, |s| checked(
-        s,
-        nan_policy.0,
-        |d| Ok(location::quantiles(d, &q))
-    ))?)
-}
-
-#[pyfunction]
-#[pyo3(signature = (x, *, alpha, nan_policy, threads = 0))]
-fn upper_trimmed_mean(
-    py: Python<'_>,
-    x: Floats<'_>,
-    alpha: f64,
-    nan_policy: Wrap<NanPolicy>,
-    threads: usize,
-) -> Result<f64> {
-    Ok(with_slice!(py, threads, x, |s| checked(
-        s,
-        nan_policy.0,
-        |d| { location::upper_trimmed_mean(d, alpha) }
-    ))?)
-}
-
-#[pyfunction]
-#[pyo3(signature = (x, *, nan_policy, threads = 0))]
-fn nmad(py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>, threads: usize) -> Result<f64> {
-    Ok(with_slice!(py, threads, x, |s| checked(
-        s,
-        nan_policy.0,
-        |d| Ok(scale::nmad(d))
-    ))?)
-}
-
-#[pyfunction]
-#[pyo3(signature = (x, *, nan_policy, threads = 0))]
-fn niqr(py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>, threads: usize) -> Result<f64> {
-    Ok(with_slice!(py, threads, x, |s| checked(
-        s,
-        nan_policy.0,
-        |d| Ok(scale::niqr(d))
-    ))?)
-}
-
-#[pyfunction]
-#[pyo3(signature = (x, *, center, alpha, nan_policy, threads = 0))]
-fn trimmed_std(
-    py: Python<'_>,
-    x: Floats<'_>,
-    center: f64,
-    alpha: f64,
-    nan_policy: Wrap<NanPolicy>,
-    threads: usize,
-) -> Result<f64> {
-    Ok(with_slice!(py, threads, x, |s| checked(
-        s,
-        nan_policy.0,
-        |d| { scale::trimmed_std(d, center, alpha) }
-    ))?)
+    let nan = nan_policy.0;
+    Ok(with_slice!(py, threads, x, |s| checked(s, nan, |d| Ok(
+        location::quantiles(d, &q)
+    )))?)
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, *, norm, c, tuning, maxiter, tol, nan_policy, threads = 0))]
 #[allow(clippy::too_many_arguments)]
-fn m_estimate(
+pub(crate) fn m_estimate(
     py: Python<'_>,
     x: Floats<'_>,
     norm: Wrap<Norm>,
@@ -155,17 +100,4 @@ fn m_estimate(
         core_m_estimate(d, &params)
     }))?;
     Ok(MEstimate::of(norm.0, &e))
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(mean, m)?)?;
-    m.add_function(wrap_pyfunction!(std_dev, m)?)?;
-    m.add_function(wrap_pyfunction!(median, m)?)?;
-    m.add_function(wrap_pyfunction!(quantile, m)?)?;
-    m.add_function(wrap_pyfunction!(upper_trimmed_mean, m)?)?;
-    m.add_function(wrap_pyfunction!(nmad, m)?)?;
-    m.add_function(wrap_pyfunction!(niqr, m)?)?;
-    m.add_function(wrap_pyfunction!(trimmed_std, m)?)?;
-    m.add_function(wrap_pyfunction!(m_estimate, m)?)?;
-    Ok(())
 }

@@ -1,11 +1,12 @@
 //! Fitting the scalings of contract §4–§5 and §10 to one score column.
 
+use crate::array::{map_array, FloatMap, HOLD_GIL_MAX};
 use crate::convert::Wrap;
 use crate::maps::PyMap;
 use crate::results::{GammaFit, GaussianFit, LinearFit, MixtureFit, SigmoidFit, TopKFit};
 use crate::spec::Spec;
-use crate::{run_map, with_slice, Floats, Result, HOLD_GIL_MAX};
-use numpy::{Element, PyArray1, PyArrayMethods, PyUntypedArrayMethods};
+use crate::{with_slice, Floats, Result};
+use numpy::PyArray1;
 use outprob_core::sample::NanPolicy;
 use outprob_core::transformations::fit::{
     fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear,
@@ -19,6 +20,7 @@ use outprob_core::transformations::rank::{
 };
 use outprob_core::transformations::sigmoid::fit_sigmoid as core_fit_sigmoid;
 use outprob_core::{Error, Float};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
@@ -34,59 +36,42 @@ fn gaussian<T: Float>(x: &[T], spec: &Spec) -> std::result::Result<GaussianFit, 
 /// Fits a Gaussian scaling.
 #[pyfunction]
 #[pyo3(signature = (x, *, spec, threads = 0))]
-fn fit_gaussian(py: Python<'_>, x: Floats<'_>, spec: &Spec, threads: usize) -> Result<GaussianFit> {
+pub(crate) fn fit_gaussian(
+    py: Python<'_>,
+    x: Floats<'_>,
+    spec: &Spec,
+    threads: usize,
+) -> Result<GaussianFit> {
     Ok(with_slice!(py, threads, x, |s| gaussian(s, spec))?)
 }
 
-/// Fits linear scaling.
-#[pyfunction]
-#[pyo3(signature = (x, *, nan_policy, negate, threads = 0))]
-fn fit_linear(
-    py: Python<'_>,
-    x: Floats<'_>,
-    nan_policy: Wrap<NanPolicy>,
-    negate: bool,
-    threads: usize,
-) -> Result<LinearFit> {
-    let l = with_slice!(py, threads, x, |s| core_fit_linear(s, nan_policy.0, negate))?;
-    Ok(LinearFit {
-        min: l.min,
-        max: l.max,
-    })
-}
-
-/// What a fused fit and transform fits.
+/// A fit fused with its transform: one call fits a score vector, maps it
+/// and returns the fit's map.
 enum Fused<'a> {
     Gaussian(&'a Spec),
     Linear(NanPolicy, bool),
 }
 
-impl Fused<'_> {
-    fn negate(&self) -> bool {
-        match self {
-            Fused::Gaussian(spec) => spec.core.negate,
-            Fused::Linear(_, negate) => *negate,
-        }
-    }
+/// A fit as Python receives it.
+enum Fitted {
+    Gaussian(GaussianFit),
+    Linear(LinearFit),
+}
 
-    /// Fits `src` and maps it into `dst`: the fit as Python receives it and
-    /// its map.
-    fn fit_and_map<T: Float>(
-        &self,
-        src: &[T],
-        dst: &mut [T],
-    ) -> std::result::Result<(Fitted, FittedMap), Error> {
-        let negate = self.negate();
+impl FloatMap for Fused<'_> {
+    type Output = (Fitted, FittedMap);
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<Self::Output, Error> {
         let (fitted, parts) = match self {
             Fused::Gaussian(spec) => {
                 let fit = core_fit_gaussian(src, &spec.core)?;
-                let g = fit.params;
+                let (g, negate) = (fit.params, spec.core.negate);
                 let parts = MapParts::one_column(MapKind::Gaussian, negate, &[g.center, g.scale]);
                 (Fitted::Gaussian(GaussianFit::of(&fit, None)), parts)
             }
-            Fused::Linear(nan_policy, _) => {
-                let l = core_fit_linear(src, *nan_policy, negate)?;
-                let parts = MapParts::one_column(MapKind::Linear, negate, &[l.min, l.max]);
+            Fused::Linear(nan_policy, negate) => {
+                let l = core_fit_linear(src, *nan_policy, *negate)?;
+                let parts = MapParts::one_column(MapKind::Linear, *negate, &[l.min, l.max]);
                 (
                     Fitted::Linear(LinearFit {
                         min: l.min,
@@ -101,73 +86,30 @@ impl Fused<'_> {
         Ok((fitted, map))
     }
 
-    /// Whether a fit of `n` scores runs with the GIL held: a fit without an
-    /// iteration takes microseconds on a few thousand scores.
+    // Fits without an iteration take microseconds on a few thousand scores.
     fn holds_gil(&self, n: usize) -> bool {
-        let iterates = match self {
-            Fused::Gaussian(spec) => spec.iterates(),
-            Fused::Linear(..) => false,
-        };
-        n < HOLD_GIL_MAX && !iterates
+        n < HOLD_GIL_MAX && !matches!(self, Fused::Gaussian(spec) if spec.iterates())
     }
+}
 
-    /// `(fit, probabilities, map)` for a C-contiguous, aligned 1-D
-    /// array of `T`, else `None`.
-    fn run<'py, T: Float + Element>(
-        &self,
-        py: Python<'py>,
-        x: &Bound<'py, PyAny>,
-        threads: usize,
-    ) -> Result<Option<Bound<'py, PyAny>>> {
-        let Ok(a) = x.cast::<PyArray1<T>>() else {
-            return Ok(None);
-        };
-        if !a.is_c_contiguous() || !a.is_aligned() {
-            return Ok(None);
-        }
-        let out = PyArray1::<T>::zeros(py, a.len(), false);
-        // SAFETY: `out` was created just now and has not been shared.
-        let dst = unsafe { out.as_slice_mut() }?;
-        let fitted = if self.holds_gil(a.len()) {
-            // SAFETY: the GIL is held until the fit returns, and this
-            // extension writes into arrays this small only while holding it
-            // (`run_map`), so no write to `a` overlaps this read.
-            let Ok(src) = (unsafe { a.as_slice() }) else {
-                return Ok(None);
-            };
-            self.fit_and_map(src, dst)
-        } else {
-            let Ok(view) = a.try_readonly() else {
-                return Ok(None);
-            };
-            let src = view.as_slice()?;
-            crate::run(py, threads, src.len(), || self.fit_and_map(src, dst))?
-        };
-        let (fit, map) = fitted?;
-        let fit = match fit {
-            Fitted::Gaussian(g) => g.into_bound_py_any(py)?,
-            Fitted::Linear(l) => l.into_bound_py_any(py)?,
-        };
-        Ok(Some((fit, out, PyMap(map)).into_bound_py_any(py)?))
-    }
-
+impl Fused<'_> {
+    /// `(fit, probabilities, map)` of a C-contiguous, aligned float64/float32
+    /// 1-D array, else `None`.
     fn fit_transform<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         threads: usize,
     ) -> Result<Option<Bound<'py, PyAny>>> {
-        match self.run::<f64>(py, x, threads)? {
-            Some(r) => Ok(Some(r)),
-            None => self.run::<f32>(py, x, threads),
-        }
+        let Some((p, (fit, map))) = map_array(py, self, x, None, |s| s.len() == 1, threads)? else {
+            return Ok(None);
+        };
+        let fit = match fit {
+            Fitted::Gaussian(g) => g.into_bound_py_any(py)?,
+            Fitted::Linear(l) => l.into_bound_py_any(py)?,
+        };
+        Ok(Some((fit, p, PyMap(map)).into_bound_py_any(py)?))
     }
-}
-
-/// A fit as Python receives it.
-enum Fitted {
-    Gaussian(GaussianFit),
-    Linear(LinearFit),
 }
 
 /// `(fit, probabilities, map)`: a Gaussian fit of a C-contiguous,
@@ -177,7 +119,7 @@ enum Fitted {
 /// explains). The spec must have no options.
 #[pyfunction]
 #[pyo3(signature = (x, *, spec, threads = 0))]
-fn fit_transform_gaussian<'py>(
+pub(crate) fn fit_transform_gaussian<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     spec: &Spec,
@@ -189,7 +131,7 @@ fn fit_transform_gaussian<'py>(
 /// As `fit_transform_gaussian`, for linear scaling.
 #[pyfunction]
 #[pyo3(signature = (x, *, nan_policy, negate, threads = 0))]
-fn fit_transform_linear<'py>(
+pub(crate) fn fit_transform_linear<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     nan_policy: Wrap<NanPolicy>,
@@ -202,7 +144,7 @@ fn fit_transform_linear<'py>(
 /// The sorted, oriented, NaN-free fitted scores (float64).
 #[pyfunction]
 #[pyo3(signature = (x, *, nan_policy, negate, threads = 0))]
-fn fit_rank<'py>(
+pub(crate) fn fit_rank<'py>(
     py: Python<'py>,
     x: Floats<'py>,
     nan_policy: Wrap<NanPolicy>,
@@ -213,160 +155,89 @@ fn fit_rank<'py>(
     Ok(PyArray1::from_vec(py, sorted))
 }
 
-/// Rank scaling fitted on 1-D `x` and applied to it, into `out` (same
-/// dtype and length); returns the sorted fitted scores.
+/// Rank scaling fitted on 1-D scores and applied to them (one sort).
+struct FusedRank {
+    log: bool,
+    nan_policy: NanPolicy,
+    negate: bool,
+}
+
+impl FloatMap for FusedRank {
+    type Output = Vec<f64>;
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<Vec<f64>, Error> {
+        core_fit_transform_rank(src, dst, self.nan_policy, self.negate, self.log)
+    }
+}
+
+/// Rank scaling fitted on C-contiguous 1-D `x` and applied to it, into `out`
+/// (same dtype and length); returns the sorted fitted scores.
 #[pyfunction]
 #[pyo3(signature = (x, out, *, log, nan_policy, negate))]
-fn fit_transform_rank<'py>(
+pub(crate) fn fit_transform_rank<'py>(
     py: Python<'py>,
-    x: Floats<'py>,
+    x: &Bound<'py, PyAny>,
     out: &Bound<'py, PyAny>,
     log: bool,
     nan_policy: Wrap<NanPolicy>,
     negate: bool,
 ) -> Result<Bound<'py, PyArray1<f64>>> {
-    let nan = nan_policy.0;
-    let sorted = match x {
-        Floats::F64(a) => {
-            let mut o: numpy::PyReadwriteArray1<'_, f64> = out.extract()?;
-            let (src, dst) = (a.as_slice()?, o.as_slice_mut()?);
-            run_map(py, 1, src.len(), || {
-                core_fit_transform_rank(src, dst, nan, negate, log)
-            })?
-        }
-        Floats::F32(a) => {
-            let mut o: numpy::PyReadwriteArray1<'_, f32> = out.extract()?;
-            let (src, dst) = (a.as_slice()?, o.as_slice_mut()?);
-            run_map(py, 1, src.len(), || {
-                core_fit_transform_rank(src, dst, nan, negate, log)
-            })?
-        }
-    }?;
-    Ok(PyArray1::from_vec(py, sorted))
-}
-
-/// Top-k scaling.
-#[pyfunction]
-#[pyo3(signature = (x, *, k, nan_policy, negate, threads = 0))]
-fn fit_top_k(
-    py: Python<'_>,
-    x: Floats<'_>,
-    k: usize,
-    nan_policy: Wrap<NanPolicy>,
-    negate: bool,
-    threads: usize,
-) -> Result<TopKFit> {
-    let t = with_slice!(py, threads, x, |s| core_fit_top_k(
-        s,
-        k,
-        nan_policy.0,
-        negate,
-        true
-    ))?;
-    Ok(TopKFit {
-        cutoff: t.cutoff,
-        max: t.max,
-    })
-}
-
-/// Sigmoid scaling.
-#[pyfunction]
-#[pyo3(signature = (x, *, nan_policy, negate, maxiter, threads = 0))]
-fn fit_sigmoid(
-    py: Python<'_>,
-    x: Floats<'_>,
-    nan_policy: Wrap<NanPolicy>,
-    negate: bool,
-    maxiter: usize,
-    threads: usize,
-) -> Result<SigmoidFit> {
-    let f = with_slice!(py, threads, x, |s| core_fit_sigmoid(
-        s,
-        nan_policy.0,
-        negate,
-        maxiter
-    ))?;
-    let p = f.params;
-    Ok(SigmoidFit {
-        center: p.center,
-        scale: p.scale,
-        a: p.a,
-        b: p.b,
-        n_iter: f.n_iter,
-        converged: f.converged,
-    })
-}
-
-/// Mixture-model scaling.
-#[pyfunction]
-#[pyo3(signature = (x, *, nan_policy, negate, maxiter, tol, threads = 0))]
-fn fit_mixture(
-    py: Python<'_>,
-    x: Floats<'_>,
-    nan_policy: Wrap<NanPolicy>,
-    negate: bool,
-    maxiter: usize,
-    tol: f64,
-    threads: usize,
-) -> Result<MixtureFit> {
-    let f = with_slice!(py, threads, x, |s| core_fit_mixture(
-        s,
-        nan_policy.0,
-        negate,
-        maxiter,
-        tol
-    ))?;
-    let p = f.params;
-    Ok(MixtureFit {
-        scale: p.scale,
-        alpha: p.alpha,
-        mu: p.mu,
-        sigma: p.sigma,
-        lambda_: p.lambda,
-        n_iter: f.n_iter,
-        converged: f.converged,
-        degenerate: f.degenerate,
-    })
-}
-
-/// Gamma scaling.
-#[pyfunction]
-#[pyo3(signature = (x, *, method, offset, nan_policy, negate, threads = 0))]
-fn fit_gamma(
-    py: Python<'_>,
-    x: Floats<'_>,
-    method: Wrap<GammaMethod>,
-    offset: Option<f64>,
-    nan_policy: Wrap<NanPolicy>,
-    negate: bool,
-    threads: usize,
-) -> Result<GammaFit> {
-    let spec = GammaSpec {
-        method: method.0,
-        offset,
+    let rank = FusedRank {
+        log,
         nan_policy: nan_policy.0,
         negate,
     };
-    let fit = with_slice!(py, threads, x, |s| core_fit_gamma(s, &spec))?;
-    let p = fit.params;
-    Ok(GammaFit {
-        offset: p.offset,
-        mean: p.mean,
-        scale: p.scale,
-        method_used: fit.method_used.name().to_owned(),
-    })
+    let Some((_, sorted)) = map_array(py, &rank, x, Some(out), |s| s.len() == 1, 1)? else {
+        return Err(PyTypeError::new_err("x must be a C-contiguous float ndarray").into());
+    };
+    Ok(PyArray1::from_vec(py, sorted))
 }
 
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(fit_gaussian, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_transform_gaussian, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_transform_linear, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_rank, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_transform_rank, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_top_k, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_sigmoid, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_mixture, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_gamma, m)?)?;
-    Ok(())
+/// A fit of one score column: its own keyword parameters, then
+/// `nan_policy` and `negate`; the core's fit returned as the record `$out`.
+macro_rules! fitter {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty,
+     |$s:ident, $nan:ident, $negate:ident| $body:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (x, *, $($arg,)* nan_policy, negate, threads = 0))]
+        pub(crate) fn $name(
+            py: Python<'_>,
+            x: Floats<'_>,
+            $($arg: $ty,)*
+            nan_policy: Wrap<NanPolicy>,
+            negate: bool,
+            threads: usize,
+        ) -> Result<$out> {
+            let ($nan, $negate) = (nan_policy.0, negate);
+            Ok(with_slice!(py, threads, x, |$s| $body)?.into())
+        }
+    };
 }
+
+fitter!(
+    /// Linear scaling.
+    fit_linear() -> LinearFit, |s, nan, negate| core_fit_linear(s, nan, negate)
+);
+fitter!(
+    /// Top-k scaling.
+    fit_top_k(k: usize) -> TopKFit, |s, nan, negate| core_fit_top_k(s, k, nan, negate, true)
+);
+fitter!(
+    /// Sigmoid scaling.
+    fit_sigmoid(maxiter: usize) -> SigmoidFit,
+    |s, nan, negate| core_fit_sigmoid(s, nan, negate, maxiter)
+);
+fitter!(
+    /// Mixture-model scaling.
+    fit_mixture(maxiter: usize, tol: f64) -> MixtureFit,
+    |s, nan, negate| core_fit_mixture(s, nan, negate, maxiter, tol)
+);
+fitter!(
+    /// Gamma scaling.
+    fit_gamma(method: Wrap<GammaMethod>, offset: Option<f64>) -> GammaFit,
+    |s, nan, negate| {
+        let spec = GammaSpec { method: method.0, offset, nan_policy: nan, negate };
+        core_fit_gamma(s, &spec)
+    }
+);

@@ -12,6 +12,7 @@
 // PyO3 extracts arguments as owned values.
 #![allow(clippy::needless_pass_by_value)]
 
+mod array;
 mod convert;
 mod error;
 mod estimators;
@@ -23,33 +24,13 @@ mod results;
 mod spec;
 mod streaming;
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::par::PARALLEL_MIN;
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub(crate) use array::Floats;
 pub(crate) use error::{Error, Result};
-
-/// A 1-D array of either float type.
-pub(crate) enum Floats<'py> {
-    F64(PyReadonlyArray1<'py, f64>),
-    F32(PyReadonlyArray1<'py, f32>),
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Floats<'py> {
-    type Error = PyErr;
-
-    // By hand rather than derived: the derived impl tries float64 first,
-    // and the error it builds for every float32 array costs more than the
-    // rest of a small call.
-    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if let Ok(a) = ob.cast::<PyArray1<f32>>() {
-            return Ok(Floats::F32(a.try_readonly()?));
-        }
-        Ok(Floats::F64(ob.extract()?))
-    }
-}
 
 /// Threads to use: `requested` (0: every core), capped by the environment
 /// variable `OUTPROB_NUM_THREADS`.
@@ -105,26 +86,6 @@ pub(crate) fn run<R: Send>(
     Ok(py.detach(|| pool.install(f)))
 }
 
-/// Below this many scores a map into an array keeps the GIL: it takes
-/// microseconds, and releasing and retaking the GIL would cost a good part
-/// of that. Maps read arrays this small without a borrow because no map of
-/// this extension writes into one without the GIL.
-pub(crate) const HOLD_GIL_MAX: usize = 4096;
-
-/// Runs a map that writes into a caller's array of `n` elements: with the
-/// GIL held below [`HOLD_GIL_MAX`], else as [`run`].
-pub(crate) fn run_map<R: Send>(
-    py: Python<'_>,
-    threads: usize,
-    n: usize,
-    f: impl FnOnce() -> R + Send,
-) -> PyResult<R> {
-    if n < HOLD_GIL_MAX {
-        return Ok(f());
-    }
-    run(py, threads, n, f)
-}
-
 /// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
 /// without the GIL: in `$threads` threads (see [`run`]), or, without
 /// `$threads`, on the calling thread (streaming batches, which are added
@@ -152,15 +113,37 @@ macro_rules! with_slice {
 }
 pub(crate) use with_slice;
 
+/// The module: each file's functions and classes.
 #[pymodule]
-fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    results::register(m)?;
-    spec::register(m)?;
-    estimators::register(m)?;
-    fit::register(m)?;
-    maps::register(m)?;
-    metrics::register(m)?;
-    streaming::register(m)?;
-    partition::register(m)?;
-    Ok(())
+mod _core {
+    #[pymodule_export]
+    use crate::estimators::{
+        m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std, upper_trimmed_mean,
+    };
+    #[pymodule_export]
+    use crate::fit::{
+        fit_gamma, fit_gaussian, fit_linear, fit_mixture, fit_rank, fit_sigmoid, fit_top_k,
+        fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
+    };
+    #[pymodule_export]
+    use crate::maps::{_erf, _gamma_pq, PyMap};
+    #[pymodule_export]
+    use crate::metrics::{
+        bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
+    };
+    #[pymodule_export]
+    use crate::partition::{
+        exact_total, from_order_key, m_iterate, median_value, order_key, part_census, part_collect,
+        part_histogram, part_m_sums, part_squares_below, part_sum_below, quantile_ranks,
+        quantile_value, select_exact,
+    };
+    #[pymodule_export]
+    use crate::results::{
+        Census, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
+        ReliabilityCurve, SigmoidFit, SketchInfo, Strata, StreamingResult, SumPart, TopKFit,
+    };
+    #[pymodule_export]
+    use crate::spec::Spec;
+    #[pymodule_export]
+    use crate::streaming::{kll_normalized_rank_error, PyKll, PyStreaming, PyWindow};
 }

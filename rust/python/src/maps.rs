@@ -2,13 +2,11 @@
 //! every transform reads, usable without the scaler that fitted it, with
 //! its state as builtins (for `to_dict` and pickling).
 
-use crate::convert::Wrap;
-use crate::{run, Result, HOLD_GIL_MAX};
+use crate::array::{map_array, FloatMap};
+use crate::convert::{item, Wrap};
+use crate::Result;
 use numpy::ndarray::ArrayView1;
-use numpy::{
-    Element, PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadwriteArrayDyn,
-    PyUntypedArrayMethods,
-};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::gamma::gamma_pq;
 use outprob_core::transformations::fitted::{FittedMap, MapKind, MapParts};
 use outprob_core::transformations::gaussian_options::PretransformKind;
@@ -21,64 +19,11 @@ use pyo3::types::{PyDict, PyType};
 #[pyclass(frozen, module = "outprob._core", name = "FittedMap")]
 pub(crate) struct PyMap(pub(crate) FittedMap);
 
-/// The value of `key` in a map's state.
-fn item<'py, T: for<'a> FromPyObject<'a, 'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    let v = d
-        .get_item(key)?
-        .ok_or_else(|| PyValueError::new_err(format!("a fitted map's state lacks {key:?}")))?;
-    v.extract()
-        .map_err(|_| PyValueError::new_err(format!("a fitted map's {key:?} is not valid")))
-}
+impl FloatMap for FittedMap {
+    type Output = ();
 
-impl PyMap {
-    /// The probabilities of `x` into a new array, or into `out`, if `x` is
-    /// a C-contiguous, aligned array of `T` of a shape this map maps; else
-    /// `None`.
-    fn apply<'py, T: Float + Element>(
-        &self,
-        py: Python<'py>,
-        x: &Bound<'py, PyAny>,
-        out: Option<&Bound<'py, PyAny>>,
-        threads: usize,
-    ) -> Result<Option<Bound<'py, PyAny>>> {
-        let Ok(a) = x.cast::<PyArrayDyn<T>>() else {
-            return Ok(None);
-        };
-        if !self.0.maps(a.shape()) || !a.is_c_contiguous() || !a.is_aligned() {
-            return Ok(None);
-        }
-        let mut given = out
-            .map(PyAnyMethods::extract::<PyReadwriteArrayDyn<'py, T>>)
-            .transpose()?;
-        let fresh = out
-            .is_none()
-            .then(|| PyArrayDyn::<T>::zeros(py, a.dims(), false));
-        let dst = match (given.as_mut(), &fresh) {
-            (Some(o), _) => o.as_slice_mut()?,
-            // SAFETY: `fresh` was created just now and has not been shared.
-            (None, Some(f)) => unsafe { f.as_slice_mut() }?,
-            (None, None) => unreachable!("an output is given or made"),
-        };
-        if a.len() < HOLD_GIL_MAX {
-            // SAFETY: the GIL is held until the map returns, and this
-            // extension writes into arrays this small only while holding it,
-            // so no write to `a` overlaps this read. `dst` is another array
-            // (the caller gives an `out` that does not overlap `x`).
-            let Ok(src) = (unsafe { a.as_slice() }) else {
-                return Ok(None);
-            };
-            self.0.transform(src, dst)?;
-        } else {
-            let Ok(view) = a.try_readonly() else {
-                return Ok(None);
-            };
-            let src = view.as_slice()?;
-            run(py, threads, src.len(), || self.0.transform(src, dst))??;
-        }
-        Ok(Some(match (out, fresh) {
-            (Some(o), _) => o.clone(),
-            (None, f) => f.expect("made when no output is given").into_any(),
-        }))
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<(), Error> {
+        self.transform(src, dst)
     }
 }
 
@@ -174,16 +119,17 @@ impl PyMap {
         out: Option<&Bound<'py, PyAny>>,
         threads: usize,
     ) -> Result<Option<Bound<'py, PyAny>>> {
-        match self.apply::<f64>(py, x, out, threads)? {
-            Some(p) => Ok(Some(p)),
-            None => self.apply::<f32>(py, x, out, threads),
-        }
+        let mapped = map_array(py, &self.0, x, out, |shape| self.0.maps(shape), threads)?;
+        Ok(mapped.map(|(p, ())| p))
     }
 }
 
 /// The core's vectorised erf, element-wise (for testing it against SciPy).
 #[pyfunction]
-fn _erf<'py>(py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> Result<Bound<'py, PyArray1<f64>>> {
+pub(crate) fn _erf<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+) -> Result<Bound<'py, PyArray1<f64>>> {
     let src = x.as_slice()?;
     let mut out = vec![0.0; src.len()];
     py.detach(|| outprob_core::numeric::erf::erf_slice(src, &mut out));
@@ -193,7 +139,7 @@ fn _erf<'py>(py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> Result<Bound<'py
 /// `(P(a, x), Q(a, x))` element-wise (for testing the kernel against SciPy).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
-fn _gamma_pq<'py>(
+pub(crate) fn _gamma_pq<'py>(
     py: Python<'py>,
     a: PyReadonlyArray1<'py, f64>,
     x: PyReadonlyArray1<'py, f64>,
@@ -205,11 +151,4 @@ fn _gamma_pq<'py>(
     let (p, q): (Vec<f64>, Vec<f64>) =
         py.detach(|| a.iter().zip(x).map(|(&a, &x)| gamma_pq(a, x)).unzip());
     Ok((PyArray1::from_vec(py, p), PyArray1::from_vec(py, q)))
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyMap>()?;
-    m.add_function(wrap_pyfunction!(_erf, m)?)?;
-    m.add_function(wrap_pyfunction!(_gamma_pq, m)?)?;
-    Ok(())
 }

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 
 #[pyfunction]
 #[pyo3(signature = (p, y, *, bins, n_bins, threads = 0))]
-fn evaluate(
+pub(crate) fn evaluate(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
@@ -34,7 +34,7 @@ fn evaluate(
 /// (Brier score, sharpness error)
 #[pyfunction]
 #[pyo3(signature = (p, y, *, threads = 0))]
-fn brier_and_sharpness(
+pub(crate) fn brier_and_sharpness(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
@@ -48,7 +48,7 @@ fn brier_and_sharpness(
 /// (refinement error, calibration error)
 #[pyfunction]
 #[pyo3(signature = (p, y, *, bins, n_bins, threads = 0))]
-fn refinement_and_calibration(
+pub(crate) fn refinement_and_calibration(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
@@ -65,7 +65,7 @@ fn refinement_and_calibration(
 
 #[pyfunction]
 #[pyo3(signature = (p, *, k, bins, threads = 0))]
-fn bin_edges(
+pub(crate) fn bin_edges(
     py: Python<'_>,
     p: Floats<'_>,
     k: usize,
@@ -79,7 +79,7 @@ fn bin_edges(
 
 #[pyfunction]
 #[pyo3(signature = (p, y, *, bins, k, threads = 0))]
-fn reliability_curve(
+pub(crate) fn reliability_curve(
     py: Python<'_>,
     p: Floats<'_>,
     y: PyReadonlyArray1<'_, bool>,
@@ -97,13 +97,4 @@ fn reliability_curve(
         outlier_fraction: r.outlier_fraction,
         count: r.count,
     })
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
-    m.add_function(wrap_pyfunction!(brier_and_sharpness, m)?)?;
-    m.add_function(wrap_pyfunction!(refinement_and_calibration, m)?)?;
-    m.add_function(wrap_pyfunction!(bin_edges, m)?)?;
-    m.add_function(wrap_pyfunction!(reliability_curve, m)?)?;
-    Ok(())
 }

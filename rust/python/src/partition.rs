@@ -12,7 +12,7 @@ use outprob_core::streaming::partition as part;
 use pyo3::prelude::*;
 
 #[pyfunction]
-fn part_census(py: Python<'_>, x: Floats<'_>) -> Result<Census> {
+pub(crate) fn part_census(py: Python<'_>, x: Floats<'_>) -> Result<Census> {
     let (len, s) = with_slice!(py, x, |v| (v.len(), summarize(v)));
     Ok(Census {
         len,
@@ -29,7 +29,7 @@ fn part_census(py: Python<'_>, x: Floats<'_>) -> Result<Census> {
 /// (count below `lo`, bucket counts)
 #[pyfunction]
 #[pyo3(signature = (x, *, center, negate, lo, shift, buckets))]
-fn part_histogram<'py>(
+pub(crate) fn part_histogram<'py>(
     py: Python<'py>,
     x: Floats<'_>,
     center: Option<f64>,
@@ -45,7 +45,7 @@ fn part_histogram<'py>(
 
 #[pyfunction]
 #[pyo3(signature = (x, *, center, negate, lo, hi))]
-fn part_collect<'py>(
+pub(crate) fn part_collect<'py>(
     py: Python<'py>,
     x: Floats<'_>,
     center: Option<f64>,
@@ -60,40 +60,49 @@ fn part_collect<'py>(
 
 #[pyfunction]
 #[pyo3(signature = (values, *, ranks))]
-fn select_exact(py: Python<'_>, values: Vec<f64>, ranks: Vec<usize>) -> Result<Vec<f64>> {
+pub(crate) fn select_exact(
+    py: Python<'_>,
+    values: Vec<f64>,
+    ranks: Vec<usize>,
+) -> Result<Vec<f64>> {
     Ok(py.detach(|| part::select(values, &ranks))?)
 }
 
 #[pyfunction]
-fn order_key(v: f64) -> u64 {
+pub(crate) fn order_key(v: f64) -> u64 {
     part::order_key(v)
 }
 
 #[pyfunction]
-fn from_order_key(k: u64) -> f64 {
+pub(crate) fn from_order_key(k: u64) -> f64 {
     part::from_order_key(k)
 }
 
 #[pyfunction]
 #[pyo3(signature = (n, *, q))]
-fn quantile_ranks(n: usize, q: f64) -> Result<Vec<usize>> {
+pub(crate) fn quantile_ranks(n: usize, q: f64) -> Result<Vec<usize>> {
     Ok(part::quantile_ranks(n, q)?)
 }
 
 #[pyfunction]
 #[pyo3(signature = (n, *, q, values))]
-fn quantile_value(n: usize, q: f64, values: Vec<f64>) -> f64 {
+pub(crate) fn quantile_value(n: usize, q: f64, values: Vec<f64>) -> f64 {
     part::quantile_value(n, q, &values)
 }
 
 #[pyfunction]
-fn median_value(values: Vec<f64>) -> f64 {
+pub(crate) fn median_value(values: Vec<f64>) -> f64 {
     part::median_value(&values)
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, *, negate, v))]
-fn part_sum_below(py: Python<'_>, x: Floats<'_>, negate: bool, v: f64) -> Result<SumPart> {
+pub(crate) fn part_sum_below(
+    py: Python<'_>,
+    x: Floats<'_>,
+    negate: bool,
+    v: f64,
+) -> Result<SumPart> {
     let p = with_slice!(py, x, |d| part::sum_below(d, negate, v));
     Ok(SumPart {
         negative: p.negative,
@@ -104,7 +113,7 @@ fn part_sum_below(py: Python<'_>, x: Floats<'_>, negate: bool, v: f64) -> Result
 
 #[pyfunction]
 #[pyo3(signature = (parts, *, v, ties))]
-fn exact_total(parts: Vec<SumPart>, v: f64, ties: usize) -> f64 {
+pub(crate) fn exact_total(parts: Vec<SumPart>, v: f64, ties: usize) -> f64 {
     let parts: Vec<part::SumPart> = parts
         .into_iter()
         .map(|p| part::SumPart {
@@ -119,7 +128,7 @@ fn exact_total(parts: Vec<SumPart>, v: f64, ties: usize) -> f64 {
 /// (Σ squares in units of 2^e, count)
 #[pyfunction]
 #[pyo3(signature = (x, *, negate, c, w, e))]
-fn part_squares_below(
+pub(crate) fn part_squares_below(
     py: Python<'_>,
     x: Floats<'_>,
     negate: bool,
@@ -135,7 +144,7 @@ fn part_squares_below(
 /// `[Σw, Σw·d, n_in, Σ_in d, Σ_in d², n_out]` of one partition.
 #[pyfunction]
 #[pyo3(signature = (x, *, negate, norm, m, sigma))]
-fn part_m_sums(
+pub(crate) fn part_m_sums(
     py: Python<'_>,
     x: Floats<'_>,
     negate: bool,
@@ -154,7 +163,7 @@ fn part_m_sums(
 #[pyfunction]
 #[pyo3(signature = (reduce, *, norm, maxiter, tol, n, mu0, sigma0))]
 #[allow(clippy::too_many_arguments)]
-fn m_iterate(
+pub(crate) fn m_iterate(
     reduce: Bound<'_, PyAny>,
     norm: Wrap<Norm>,
     maxiter: usize,
@@ -172,22 +181,4 @@ fn m_iterate(
         |m: f64, sigma: f64| -> Result<[f64; 6]> { Ok(reduce.call1((m, sigma))?.extract()?) };
     let e = part::m_iterate_reduced(call, &params, n, mu0, sigma0)?;
     Ok(MEstimate::of(norm.0, &e))
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(part_census, m)?)?;
-    m.add_function(wrap_pyfunction!(part_histogram, m)?)?;
-    m.add_function(wrap_pyfunction!(part_collect, m)?)?;
-    m.add_function(wrap_pyfunction!(select_exact, m)?)?;
-    m.add_function(wrap_pyfunction!(order_key, m)?)?;
-    m.add_function(wrap_pyfunction!(from_order_key, m)?)?;
-    m.add_function(wrap_pyfunction!(quantile_ranks, m)?)?;
-    m.add_function(wrap_pyfunction!(quantile_value, m)?)?;
-    m.add_function(wrap_pyfunction!(median_value, m)?)?;
-    m.add_function(wrap_pyfunction!(part_sum_below, m)?)?;
-    m.add_function(wrap_pyfunction!(exact_total, m)?)?;
-    m.add_function(wrap_pyfunction!(part_squares_below, m)?)?;
-    m.add_function(wrap_pyfunction!(part_m_sums, m)?)?;
-    m.add_function(wrap_pyfunction!(m_iterate, m)?)?;
-    Ok(())
 }

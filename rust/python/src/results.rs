@@ -7,6 +7,11 @@ use crate::convert::start_name;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
 use outprob_core::evaluation::metrics::Strata as CoreStrata;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
+use outprob_core::transformations::gamma::GammaFit as CoreGammaFit;
+use outprob_core::transformations::mixture::MixtureFit as CoreMixtureFit;
+use outprob_core::transformations::rank::TopK;
+use outprob_core::transformations::scaling::Linear;
+use outprob_core::transformations::sigmoid::SigmoidFit as CoreSigmoidFit;
 use pyo3::prelude::*;
 
 /// A frozen class with the given fields, each readable; a constructor
@@ -112,6 +117,24 @@ record!(
     TopKFit { cutoff: f64, max: f64 }
 );
 
+impl From<Linear> for LinearFit {
+    fn from(l: Linear) -> Self {
+        LinearFit {
+            min: l.min,
+            max: l.max,
+        }
+    }
+}
+
+impl From<TopK> for TopKFit {
+    fn from(t: TopK) -> Self {
+        TopKFit {
+            cutoff: t.cutoff,
+            max: t.max,
+        }
+    }
+}
+
 record!(
     /// A sigmoid fit (contract §10).
     SigmoidFit {
@@ -123,6 +146,20 @@ record!(
         converged: bool,
     }
 );
+
+impl From<CoreSigmoidFit> for SigmoidFit {
+    fn from(f: CoreSigmoidFit) -> Self {
+        let p = f.params;
+        SigmoidFit {
+            center: p.center,
+            scale: p.scale,
+            a: p.a,
+            b: p.b,
+            n_iter: f.n_iter,
+            converged: f.converged,
+        }
+    }
+}
 
 record!(
     /// A mixture-model fit (contract §10); `lambda_` is λ.
@@ -138,6 +175,22 @@ record!(
     }
 );
 
+impl From<CoreMixtureFit> for MixtureFit {
+    fn from(f: CoreMixtureFit) -> Self {
+        let p = f.params;
+        MixtureFit {
+            scale: p.scale,
+            alpha: p.alpha,
+            mu: p.mu,
+            sigma: p.sigma,
+            lambda_: p.lambda,
+            n_iter: f.n_iter,
+            converged: f.converged,
+            degenerate: f.degenerate,
+        }
+    }
+}
+
 record!(
     /// A gamma fit (contract §10).
     GammaFit {
@@ -147,6 +200,18 @@ record!(
         method_used: String,
     }
 );
+
+impl From<CoreGammaFit> for GammaFit {
+    fn from(f: CoreGammaFit) -> Self {
+        let p = f.params;
+        GammaFit {
+            offset: p.offset,
+            mean: p.mean,
+            scale: p.scale,
+            method_used: f.method_used.name().to_owned(),
+        }
+    }
+}
 
 record!(
     /// The §5 census of a batch or partition.
@@ -179,6 +244,23 @@ record!(
         rank_error: f64,
         m_estimates: Vec<MEstimate>,
         n: u64,
+    }
+);
+
+record!(
+    /// A KLL sketch's parameters and state (DataSketches' names).
+    SketchInfo {
+        k: u16,
+        /// The smallest k merged in.
+        min_k: u16,
+        n: u64,
+        num_retained: usize,
+        is_estimation_mode: bool,
+        /// Items are doubles (else floats).
+        is_double: bool,
+        seed: u64,
+        /// The smallest and largest item seen.
+        extremes: Option<(f64, f64)>,
     }
 );
 
@@ -232,20 +314,3 @@ record!(
         count: Vec<usize>,
     }
 );
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<MEstimate>()?;
-    m.add_class::<GaussianFit>()?;
-    m.add_class::<LinearFit>()?;
-    m.add_class::<TopKFit>()?;
-    m.add_class::<SigmoidFit>()?;
-    m.add_class::<MixtureFit>()?;
-    m.add_class::<GammaFit>()?;
-    m.add_class::<Census>()?;
-    m.add_class::<StreamingResult>()?;
-    m.add_class::<SumPart>()?;
-    m.add_class::<Strata>()?;
-    m.add_class::<Evaluation>()?;
-    m.add_class::<ReliabilityCurve>()?;
-    Ok(())
-}

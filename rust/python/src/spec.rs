@@ -2,7 +2,7 @@
 //! checked once when Python builds it and then passed whole to every fit:
 //! in memory, fused with its transform, streaming or windowed.
 
-use crate::convert::{center_to_py, scale_to_py, Estimator, Wrap};
+use crate::convert::{Estimator, Wrap};
 use crate::Result;
 use outprob_core::sample::NanPolicy;
 use outprob_core::transformations::fit::{Center, GaussianSpec as CoreSpec, Scale};
@@ -79,64 +79,10 @@ impl Spec {
         Ok(Spec { core, ..*self })
     }
 
-    #[getter]
-    fn center<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        center_to_py(py, self.core.center)
-    }
-
-    #[getter]
-    fn scale<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        scale_to_py(py, self.core.scale)
-    }
-
-    #[getter]
-    fn trim(&self) -> f64 {
-        self.core.trim
-    }
-
-    #[getter]
-    fn ddof(&self) -> usize {
-        self.core.ddof
-    }
-
-    #[getter]
-    fn maxiter(&self) -> usize {
-        self.core.maxiter
-    }
-
-    #[getter]
-    fn tol(&self) -> f64 {
-        self.core.tol
-    }
-
-    #[getter]
-    fn nan_policy(&self) -> &'static str {
-        self.core.nan_policy.name()
-    }
-
-    #[getter]
-    fn negate(&self) -> bool {
-        self.core.negate
-    }
-
-    #[getter]
-    fn pretransform(&self) -> Option<&'static str> {
-        self.pretransform.name()
-    }
-
-    #[getter]
-    fn fixed_center(&self) -> Option<f64> {
-        self.fixed_center
-    }
-
     /// The scales tried in turn after the chosen one while the scale is
     /// zero (contract §5): none after "std" or a fixed σ.
     #[getter]
     fn fallbacks(&self) -> Vec<&'static str> {
         self.core.scale.chain().iter().map(|s| s.name()).collect()
     }
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Spec>()
 }

@@ -6,13 +6,11 @@
 //! and a merge copies the other state first, so `a.merge(a)` and two
 //! threads merging each other's states cannot deadlock.
 
-use crate::convert::Wrap;
-use crate::results::{GaussianFit, LinearFit, MEstimate, StreamingResult};
+use crate::convert::{item, Wrap};
+use crate::results::{GaussianFit, LinearFit, MEstimate, SketchInfo, StreamingResult};
 use crate::spec::Spec;
 use crate::{with_slice, Floats, Result};
-use numpy::{
-    IntoPyArray, PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods,
-};
+use numpy::{IntoPyArray, PyArray1};
 use outprob_core::sample::NanPolicy;
 use outprob_core::streaming::columns::{merge_columns, update_columns};
 use outprob_core::streaming::fit::StreamingGaussian;
@@ -21,7 +19,6 @@ use outprob_core::streaming::kll::KllSketch;
 use outprob_core::streaming::moments::MomentsParts;
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
 use outprob_core::streaming::window::Window;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyDict};
@@ -31,41 +28,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
     m.lock_py_attached(py)
         .unwrap_or_else(PoisonError::into_inner)
-}
-
-/// A 1-D or row-major 2-D array of either float type.
-enum Batch<'py> {
-    F64(PyReadonlyArrayDyn<'py, f64>),
-    F32(PyReadonlyArrayDyn<'py, f32>),
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Batch<'py> {
-    type Error = PyErr;
-
-    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if let Ok(a) = ob.cast::<PyArrayDyn<f32>>() {
-            return Ok(Batch::F32(a.try_readonly()?));
-        }
-        Ok(Batch::F64(ob.extract()?))
-    }
-}
-
-/// Feeds a [`Batch`] to one state per column with `update`, without the
-/// GIL.
-macro_rules! feed {
-    ($py:expr, $batch:expr, $states:expr, $nan:expr, |$s:ident, $c:ident| $update:expr) => {{
-        let states = $states;
-        match $batch {
-            Batch::F64(a) => {
-                let (x, shape) = (a.as_slice()?, a.shape().to_vec());
-                $py.detach(|| update_columns(states, x, &shape, $nan, |$s, $c| $update))
-            }
-            Batch::F32(a) => {
-                let (x, shape) = (a.as_slice()?, a.shape().to_vec());
-                $py.detach(|| update_columns(states, x, &shape, $nan, |$s, $c| $update))
-            }
-        }
-    }};
 }
 
 /// DataSketches-compatible KLL sketch (`outprob.streaming.KLLSketch` wraps
@@ -138,45 +100,18 @@ impl PyKll {
         self.read(py, |s| s.normalized_rank_error(pmf))
     }
 
-    #[getter]
-    fn k(&self, py: Python<'_>) -> u16 {
-        self.read(py, AnySketch::k)
-    }
-
-    #[getter]
-    fn min_k(&self, py: Python<'_>) -> u16 {
-        self.read(py, AnySketch::min_k)
-    }
-
-    #[getter]
-    fn n(&self, py: Python<'_>) -> u64 {
-        self.read(py, AnySketch::n)
-    }
-
-    #[getter]
-    fn num_retained(&self, py: Python<'_>) -> usize {
-        self.read(py, AnySketch::num_retained)
-    }
-
-    #[getter]
-    fn is_estimation_mode(&self, py: Python<'_>) -> bool {
-        self.read(py, AnySketch::is_estimation_mode)
-    }
-
-    #[getter]
-    fn is_double(&self, py: Python<'_>) -> bool {
-        self.read(py, AnySketch::is_double)
-    }
-
-    #[getter]
-    fn seed(&self, py: Python<'_>) -> u64 {
-        self.read(py, AnySketch::seed)
-    }
-
-    /// (min, max) of the items seen, or None.
-    #[getter]
-    fn extremes(&self, py: Python<'_>) -> Option<(f64, f64)> {
-        self.read(py, AnySketch::extremes)
+    /// The sketch's size, counts, mode, item type, seed and extremes.
+    fn info(&self, py: Python<'_>) -> SketchInfo {
+        self.read(py, |s| SketchInfo {
+            k: s.k(),
+            min_k: s.min_k(),
+            n: s.n(),
+            num_retained: s.num_retained(),
+            is_estimation_mode: s.is_estimation_mode(),
+            is_double: s.is_double(),
+            seed: s.seed(),
+            extremes: s.extremes(),
+        })
     }
 
     fn copy(&self, py: Python<'_>) -> PyKll {
@@ -187,7 +122,7 @@ impl PyKll {
 /// DataSketches' ε(k).
 #[pyfunction]
 #[pyo3(signature = (k, *, pmf))]
-fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
+pub(crate) fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
     let k = outprob_core::streaming::kll::check_k(k)?;
     Ok(outprob_core::streaming::kll::normalized_rank_error(k, pmf))
 }
@@ -209,15 +144,6 @@ fn moments_dict(py: Python<'_>, p: MomentsParts) -> PyResult<Bound<'_, PyDict>> 
     d.set_item("min", p.min)?;
     d.set_item("max", p.max)?;
     Ok(d)
-}
-
-/// The value of `key` in a stored state.
-fn item<'py, T: for<'a> FromPyObject<'a, 'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    let v = d
-        .get_item(key)?
-        .ok_or_else(|| PyValueError::new_err(format!("state: missing {key:?}")))?;
-    v.extract()
-        .map_err(|_| PyValueError::new_err(format!("state: {key:?} is not valid")))
 }
 
 fn moments_parts(d: &Bound<'_, PyDict>) -> PyResult<MomentsParts> {
@@ -246,10 +172,17 @@ impl PyStreaming {
 
     /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
     /// whole or not at all.
-    fn update(&self, py: Python<'_>, x: Batch<'_>) -> Result<()> {
+    fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
         let mut g = lock(py, &self.0);
         let nan = g.first().map_or(NanPolicy::Omit, |s| s.spec().nan_policy);
-        Ok(feed!(py, x, &mut g[..], nan, |s, c| s.update(c))?)
+        let (states, shape) = (&mut g[..], x.shape());
+        Ok(with_slice!(py, x, |s| update_columns(
+            states,
+            s,
+            &shape,
+            nan,
+            StreamingGaussian::update
+        ))?)
     }
 
     fn merge(&self, py: Python<'_>, other: &PyStreaming) -> Result<()> {
@@ -260,14 +193,6 @@ impl PyStreaming {
     /// Scores seen, per column.
     fn n(&self, py: Python<'_>) -> Vec<u64> {
         lock(py, &self.0).iter().map(StreamingGaussian::n).collect()
-    }
-
-    /// (min, max) of the oriented scores, per column.
-    fn extremes(&self, py: Python<'_>) -> Result<Vec<(f64, f64)>> {
-        let g = lock(py, &self.0);
-        Ok(g.iter()
-            .map(StreamingGaussian::extremes)
-            .collect::<std::result::Result<_, _>>()?)
     }
 
     /// The fit of each column.
@@ -352,10 +277,16 @@ impl PyWindow {
     /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
     /// whole or not at all.
     #[pyo3(signature = (x, *, nan_policy))]
-    fn update(&self, py: Python<'_>, x: Batch<'_>, nan_policy: Wrap<NanPolicy>) -> Result<()> {
+    fn update(&self, py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>) -> Result<()> {
         let mut g = lock(py, &self.0);
-        let nan = nan_policy.0;
-        Ok(feed!(py, x, &mut g[..], nan, |w, c| w.update(c, nan))?)
+        let (windows, shape, nan) = (&mut g[..], x.shape(), nan_policy.0);
+        Ok(with_slice!(py, x, |s| update_columns(
+            windows,
+            s,
+            &shape,
+            nan,
+            |w, v| w.update(v, nan)
+        ))?)
     }
 
     /// Whether `refit_every` scores arrived since the last refit (in any
@@ -434,12 +365,4 @@ impl PyWindow {
             .collect::<Result<Vec<_>>>()?;
         Ok(PyWindow(Mutex::new(windows)))
     }
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyKll>()?;
-    m.add_class::<PyStreaming>()?;
-    m.add_class::<PyWindow>()?;
-    m.add_function(wrap_pyfunction!(kll_normalized_rank_error, m)?)?;
-    Ok(())
 }

@@ -149,6 +149,8 @@ enum Columns {
 pub struct FittedMap {
     parts: MapParts,
     columns: Columns,
+    /// Score columns.
+    k: usize,
 }
 
 /// The `j`-th row of the named parameters: one value of each.
@@ -249,7 +251,7 @@ impl FittedMap {
             }
         };
         columns.check()?;
-        Ok(FittedMap { parts, columns })
+        Ok(FittedMap { parts, columns, k })
     }
 
     /// The map as plain numbers.
@@ -259,7 +261,7 @@ impl FittedMap {
 
     /// Score columns of a 2-D fit; `None` for a 1-D fit.
     pub fn n_features(&self) -> Option<usize> {
-        self.parts.two_d.then(|| self.columns.len())
+        self.parts.two_d.then_some(self.k)
     }
 
     /// Whether scores of this shape are mapped: any shape with at least
@@ -298,19 +300,6 @@ impl FittedMap {
 }
 
 impl Columns {
-    fn len(&self) -> usize {
-        match self {
-            Columns::Gaussian(c) => c.len(),
-            Columns::Pretransformed(c) => c.len(),
-            Columns::Linear(c) => c.len(),
-            Columns::Rank(c, _) => c.len(),
-            Columns::TopK(c) => c.len(),
-            Columns::Sigmoid(c) => c.len(),
-            Columns::Mixture(c) => c.len(),
-            Columns::Gamma(c, _) => c.len(),
-        }
-    }
-
     /// Every column's parameters in their domain.
     fn check(&self) -> Result<(), Error> {
         fn all<S: Scaling>(c: &[S]) -> Result<(), Error> {

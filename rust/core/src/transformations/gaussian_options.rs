@@ -242,13 +242,7 @@ pub fn transform_with<T: Float>(
     negate: bool,
 ) -> Result<(), Error> {
     let k = columns.len();
-    if k == 0 || src.len() != dst.len() || !src.len().is_multiple_of(k) {
-        return Err(Error::ShapeMismatch(format!(
-            "scores ({} values), output ({} values) and fitted columns ({k}) do not fit together",
-            src.len(),
-            dst.len()
-        )));
-    }
+    crate::transformations::scaling::check_shape(src.len(), dst.len(), k)?;
     for (_, g) in columns {
         crate::transformations::scaling::Scaling::check(g)?;
     }

@@ -120,6 +120,18 @@ impl Scaling for Linear {
     }
 }
 
+/// Checks that row-major scores of `src` values and an output of `dst`
+/// values fit `k` fitted columns.
+pub(crate) fn check_shape(src: usize, dst: usize, k: usize) -> Result<(), Error> {
+    if k == 0 || src != dst || !src.is_multiple_of(k) {
+        return Err(Error::ShapeMismatch(format!(
+            "scores ({src} values), output ({dst} values) and fitted columns ({k}) do not fit \
+             together"
+        )));
+    }
+    Ok(())
+}
+
 /// Writes `dst[i, j] = columns[j].probability(±src[i, j])` for row-major
 /// `src`, `dst` with `columns.len()` columns. `negate` flips the scores
 /// first (`higher_is_outlier=False`). Results are rounded to `T`.
@@ -130,13 +142,7 @@ pub fn transform<T: Float, S: Scaling>(
     negate: bool,
 ) -> Result<(), Error> {
     let k = columns.len();
-    if k == 0 || src.len() != dst.len() || !src.len().is_multiple_of(k) {
-        return Err(Error::ShapeMismatch(format!(
-            "scores ({} values), output ({} values) and fitted columns ({k}) do not fit together",
-            src.len(),
-            dst.len()
-        )));
-    }
+    check_shape(src.len(), dst.len(), k)?;
     for c in columns {
         c.check()?;
     }
