@@ -270,9 +270,9 @@ def check_nan_policy(nan_policy: str) -> str:
     return nan_policy
 
 
-# The checks below test the builtin types first: ``isinstance`` against the
-# ``numbers`` ABCs costs a microsecond, which matters for per-call overhead
-# on small inputs (scoring online).
+# The checks below test the builtin types first: an isinstance test against
+# the ``numbers`` ABCs is slow next to a type test, and the checks run on
+# every call, small ones included (scoring online).
 
 
 def check_fraction(value: Any, name: str) -> float:

@@ -38,10 +38,10 @@ impl Floats<'_> {
     }
 }
 
-/// Below this many scores a map keeps the GIL: it takes microseconds, and
-/// releasing and retaking the GIL would cost a good part of that. Maps read
-/// arrays this small without a borrow because no map of this extension
-/// writes into one without the GIL.
+/// Below this many scores a map keeps the GIL: so short a map costs less
+/// than releasing and retaking the GIL. Maps read arrays this small without
+/// a borrow because no map of this extension writes into one without the
+/// GIL.
 pub(crate) const HOLD_GIL_MAX: usize = 4096;
 
 /// A map from scores to values of the same type, for either float type.
