@@ -43,6 +43,33 @@ EXTRAS = {
 }
 
 
+# nonconform, the test oracle of contract §11's p-values, needs Python >= 3.12,
+# which the test environment's Python may predate: it gets a small second
+# environment on the newest CPython >= 3.12 found (PATH, then pyenv), and the
+# comparison tests run it in a subprocess (tests/nonconform_oracle.py).
+NONCONFORM_VENV = ROOT / ".venv-nonconform"
+NONCONFORM = ["nonconform==2.0.0"]
+
+
+def nonconform_python() -> str | None:
+    """The nonconform environment's interpreter (made on first use), or None
+    when no CPython >= 3.12 is installed."""
+    exe = NONCONFORM_VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    if not exe.exists():
+        pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+        found = [shutil.which(f"python3.{m}") for m in range(20, 11, -1)]
+        found += sorted(map(str, pyenv.glob("3.1[2-9]*/bin/python3")), reverse=True)
+        check = "import sys; assert sys.version_info >= (3, 12) and sys.implementation.name == 'cpython'"
+        base = next((c for c in found if c and subprocess.run(
+            [c, "-c", check], capture_output=True, check=False).returncode == 0), None)
+        if base is None:
+            print("! no CPython >= 3.12 found: the nonconform comparison tests are skipped", flush=True)
+            return None
+        run([base, "-m", "venv", str(NONCONFORM_VENV)])
+    run([str(exe), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *NONCONFORM])
+    return str(exe)
+
+
 def run(cmd: list[str], **env: str) -> None:
     print("+", " ".join(str(c) for c in cmd), flush=True)
     subprocess.run(cmd, cwd=ROOT, check=True, env={**os.environ, **env})
@@ -101,10 +128,12 @@ def main(argv: list[str]) -> int:
         # The fuzz targets' checks over the committed corpus (fuzz/README.md),
         # on the stable toolchain.
         cargo("test", "-p", "outprob-fuzz", "--release")
+        oracle = nonconform_python()
         run(
             [py, "-m", "pytest", "tests", "python/outprob", "README.md",
              "--doctest-modules", "--doctest-glob=README.md", *rest],
             HYPOTHESIS_PROFILE=os.environ.get("HYPOTHESIS_PROFILE", "ci"),
+            **({"OUTPROB_NONCONFORM_PYTHON": oracle} if oracle else {}),
         )
     elif job == "reproduce":
         run([py, "-m", "outprob", "reproduce", "--out", "paper", *rest])

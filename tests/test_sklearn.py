@@ -34,6 +34,8 @@ def expected_failed_checks(estimator):
         outprob.GaussianScaler("median", "nmad"),
         outprob.GaussianScaler("huber", "huber", maxiter=200),
         outprob.LinearScaler(),
+        outprob.ConformalScaler(),
+        outprob.ConformalScaler(conditional="simes", window=50),
     ],
     expected_failed_checks=expected_failed_checks,
 )

@@ -25,6 +25,7 @@ STRICT_MODULES = [
     "_exceptions.py", "_variants.py", "_gamma.py", "stats.py", "pyod.py", "_rank.py",
     "_sigmoid.py", "_ensemble.py", "_auto_trim.py", "_fitted.py", "_gaussian.py", "_linear.py",
     "_mixture.py", "_top_k.py", "_persist.py", "streaming.py",
+    "_conformal.py", "_conformal_stream.py", "_fdr.py",
 ]  # fmt: skip
 
 

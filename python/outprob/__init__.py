@@ -31,6 +31,10 @@ _LAZY = {
     "SigmoidScaler": "._sigmoid",
     "MixtureScaler": "._mixture",
     "GammaScaler": "._gamma",
+    "ConformalScaler": "._conformal",
+    "select": "._fdr",
+    "Selection": "._fdr",
+    "fpr_upper_bound": "._fdr",
     "TRANSFORMATIONS": "._variants",
     "Transformation": "._variants",
     "VARIANTS": "._variants",
@@ -63,6 +67,10 @@ if TYPE_CHECKING:
     from ._mixture import MixtureScaler as MixtureScaler
     from ._rank import LogRankScaler as LogRankScaler
     from ._rank import RankScaler as RankScaler
+    from ._conformal import ConformalScaler as ConformalScaler
+    from ._fdr import Selection as Selection
+    from ._fdr import fpr_upper_bound as fpr_upper_bound
+    from ._fdr import select as select
     from ._scalers import from_dict as from_dict
     from ._sigmoid import SigmoidScaler as SigmoidScaler
     from ._top_k import TopKScaler as TopKScaler
@@ -73,6 +81,7 @@ if TYPE_CHECKING:
     from ._variants import scaler as scaler
 
 __all__ = [
+    "ConformalScaler",
     "ConvergenceWarning",
     "GammaScaler",
     "GaussianScaler",
@@ -83,6 +92,7 @@ __all__ = [
     "NotFittedError",
     "OutprobWarning",
     "RankScaler",
+    "Selection",
     "SigmoidScaler",
     "TRANSFORMATIONS",
     "TopKScaler",
@@ -92,10 +102,12 @@ __all__ = [
     "ZeroScaleWarning",
     "combine",
     "compare",
+    "fpr_upper_bound",
     "from_dict",
     "metrics",
     "reference",
     "scaler",
+    "select",
     "stats",
 ]
 

@@ -71,6 +71,12 @@ __all__ = [
     "part_squares_below",
     "part_m_sums",
     "m_iterate",
+    "ConformalSpec",
+    "ConformalSketch",
+    "ConformalCalibration",
+    "SelectionFit",
+    "conformal_mc_correction",
+    "conformal_select",
 ]
 
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
@@ -413,3 +419,67 @@ def m_iterate(
     reduce: Callable[[float, float], Any], *, norm: str, maxiter: int, tol: float, n: int,
     mu0: float, sigma0: float,
 ) -> MEstimate: ...
+
+# -- conformal p-values and FDR selection (contract §11) --------------------------
+
+class SelectionFit:
+    def __new__(cls, count: int, threshold: float, null_proportion: float) -> "SelectionFit": ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def null_proportion(self) -> float: ...
+
+class ConformalSpec:
+    def __new__(
+        cls,
+        *,
+        tie_break: str,
+        seed: int,
+        conditional: Optional[str],
+        delta: float,
+        simes_k: Optional[int],
+        mc_correction: Optional[float],
+    ) -> "ConformalSpec": ...
+
+class ConformalSketch:
+    def __new__(cls, *, k: int, seed: int) -> "ConformalSketch": ...
+    def update(self, x: _Scores, *, nan_policy: str, negate: bool) -> int: ...
+    def merge(self, other: "ConformalSketch") -> None: ...
+    def serialize(self) -> bytes: ...
+    @staticmethod
+    def deserialize(data: bytes, *, seed: int) -> "ConformalSketch": ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def rank_error(self) -> float: ...
+
+class ConformalCalibration:
+    def __new__(
+        cls, sorted: npt.NDArray[np.float64], *, spec: ConformalSpec, negate: bool
+    ) -> "ConformalCalibration": ...
+    @staticmethod
+    def from_sketch(
+        sketch: ConformalSketch, *, spec: ConformalSpec, negate: bool
+    ) -> "ConformalCalibration": ...
+    @property
+    def n(self) -> int: ...
+    def map(
+        self, x: Any, out: Any = None, *, complement: bool, threads: int = 0
+    ) -> Optional[Any]: ...
+
+def conformal_mc_correction(
+    n: int, *, delta: float, simulations: int, seed: int, threads: int = 0
+) -> float: ...
+def conformal_select(
+    p: npt.NDArray[np.float64],
+    out: npt.NDArray[np.bool_],
+    *,
+    alpha: float,
+    method: str,
+    lam: float,
+    threads: int = 0,
+) -> SelectionFit: ...

@@ -13,6 +13,7 @@ from ._gaussian import GaussianScaler
 from ._linear import LinearScaler
 
 if TYPE_CHECKING:
+    from ._conformal import ConformalScaler
     from ._mixture import MixtureScaler
     from ._rank import LogRankScaler, RankScaler
     from ._sigmoid import SigmoidScaler
@@ -78,6 +79,18 @@ def _robust_gamma(**params: Any) -> Any:
     return GammaScaler("quantiles", **params)
 
 
+def _conformal(**params: Any) -> Any:
+    from ._conformal import ConformalScaler
+
+    return ConformalScaler(**params)
+
+
+def _conformal_trimmed(**params: Any) -> Any:
+    from ._conformal import ConformalScaler
+
+    return ConformalScaler(**{"contamination": "auto", **params})
+
+
 def _transformations() -> Mapping[str, Transformation]:
     from ._mixture import MixtureScaler
     from ._rank import LogRankScaler, RankScaler
@@ -109,6 +122,13 @@ def _transformations() -> Mapping[str, Transformation]:
         mixture=Transformation(
             MixtureScaler, "exponential inliers + Gaussian outliers, posterior (Gao & Tan 2006)"
         ),
+        conformal=Transformation(
+            _conformal, "1 - conformal p-value (Bates et al. 2023), contract §11"
+        ),
+        conformal_trimmed=Transformation(
+            _conformal_trimmed,
+            "1 - conformal p-value, calibration's upper tail trimmed (contamination='auto')",
+        ),
     )
     return MappingProxyType(table)
 
@@ -138,6 +158,8 @@ def scaler(name: Literal["sigmoid"], **params: Any) -> SigmoidScaler: ...
 @overload
 def scaler(name: Literal["mixture"], **params: Any) -> MixtureScaler: ...
 @overload
+def scaler(name: Literal["conformal", "conformal_trimmed"], **params: Any) -> ConformalScaler: ...
+@overload
 def scaler(name: str, **params: Any) -> ScalerBase: ...
 def scaler(name: str, **params: Any) -> ScalerBase:
     """A fresh, unfitted scaler for a named transformation of
@@ -149,7 +171,8 @@ def scaler(name: str, **params: Any) -> ScalerBase:
     name : str
         ``"linear"``, ``"mean_std"``, ``"mean_nmad"``, ..., ``"tukey"``,
         ``"gamma"``, ``"robust_gamma"``, ``"rank"``, ``"log_rank"``,
-        ``"top_k"``, ``"sigmoid"``, ``"mixture"``
+        ``"top_k"``, ``"sigmoid"``, ``"mixture"``, ``"conformal"``,
+        ``"conformal_trimmed"``
     **params
         Further constructor parameters, e.g. ``higher_is_outlier=False``.
 

@@ -43,7 +43,7 @@ array([[1., 0.],
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -60,7 +60,10 @@ from ._input import as_float_array
 from ._scalers import GaussianScaler, LinearScaler
 from ._variants import VARIANTS
 
-__all__ = ["ScaledDetector", "predict_proba", "outlier_proba", "predict_confidence", "PYOD_METHODS"]
+__all__ = [
+    "ScaledDetector", "predict_proba", "outlier_proba", "predict_confidence", "PYOD_METHODS",
+    "ConformalDetector", "conformal",
+]
 
 #: PyOD's names of its conversions, as outprob variants.
 PYOD_METHODS = {"unify": "mean_std", "linear": "linear"}
@@ -324,6 +327,157 @@ def predict_confidence(detector: Any, X: npt.ArrayLike) -> Probabilities:
     inliers = prediction == 0
     confidence[inliers] = 1.0 - confidence[inliers]
     return confidence
+
+
+class ConformalDetector:
+    """Detector copies fitted on training data and a
+    :class:`~outprob.ConformalScaler` fitted on their held-out scores:
+    conformal p-values for new data (made by :func:`conformal`).
+
+    Attributes
+    ----------
+    detectors_ : list
+        The fitted detector copies (one for a split, k for cross-conformal).
+    scaler_ : ConformalScaler
+        Fitted on the calibration scores (held-out ``decision_function``).
+    calibration_indices_ : ndarray of int
+        Rows of ``X_train`` whose scores calibrate, in the order scored.
+    aggregation : str
+        How the k models' scores of new data are combined.
+    """
+
+    def __init__(self, detectors: List[Any], scaler: Any, calibration: np.ndarray, aggregation: str) -> None:
+        self.detectors_ = detectors
+        self.scaler_ = scaler
+        self.calibration_indices_ = calibration
+        self.aggregation = aggregation
+
+    def decision_function(self, X: npt.ArrayLike) -> Probabilities:
+        """The scores of ``X``: the one model's, or the ``aggregation`` of
+        the k models' (cross-conformal)."""
+        scores = np.vstack([
+            as_float_array(d.decision_function(X), "decision_function(X)").reshape(-1)
+            for d in self.detectors_
+        ])
+        combined: Probabilities = np.asarray(AGGREGATIONS[self.aggregation](scores, axis=0), dtype=np.float64)
+        return combined
+
+    def pvalues(self, X: npt.ArrayLike) -> Probabilities:
+        """Conformal p-values of the rows of ``X`` (contract §11)."""
+        p: Probabilities = self.scaler_.pvalues(self.decision_function(X))
+        return p
+
+    def outlier_proba(self, X: npt.ArrayLike) -> Probabilities:
+        """``1 − pvalues(X)``."""
+        return 1.0 - self.pvalues(X)
+
+    def select(self, X: npt.ArrayLike, alpha: float = 0.1, method: str = "bh") -> Any:
+        """The rows of ``X`` declared outliers with the FDR controlled at
+        ``alpha`` (:func:`outprob.select` of their p-values)."""
+        from ._fdr import select
+
+        return select(self.pvalues(X), alpha, method)
+
+
+AGGREGATIONS: Dict[str, Callable[..., Any]] = {
+    "median": np.median, "mean": np.mean, "max": np.max, "min": np.min,
+}
+
+
+def conformal(
+    detector: Any,
+    X_train: npt.ArrayLike,
+    *,
+    split: Optional[float] = None,
+    cv: Optional[int] = None,
+    aggregation: str = "median",
+    random_state: Optional[int] = None,
+    **scaler_params: Any,
+) -> ConformalDetector:
+    r"""Split- or cross-conformal p-values from an unfitted PyOD detector.
+
+    * ``split=f`` (default 0.5): a copy of the detector is fitted on a
+      random ``1 − f`` of ``X_train`` and the other ``f`` calibrates
+      (scikit-learn's ``train_test_split(..., test_size=f, shuffle=True,
+      random_state=random_state)``). For inliers exchangeable with the
+      calibration rows the p-values are valid, and BH on a test batch
+      controls the FDR (Bates et al. 2023).
+    * ``cv=k``: k folds (``KFold(k, shuffle=True,
+      random_state=random_state)``); a copy is fitted on each fold's
+      complement and scores the fold; all n held-out scores calibrate, and
+      new data is scored by the ``aggregation`` (median) of the k models —
+      nonconform's ``CrossValidation`` ("plus" mode). Uses all data for
+      calibration, but carries no finite-sample guarantee.
+
+    ``random_state`` is also set on each copy that takes one.
+    ``scaler_params`` go to :class:`~outprob.ConformalScaler`
+    (``conditional``, ``delta``, ``contamination``, ...). The training rows
+    hold outliers in practice: ``contamination="auto"`` trims them from the
+    calibration scores (contract §11 states what that leaves).
+
+    Examples
+    --------
+    >>> import numpy as np, outprob
+    >>> from pyod.models.knn import KNN
+    >>> from outprob.pyod import conformal
+    >>> rng = np.random.default_rng(0)
+    >>> model = conformal(KNN(), rng.normal(size=(400, 2)), split=0.5, random_state=0)
+    >>> p = model.pvalues(np.array([[0.0, 0.0], [6.0, 6.0]]))
+    >>> float(p[1]) == 1 / (model.scaler_.n_calibration_ + 1), bool(p[0] > 0.5)
+    (True, True)
+    """
+    import copy
+
+    from sklearn.model_selection import KFold, train_test_split
+
+    from ._conformal import ConformalScaler
+
+    if split is not None and cv is not None:
+        raise ValueError("pass split= or cv=, not both")
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"aggregation must be one of {sorted(AGGREGATIONS)}, got {aggregation!r}")
+    X = np.asarray(X_train)
+    n = len(X)
+    ids = np.arange(n)
+
+    def fitted(rows: np.ndarray) -> Any:
+        model = copy.deepcopy(detector)
+        if random_state is not None and hasattr(model, "set_params"):
+            try:
+                model.set_params(random_state=random_state)
+            except (TypeError, ValueError):
+                pass  # a detector without random_state
+        model.fit(X[rows])
+        _check_detector_fitted(model)
+        return model
+
+    if cv is None:
+        fraction = 0.5 if split is None else split
+        if not 0.0 < float(fraction) < 1.0:
+            raise ValueError(f"split must be a fraction in (0, 1), got {fraction!r}")
+        train, calib = train_test_split(ids, test_size=fraction, shuffle=True, random_state=random_state)
+        models = [fitted(train)]
+        scores = as_float_array(models[0].decision_function(X[calib]), "decision_function(X)").reshape(-1)
+        order = calib
+    else:
+        if isinstance(cv, bool) or not isinstance(cv, int) or not 2 <= cv <= n:
+            raise ValueError(f"cv must be an integer number of folds in [2, {n}], got {cv!r}")
+        models, parts, order_parts = [], [], []
+        for train, calib in KFold(n_splits=cv, shuffle=True, random_state=random_state).split(X):
+            m = fitted(train)
+            models.append(m)
+            parts.append(as_float_array(m.decision_function(X[calib]), "decision_function(X)").reshape(-1))
+            order_parts.append(calib)
+        scores, order = np.concatenate(parts), np.concatenate(order_parts)
+    scaler = ConformalScaler(**scaler_params).fit(scores)
+    return ConformalDetector(models, scaler, order, aggregation)
+
+
+def _check_detector_fitted(d: Any) -> None:
+    if not callable(getattr(d, "decision_function", None)):
+        raise TypeError(
+            f"{type(d).__name__} is not a detector: it needs fit(X) and decision_function(X)"
+        )
 
 
 def _new_scaler(method: Union[str, Scaler]) -> Scaler:

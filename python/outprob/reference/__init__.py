@@ -20,7 +20,7 @@ from .estimators import (
     trimmed_std,
     upper_trimmed_mean,
 )
-from . import metrics
+from . import conformal, metrics
 from .scaling import (
     VARIANTS,
     fit_center,
@@ -33,6 +33,7 @@ from .scaling import (
 )
 
 __all__ = [
+    "conformal",
     "metrics",
     "NIQR_DIVISOR",
     "NMAD_DIVISOR",

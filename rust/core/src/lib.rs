@@ -13,11 +13,14 @@
 //! * [`transformations`]: score → probability maps (§4) and fitting them
 //!   with the §5 fallback chain.
 //! * [`evaluation`]: binning and the evaluation measures of §6.
+//! * [`conformal`]: conformal p-values, their calibration-conditional
+//!   adjustments and FDR-controlling selection (§11).
 //! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
 //!   error type.
 //!
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
 
+pub mod conformal;
 pub mod error;
 pub mod estimators;
 pub mod evaluation;

@@ -13,6 +13,7 @@
 #![allow(clippy::needless_pass_by_value)]
 
 mod array;
+mod conformal;
 mod convert;
 mod error;
 mod estimators;
@@ -117,6 +118,10 @@ pub(crate) use with_slice;
 #[pymodule]
 mod _core {
     #[pymodule_export]
+    use crate::conformal::{
+        conformal_mc_correction, conformal_select, Calibration, ConformalSketch, ConformalSpec,
+    };
+    #[pymodule_export]
     use crate::estimators::{
         m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std, upper_trimmed_mean,
     };
@@ -140,7 +145,8 @@ mod _core {
     #[pymodule_export]
     use crate::results::{
         Census, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
-        ReliabilityCurve, SigmoidFit, SketchInfo, Strata, StreamingResult, SumPart, TopKFit,
+        ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, SumPart,
+        TopKFit,
     };
     #[pymodule_export]
     use crate::spec::Spec;

@@ -314,3 +314,13 @@ record!(
         count: Vec<usize>,
     }
 );
+
+record!(
+    /// A step-up selection (contract §11): how many p-values it selected,
+    /// its threshold t(k*) (0 when none) and Storey's π̂₀ (1 otherwise).
+    SelectionFit {
+        count: usize,
+        threshold: f64,
+        null_proportion: f64,
+    }
+);

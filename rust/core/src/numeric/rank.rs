@@ -306,7 +306,7 @@ fn draw_sample<T: Float>(x: &[T], key: Key, m: usize) -> Vec<f64> {
 
 /// A hint to fetch the cache line of `v`.
 #[inline(always)]
-fn prefetch<T>(v: &T) {
+pub(crate) fn prefetch<T>(v: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch of a valid reference; it never faults.
     unsafe {

@@ -1,0 +1,231 @@
+//! A bucket index over sorted calibration scores: `#{v < q}` in one table
+//! read and a short scan, instead of a binary search's ~log₂ n dependent
+//! reads (each a cache miss once the scores outgrow the cache).
+//!
+//! The range of the scores is cut into about as many buckets as there are
+//! scores, and the table holds, for each bucket, how many scores lie in the
+//! buckets before it. A query reads its bucket's two table entries and
+//! counts the scores of the bucket below it — by a scan when the bucket is
+//! short, by a binary search when the scores crowd into it (then the cost
+//! is that of a search over the bucket only). Buckets are equal in value
+//! (good for scores spread evenly, e.g. around 0) or in the 64-bit order
+//! key (equal in relative width: good for long-tailed positive scores); the
+//! build takes the one whose buckets are shorter for the scores themselves
+//! (the smaller Σ count² / n).
+
+use crate::numeric::float::order_key;
+use crate::numeric::rank::prefetch;
+use crate::numeric::scratch::zeroed;
+
+/// Queries whose reads are requested together ([`KeyIndex::lower_bounds`]).
+pub const GROUP: usize = 32;
+
+/// Buckets longer than this are searched, shorter ones scanned.
+const SCAN: usize = 16;
+/// Buckets up to this long are counted without a loop.
+const SHORT: usize = 4;
+
+/// How a score in `[min, max]` finds its bucket (monotone non-decreasing).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Buckets {
+    /// `(order_key(v) − base) >> shift`.
+    Key { base: u64, shift: u32 },
+    /// `⌊(v − min)·scale⌋`.
+    Value { min: f64, scale: f64 },
+}
+
+impl Buckets {
+    #[inline(always)]
+    fn of(self, v: f64) -> usize {
+        match self {
+            Buckets::Key { base, shift } => ((order_key(v + 0.0) - base) >> shift) as usize,
+            Buckets::Value { min, scale } => ((v - min) * scale) as usize,
+        }
+    }
+}
+
+/// The bucket table of a sorted, finite, non-empty slice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyIndex {
+    buckets: Buckets,
+    min: f64,
+    max: f64,
+    /// `starts[b]` = scores in buckets before b; one more entry than buckets.
+    starts: Vec<u32>,
+}
+
+/// `starts` of `values` in `count` buckets, and Σ (bucket size)².
+fn table(values: &[f64], buckets: Buckets, count: usize) -> (Vec<u32>, f64) {
+    // Huge pages where the kernel allows: the reads are random, and with
+    // 4 KiB pages most would miss the TLB as well as the cache.
+    let mut starts = zeroed::<u32>(count + 1);
+    let mut at = 0usize;
+    let mut squares = 0.0f64;
+    for (b, s) in starts.iter_mut().enumerate() {
+        let from = at;
+        while at < values.len() && buckets.of(values[at]).min(count - 1) < b {
+            at += 1;
+        }
+        let c = (at - from) as f64;
+        squares += c * c;
+        *s = at as u32;
+    }
+    (starts, squares)
+}
+
+impl KeyIndex {
+    /// The index of `values` (ascending, finite, at most u32::MAX long;
+    /// −0 and +0 may both occur).
+    pub fn new(values: &[f64]) -> Self {
+        let n = values.len();
+        let (min, max) = (values[0] + 0.0, values[n - 1] + 0.0);
+        let target = n.next_power_of_two() as u64;
+        let base = order_key(min);
+        let range = order_key(max) - base;
+        let mut shift = 0u32;
+        while shift < 64 && (range >> shift) >= target {
+            shift += 1;
+        }
+        let by_key = Buckets::Key { base, shift };
+        let (mut starts, cost) = table(values, by_key, ((range >> shift) + 1) as usize);
+        let mut buckets = by_key;
+        let width = max - min;
+        if width.is_finite() && width > 0.0 {
+            let by_value = Buckets::Value {
+                min,
+                scale: target as f64 / width,
+            };
+            let (other, other_cost) = table(values, by_value, target as usize + 1);
+            if other_cost < cost {
+                starts = other;
+                buckets = by_value;
+            }
+        }
+        KeyIndex {
+            buckets,
+            min,
+            max,
+            starts,
+        }
+    }
+
+    /// The bucket of `q`, or the count itself when `q` lies outside the
+    /// scores' range (or is NaN: 0).
+    #[inline]
+    fn bucket(&self, n: usize, q: f64) -> Result<usize, usize> {
+        if q.is_nan() || q <= self.min {
+            // q ≤ the smallest score: none below it.
+            return Err(0);
+        }
+        if q > self.max {
+            return Err(n);
+        }
+        Ok(self.buckets.of(q).min(self.starts.len() - 2))
+    }
+
+    #[inline]
+    fn count_in(values: &[f64], lo: usize, hi: usize, q: f64) -> usize {
+        let len = hi - lo;
+        if len <= SHORT {
+            // Most buckets: a fixed number of compares without a branch on
+            // the bucket's length (which would mispredict at random).
+            let mut c = 0usize;
+            for j in 0..SHORT {
+                let v = values.get(lo + j).copied().unwrap_or(f64::INFINITY);
+                c += usize::from(j < len && v < q);
+            }
+            return lo + c;
+        }
+        let run = &values[lo..hi];
+        lo + if len <= SCAN {
+            run.iter().map(|&v| usize::from(v < q)).sum::<usize>()
+        } else {
+            run.partition_point(|&v| v < q)
+        }
+    }
+
+    /// `#{v in values : v < q}` for the slice the index was built on; NaN
+    /// queries give 0.
+    #[inline]
+    pub fn lower_bound(&self, values: &[f64], q: f64) -> usize {
+        match self.bucket(values.len(), q) {
+            Err(count) => count,
+            Ok(b) => Self::count_in(
+                values,
+                self.starts[b] as usize,
+                self.starts[b + 1] as usize,
+                q,
+            ),
+        }
+    }
+
+    /// [`KeyIndex::lower_bound`] of up to [`GROUP`] queries into `out`: the
+    /// table reads of the whole group are requested first, then its score
+    /// reads, so that their cache misses overlap.
+    pub fn lower_bounds(&self, values: &[f64], qs: &[f64], out: &mut [usize]) {
+        debug_assert!(qs.len() <= GROUP && out.len() == qs.len());
+        let n = values.len();
+        let mut buckets = [usize::MAX; GROUP];
+        for (i, &q) in qs.iter().enumerate() {
+            match self.bucket(n, q) {
+                Err(count) => out[i] = count,
+                Ok(b) => {
+                    prefetch(&self.starts[b]);
+                    buckets[i] = b;
+                }
+            }
+        }
+        let mut ranges = [(0usize, 0usize); GROUP];
+        for (i, &b) in buckets.iter().enumerate().take(qs.len()) {
+            if b != usize::MAX {
+                let (lo, hi) = (self.starts[b] as usize, self.starts[b + 1] as usize);
+                if lo < hi {
+                    prefetch(&values[lo]);
+                }
+                ranges[i] = (lo, hi);
+            }
+        }
+        for (i, &q) in qs.iter().enumerate() {
+            if buckets[i] != usize::MAX {
+                out[i] = Self::count_in(values, ranges[i].0, ranges[i].1, q);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn counts_like_a_binary_search(
+            mut v in prop::collection::vec(prop_oneof![
+                -1e3f64..1e3,
+                prop::num::f64::NORMAL,
+                Just(0.0), Just(-0.0), Just(1.0),
+            ], 1..300),
+            q in prop::collection::vec(prop_oneof![
+                prop::num::f64::ANY, -1e3f64..1e3, Just(0.0), Just(-0.0)
+            ], 1..100),
+        ) {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let index = KeyIndex::new(&v);
+            for &x in &q {
+                let want = if x.is_nan() { 0 } else { v.partition_point(|&y| y < x) };
+                prop_assert_eq!(index.lower_bound(&v, x), want, "{}", x);
+            }
+            for &x in &v {
+                prop_assert_eq!(index.lower_bound(&v, x), v.partition_point(|&y| y < x));
+            }
+            for group in q.chunks(GROUP) {
+                let mut out = vec![0usize; group.len()];
+                index.lower_bounds(&v, group, &mut out);
+                for (&x, &c) in group.iter().zip(&out) {
+                    prop_assert_eq!(c, index.lower_bound(&v, x));
+                }
+            }
+        }
+    }
+}

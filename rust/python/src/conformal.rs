@@ -1,0 +1,317 @@
+//! Conformal p-values, their calibration-conditional adjustments, the
+//! calibration sketch and FDR-controlling selection (contract §11).
+//!
+//! The options cross as one spec class ([`ConformalSpec`], its names
+//! parsed by the core's `FromStr`), the calibration is held by the
+//! extension ([`Calibration`]: sorted scores or a sketch's weighted sample,
+//! its bucket index and adjustment, built once) so that a transform converts
+//! nothing but the scores, and a selection's figures come back as a record
+//! ([`crate::results::SelectionFit`]).
+
+use crate::array::{map_array, FloatMap, Floats};
+use crate::convert::Wrap;
+use crate::results::SelectionFit;
+use crate::{run, Result};
+use numpy::{PyReadonlyArray1, PyReadwriteArray1};
+use outprob_core::conformal::conditional::{monte_carlo_correction, Adjustment, Conditional};
+use outprob_core::conformal::index::KeyIndex;
+use outprob_core::conformal::pvalues::{PValues, Reference, TieBreak, Ties};
+use outprob_core::conformal::select::{select, Method};
+use outprob_core::conformal::sketch::CalibrationSketch;
+use outprob_core::numeric::scratch::zeroed;
+use outprob_core::sample::NanPolicy;
+use outprob_core::{Error, Float};
+use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
+use pyo3::types::PyBytes;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The options of a p-value map (contract §11).
+#[pyclass(frozen, module = "outprob._core")]
+#[derive(Clone, Copy)]
+pub(crate) struct ConformalSpec {
+    tie_break: TieBreak,
+    conditional: Option<Conditional>,
+    delta: f64,
+    simes_k: Option<u64>,
+    mc_correction: Option<f64>,
+}
+
+#[pymethods]
+impl ConformalSpec {
+    #[new]
+    #[pyo3(signature = (*, tie_break, seed, conditional, delta, simes_k, mc_correction))]
+    fn new(
+        tie_break: Wrap<Ties>,
+        seed: u64,
+        conditional: Option<Wrap<Conditional>>,
+        delta: f64,
+        simes_k: Option<u64>,
+        mc_correction: Option<f64>,
+    ) -> Self {
+        ConformalSpec {
+            tie_break: tie_break.0.with_seed(seed),
+            conditional: conditional.map(|c| c.0),
+            delta,
+            simes_k,
+            mc_correction,
+        }
+    }
+}
+
+impl ConformalSpec {
+    fn adjustment(&self, n: u64) -> Result<Option<Adjustment>> {
+        Ok(match self.conditional {
+            None => None,
+            Some(c) => Some(c.adjustment(n, self.delta, self.simes_k, self.mc_correction)?),
+        })
+    }
+}
+
+/// A copy of `v` on huge pages where the kernel allows (p-values read it
+/// at random).
+fn on_huge_pages<T: Copy + Default>(v: &[T]) -> Vec<T> {
+    let mut out = zeroed::<T>(v.len());
+    out.copy_from_slice(v);
+    out
+}
+
+/// Calibration scores (sorted, oriented) or a sketch's weighted sample,
+/// with its index and the adjustment the spec asks for.
+#[pyclass(frozen, module = "outprob._core", name = "ConformalCalibration")]
+pub(crate) struct Calibration {
+    values: Vec<f64>,
+    cumulative: Option<Vec<u64>>,
+    slack: u64,
+    index: KeyIndex,
+    adjustment: Option<Adjustment>,
+    tie_break: TieBreak,
+    negate: bool,
+}
+
+impl Calibration {
+    fn build(
+        values: Vec<f64>,
+        cumulative: Option<Vec<u64>>,
+        slack: u64,
+        spec: &ConformalSpec,
+        negate: bool,
+    ) -> Result<Self> {
+        let mut c = Calibration {
+            index: KeyIndex::new(&[0.0]),
+            values,
+            cumulative,
+            slack,
+            adjustment: None,
+            tie_break: spec.tie_break,
+            negate,
+        };
+        c.reference().check()?;
+        c.index = KeyIndex::new(&c.values);
+        c.adjustment = spec.adjustment(c.reference().n())?;
+        Ok(c)
+    }
+
+    fn reference(&self) -> Reference<'_> {
+        Reference {
+            values: &self.values,
+            cumulative: self.cumulative.as_deref(),
+            slack: self.slack,
+            index: Some(&self.index),
+        }
+    }
+
+    fn pvalues(&self, complement: bool) -> PValues<'_> {
+        PValues {
+            reference: self.reference(),
+            tie_break: self.tie_break,
+            adjustment: self.adjustment.as_ref(),
+            negate: self.negate,
+            complement,
+        }
+    }
+}
+
+#[pymethods]
+impl Calibration {
+    /// From sorted (ascending, finite) oriented calibration scores.
+    #[new]
+    #[pyo3(signature = (sorted, *, spec, negate))]
+    fn new(sorted: PyReadonlyArray1<'_, f64>, spec: &ConformalSpec, negate: bool) -> Result<Self> {
+        Self::build(on_huge_pages(sorted.as_slice()?), None, 0, spec, negate)
+    }
+
+    /// From a sketch: its weighted sample, with the slack ⌈ε·n⌉ added to
+    /// every count of calibration scores ≥ s (0 while the sketch is exact).
+    #[staticmethod]
+    #[pyo3(signature = (sketch, *, spec, negate))]
+    fn from_sketch(
+        py: Python<'_>,
+        sketch: &ConformalSketch,
+        spec: &ConformalSpec,
+        negate: bool,
+    ) -> Result<Self> {
+        let sample = sketch.lock(py).sample()?;
+        let (values, cumulative) = (
+            on_huge_pages(sample.view.values()),
+            sample.view.cumulative().to_vec(),
+        );
+        Self::build(values, Some(cumulative), sample.slack, spec, negate)
+    }
+
+    /// The number of calibration scores n.
+    #[getter]
+    fn n(&self) -> u64 {
+        self.reference().n()
+    }
+
+    /// The p-values (or `1 − p` with `complement`) of the C-contiguous,
+    /// aligned float64/float32 array `x` (any shape), into `out` if given
+    /// (same dtype and shape) or a new array; None for any other `x`.
+    #[pyo3(signature = (x, out = None, *, complement, threads = 0))]
+    fn map<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        out: Option<&Bound<'py, PyAny>>,
+        complement: bool,
+        threads: usize,
+    ) -> Result<Option<Bound<'py, PyAny>>> {
+        let m = Mapping(self.pvalues(complement));
+        Ok(map_array(py, &m, x, out, |_| true, threads)?.map(|(a, ())| a))
+    }
+}
+
+/// A p-value map as the array helper runs it.
+struct Mapping<'a>(PValues<'a>);
+
+impl FloatMap for Mapping<'_> {
+    type Output = ();
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<(), Error> {
+        self.0.map(src, dst)
+    }
+}
+
+/// A KLL sketch of oriented calibration scores (DataSketches' bytes),
+/// behind a lock: concurrent updates serialise.
+#[pyclass(frozen, module = "outprob._core", name = "ConformalSketch")]
+pub(crate) struct ConformalSketch(Mutex<CalibrationSketch>);
+
+impl ConformalSketch {
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, CalibrationSketch> {
+        self.0
+            .lock_py_attached(py)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl ConformalSketch {
+    #[new]
+    #[pyo3(signature = (*, k, seed))]
+    fn new(k: u16, seed: u64) -> Result<Self> {
+        Ok(ConformalSketch(Mutex::new(CalibrationSketch::new(
+            k, seed,
+        )?)))
+    }
+
+    /// Adds a batch under the §5 rules (±inf, or NaN under "raise", refuse
+    /// the whole batch; NaN are otherwise skipped); `negate` orients the
+    /// scores. Returns how many were added.
+    #[pyo3(signature = (x, *, nan_policy, negate))]
+    fn update(
+        &self,
+        py: Python<'_>,
+        x: Floats<'_>,
+        nan_policy: Wrap<NanPolicy>,
+        negate: bool,
+    ) -> Result<usize> {
+        let mut guard = self.lock(py);
+        let sketch = &mut *guard;
+        let added: std::result::Result<usize, Error> =
+            crate::with_slice!(py, x, |s| sketch.update(s, nan_policy.0, negate));
+        Ok(added?)
+    }
+
+    /// Adds everything `other` has seen (a copy of it, taken first).
+    fn merge(&self, py: Python<'_>, other: &ConformalSketch) {
+        let theirs = other.lock(py).clone();
+        self.lock(py).merge(&theirs);
+    }
+
+    /// DataSketches' compact `kll_doubles_sketch` bytes.
+    fn serialize<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = self.lock(py).serialize();
+        PyBytes::new(py, &bytes)
+    }
+
+    /// Reads DataSketches' bytes (checked; garbage raises `ValueError`).
+    #[staticmethod]
+    #[pyo3(signature = (data, *, seed))]
+    fn deserialize(data: &[u8], seed: u64) -> Result<Self> {
+        Ok(ConformalSketch(Mutex::new(CalibrationSketch::deserialize(
+            data, seed,
+        )?)))
+    }
+
+    /// Scores seen.
+    #[getter]
+    fn n(&self, py: Python<'_>) -> u64 {
+        self.lock(py).n()
+    }
+
+    /// The sketch's k.
+    #[getter]
+    fn k(&self, py: Python<'_>) -> u16 {
+        self.lock(py).k()
+    }
+
+    /// ε of the sketch, 0 while it is exact.
+    #[getter]
+    fn rank_error(&self, py: Python<'_>) -> f64 {
+        self.lock(py).rank_error()
+    }
+}
+
+/// The Monte Carlo adjustment's correction γ for n calibration scores.
+#[pyfunction]
+#[pyo3(signature = (n, *, delta, simulations, seed, threads = 0))]
+pub(crate) fn conformal_mc_correction(
+    py: Python<'_>,
+    n: u64,
+    delta: f64,
+    simulations: usize,
+    seed: u64,
+    threads: usize,
+) -> Result<f64> {
+    let work = (n as usize).saturating_mul(simulations);
+    Ok(run(py, threads, work, || {
+        monte_carlo_correction(n, delta, simulations, seed)
+    })??)
+}
+
+/// Step-up selection of the float64 p-values `p` at level `alpha`, the
+/// mask into `out` (bool, same length).
+#[pyfunction]
+#[pyo3(signature = (p, out, *, alpha, method, lam, threads = 0))]
+pub(crate) fn conformal_select(
+    py: Python<'_>,
+    p: PyReadonlyArray1<'_, f64>,
+    mut out: PyReadwriteArray1<'_, bool>,
+    alpha: f64,
+    method: Wrap<Method>,
+    lam: f64,
+    threads: usize,
+) -> Result<SelectionFit> {
+    let (src, mask) = (p.as_slice()?, out.as_slice_mut()?);
+    let procedure = method.0.procedure(lam);
+    let found = run(py, threads, src.len(), || {
+        select(src, alpha, procedure, mask)
+    })??;
+    Ok(SelectionFit {
+        count: found.count,
+        threshold: found.threshold,
+        null_proportion: found.null_proportion,
+    })
+}
