@@ -126,10 +126,14 @@ def score_set_rows(
     reference: str = REFERENCE,
     bins: str = "equiareal",
     n_bins: Sequence[int] = metrics.DEFAULT_N_BINS,
+    selection_alphas: Sequence[float] = (),
+    selection: Optional[List[Any]] = None,
 ) -> Tuple[List[Row], Dict[str, int]]:
     """Rows ``(transformation, measure, class, value)`` for one score set,
     and the count of each warning category the transformations raised
-    (e.g. ``ZeroScaleWarning``: the chosen scale was 0 and fell back)."""
+    (e.g. ``ZeroScaleWarning``: the chosen scale was 0 and fell back).
+    With a ``selection`` list, the rows of :func:`.selection.selection_rows`
+    (BH at ``selection_alphas``) are appended to it."""
     values: Dict[str, Dict[str, Dict[str, float]]] = {}
     warned: Dict[str, int] = {}
     for name, t in transforms.items():
@@ -148,6 +152,10 @@ def score_set_rows(
         for w in caught:
             key = f"{name}: {w.category.__name__}"
             warned[key] = warned.get(key, 0) + 1
+        if selection is not None:
+            from .selection import selection_rows
+
+            selection.extend(selection_rows(name, t.fresh, scores, y, selection_alphas))
         ev = metrics.evaluate(y, p, bins=bins, n_bins=list(n_bins)).to_dict()
         values[name] = {m: {c: float(ev[m][c]) for c in CLASSES} for m in MEASURES}
     rows: List[Row] = [

@@ -75,4 +75,11 @@ def make_figures(result: Any, folder: Path, *, order: Sequence[str] = ()) -> Dic
     comparison = his_comparison(table, order)
     ax = plot.cd_diagram(comparison)
     out["cd"] = _save(ax.figure, folder, "fig4_cd_harmonic_improvement")
+    selection = getattr(result, "selection", None)
+    if selection is not None and len(selection):
+        from outprob import VARIANTS
+
+        from .selection import fdr_figure
+
+        out["fdr"] = _save(fdr_figure(selection, list(VARIANTS)), folder, "fig6_fdr_control")
     return out

@@ -16,6 +16,7 @@ from .beyond import beyond_the_paper
 from .datasets import MISSING_DATASETS, PAPER_DATASETS
 from .evaluation import MEASURES
 from .findings import Finding, his_comparison, skill_scores
+from .selection import fdr_section
 
 __all__ = ["write_report", "markdown_table"]
 
@@ -25,6 +26,7 @@ _FIGURES = (
     ("skill", "Fig. 3 — outlier skill scores of every transformation against GS"),
     ("cd", "Fig. 4 — mean ranks of the harmonic improvement score"),
     ("reliability", "Reliability diagram of the case study"),
+    ("fdr", "FDR control — realised FDR and power: probabilities > ½ against BH on conformal p-values"),
 )
 
 
@@ -204,6 +206,7 @@ def write_report(
     if not result.results.empty:
         lines += _skill_section(result.results, result.transformations, result.reference)
         lines += beyond_the_paper(result.results, list(outprob.VARIANTS), result.reference)
+        lines += fdr_section(getattr(result, "selection", None), list(outprob.VARIANTS))
     lines += ["## Figures", ""]
     for key, caption in _FIGURES:
         if key in figures:
@@ -218,7 +221,9 @@ def write_report(
         "## Files and environment",
         "",
         "`results.csv.gz`: one row per dataset × detector × transformation × measure × class "
-        "(contract §8); `status.csv`: one row per score set; `environment.json`: this section.",
+        "(contract §8); `selection.csv.gz`: one row per dataset × detector × transformation × "
+        "selection rule (the FDR section); `status.csv`: one row per score set; `environment.json`: "
+        "this section.",
         "",
         markdown_table(["", "version"], [("Python", env["python"]), ("platform", env["platform"]),
                                         *((k, v or "not installed") for k, v in pk.items())]),

@@ -31,6 +31,8 @@ from .cache import PartStore, ScoreCache, digest
 from .datasets import Dataset, ScoreSet
 from .detectors import MEMORY_BUDGET, Detector, as_detector, standardise
 from .evaluation import REFERENCE, Transformation, score_set_rows, transformations
+from .selection import ALPHAS as SELECTION_ALPHAS
+from .selection import SELECTION_COLUMNS
 
 __all__ = ["Task", "StudyResult", "StudyInterrupted", "run_study", "RESULT_COLUMNS", "STATUS_COLUMNS"]
 
@@ -97,6 +99,9 @@ class StudyResult:
     cache: Optional[Path] = None
     warnings: Dict[str, int] = field(default_factory=dict)
     """Per "transformation: warning category", the score sets where it warned."""
+    selection: Any = None
+    """One row per score set × transformation × selection rule
+    (:data:`~outprob.experiment.selection.SELECTION_COLUMNS`)."""
 
     def scores(self, dataset: str, detector: str) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         """(scores, labels) of a measured score set, from the score cache
@@ -116,6 +121,10 @@ class StudyResult:
         self.results.to_csv(paths["results"], index=False, float_format="%.17g",
                             compression={"method": "gzip", "mtime": 0})
         self.status.to_csv(paths["status"], index=False)
+        if self.selection is not None:
+            paths["selection"] = out / "selection.csv.gz"
+            self.selection.to_csv(paths["selection"], index=False, float_format="%.17g",
+                                  compression={"method": "gzip", "mtime": 0})
         return paths
 
 
@@ -158,11 +167,13 @@ def _measure(task: Task, key: str, transforms: Mapping[str, Transformation], set
 
     part.update(roc_auc=float(roc_auc_score(task.dataset.y, scores)), score_range=float(np.ptp(scores)))
     try:
-        rows, warned = score_set_rows(scores, task.dataset.y, transforms, **settings)
+        selection: List[Any] = []
+        rows, warned = score_set_rows(scores, task.dataset.y, transforms, selection=selection, **settings)
     except Exception as exc:  # noqa: BLE001 - e.g. a user's scaler failing
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return {**part, "status": "failed", "message": f"measuring: {last}"}
-    part.update(status="ok", rows=[list(r) for r in rows], warnings=warned)
+    part.update(status="ok", rows=[list(r) for r in rows], warnings=warned,
+                selection=[list(r) for r in selection])
     PartStore(Path(parts_root)).put(key, part)
     return part
 
@@ -255,7 +266,8 @@ def run_study(
     transforms = transformations(scalers)
     if reference not in transforms:
         raise ValueError(f"reference {reference!r} is not among the transformations {list(transforms)}")
-    settings = {"reference": reference, "bins": bins, "n_bins": [int(k) for k in n_bins]}
+    settings = {"reference": reference, "bins": bins, "n_bins": [int(k) for k in n_bins],
+                "selection_alphas": list(SELECTION_ALPHAS)}
     dets = {name: as_detector(name, d) for name, d in (detectors or {}).items()}
     tasks: List[Task] = []
     for ds in datasets:
@@ -313,6 +325,7 @@ def run_study(
             bar.close()
 
     rows: List[List[Any]] = []
+    chosen: List[List[Any]] = []
     status: List[Dict[str, Any]] = []
     warned: Counter[str] = Counter()
     for i in range(len(tasks)):
@@ -320,6 +333,7 @@ def run_study(
         warned.update(part.get("warnings", {}).keys())
         status.append({c: part.get(c, False if c == "resumed" else None) for c in STATUS_COLUMNS})
         rows.extend([part["dataset"], part["detector"], *r] for r in part["rows"])
+        chosen.extend([part["dataset"], part["detector"], *r] for r in part.get("selection", []))
     return StudyResult(
         results=pd.DataFrame(rows, columns=list(RESULT_COLUMNS)),
         status=pd.DataFrame(status, columns=list(STATUS_COLUMNS)),
@@ -331,6 +345,7 @@ def run_study(
         tasks=tasks,
         cache=cache_root,
         warnings=dict(warned),
+        selection=pd.DataFrame(chosen, columns=list(SELECTION_COLUMNS)),
     )
 
 
