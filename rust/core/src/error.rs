@@ -53,6 +53,20 @@ impl Error {
             reason: reason.into(),
         }
     }
+
+    /// A fitted parameter that is not a finite double (contract §5): refused
+    /// alike by every fit — in memory, M-estimation, streaming — since it
+    /// would map every finite score to 0 (or NaN). `name` is the parameter
+    /// ("scale"), `what` names the estimate ("the fitted nmad scale").
+    pub(crate) fn beyond_range(name: &'static str, what: impl fmt::Display) -> Self {
+        Error::invalid(
+            name,
+            format!(
+                "{what} exceeds the double range (the scores spread over more than \
+                 ±1.8e308); divide the scores by a power of two, e.g. 2**8, before fitting"
+            ),
+        )
+    }
 }
 
 impl fmt::Display for Error {

@@ -213,11 +213,9 @@ pub fn m_estimate_from_median<T: Float>(
         });
     }
     if !sigma0.is_finite() {
-        return Err(Error::invalid(
+        return Err(Error::beyond_range(
             "scale",
-            "the starting scale of M-estimation exceeds the double range (the scores \
-             spread over more than ±1.8e308); divide the scores by a power of two, \
-             e.g. 2**8, before fitting",
+            "the starting scale of M-estimation",
         ));
     }
     // The iteration runs on the scores times 2^-k, σ₀·2^-k in [1, 2): the
@@ -251,9 +249,23 @@ pub fn m_estimate_from_median<T: Float>(
         let blocks = Blocks::scaled(s, -k, params.norm == Norm::Huber, Some(expect));
         iterate(&blocks, params, mu, sigma, start)
     };
+    unscaled(est, k, params.norm)
+}
+
+/// An estimate of the scores times 2^-k in the scores' units; refused when
+/// its scale is beyond the double range (the iteration may end above the
+/// starting scale, when the scores span nearly all of the range).
+pub(crate) fn unscaled(est: MEstimate, k: i32, norm: Norm) -> Result<MEstimate, Error> {
+    let scale = ldexp(est.scale, k);
+    if !scale.is_finite() {
+        return Err(Error::beyond_range(
+            "scale",
+            format_args!("the {} M-estimate of scale", norm.name()),
+        ));
+    }
     Ok(MEstimate {
         location: ldexp(est.location, k),
-        scale: ldexp(est.scale, k),
+        scale,
         ..est
     })
 }
@@ -262,7 +274,12 @@ pub fn m_estimate_from_median<T: Float>(
 /// below 2^(emax−2) of the element type `T`.
 fn scale_exponent<T: Float>(s: &Sample<'_, T>, sigma0: f64) -> i32 {
     let emax = if T::MANTISSA_DIGITS == 24 { 127 } else { 1023 };
-    let largest = s.summary.max.abs().max(s.summary.min.abs());
+    unit_exponent(sigma0, s.summary.max.abs().max(s.summary.min.abs()), emax)
+}
+
+/// `k` with σ₀·2^-k in [1, 2), raised so that `largest`·2^-k is below
+/// 2^(emax−2): the units M-estimation runs in (also on a sketch's sample).
+pub(crate) fn unit_exponent(sigma0: f64, largest: f64, emax: i32) -> i32 {
     let k = binary_exponent(sigma0);
     if largest > 0.0 && largest.is_finite() {
         k.max(binary_exponent(largest) - (emax - 2))

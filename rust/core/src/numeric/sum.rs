@@ -220,8 +220,9 @@ impl ExactSum {
         }
     }
 
-    /// `fl(Σx · 2^k)`.
-    fn scaled_value(&self, k: i32) -> f64 {
+    /// `fl(Σx · 2^k)`, with no overflow or underflow on the way (±inf only
+    /// when the scaled sum is beyond the double range).
+    pub(crate) fn scaled_value(&self, k: i32) -> f64 {
         if let Some(bits) = self.non_finite {
             return f64::from_bits(bits);
         }

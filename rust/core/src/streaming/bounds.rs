@@ -24,11 +24,20 @@
 //! (`#{x ∈ (c_hi − t, c_lo + t)}` ≥ … ≥ `#{x ∈ [c_lo ... ]}`), which is the
 //! median's uncertainty carried into the deviations. Intervals are widened
 //! outwards by a few ulps for the rounding of their own arithmetic.
+//!
+//! With a rank error of 0 (a sketch that never compacted holds every
+//! score) each estimate is the in-memory estimator itself and its interval
+//! the point, widened only by the rounding of sums the in-memory estimator
+//! adds in another order (contract §9: degenerate when exact).
 
-use crate::estimators::mest::{iterate, MEstimate, MParams, StartScale, Sums};
+use crate::error::Error;
+use crate::estimators::mest::{
+    iterate, ldexp, unit_exponent, unscaled, MEstimate, MParams, StartScale, Sums,
+};
 use crate::estimators::scale::{NIQR_DIVISOR, NMAD_DIVISOR};
+use crate::numeric::reduce::binary_exponent;
 use crate::numeric::select::{midpoint, Position};
-use crate::numeric::sum::{ExactSum, Neumaier};
+use crate::numeric::sum::{exact_product, ExactSum, Neumaier};
 use crate::streaming::kll::SortedView;
 
 /// Rank blocks of the trimmed SD's interval.
@@ -91,6 +100,33 @@ impl<'a> Brackets<'a> {
         self.slack
     }
 
+    /// Whether the sample is every score (rank error 0): then estimates
+    /// are exact and their intervals points.
+    fn is_exact(&self) -> bool {
+        self.slack == 0
+    }
+
+    /// `interval`, or the point `value` when the sample is exact.
+    fn bracket(&self, value: f64, interval: Interval) -> Interval {
+        if self.is_exact() {
+            Interval::exact(value)
+        } else {
+            interval
+        }
+    }
+
+    /// The exponent e >= 0 with every |value|·2^-e below 2^971, so that
+    /// sums of up to 2^53 values times 2^-e stay inside the double range:
+    /// 0 (no scaling) unless the scores reach about 1e292.
+    fn sum_exponent(&self) -> i32 {
+        let largest = self.view.min().abs().max(self.view.max().abs());
+        if largest > 0.0 {
+            (binary_exponent(largest) - 970).max(0)
+        } else {
+            0
+        }
+    }
+
     fn n(&self) -> u64 {
         self.view.n()
     }
@@ -135,12 +171,13 @@ impl<'a> Brackets<'a> {
         let value = p.interpolate(|r| self.view.order_statistic(r as u64 + 1));
         let first = ranks[0] as u64 + 1;
         let last = *ranks.last().unwrap_or(&ranks[0]) as u64 + 1;
+        let interval = Interval {
+            lo: self.lower(first),
+            hi: self.upper(last),
+        };
         Estimate {
             value,
-            interval: Interval {
-                lo: self.lower(first),
-                hi: self.upper(last),
-            },
+            interval: self.bracket(value, interval),
         }
     }
 
@@ -153,19 +190,22 @@ impl<'a> Brackets<'a> {
         } else {
             midpoint(self.view.order_statistic(a), self.view.order_statistic(b))
         };
+        let interval = Interval {
+            lo: self.lower(a),
+            hi: self.upper(b),
+        };
         Estimate {
             value,
-            interval: Interval {
-                lo: self.lower(a),
-                hi: self.upper(b),
-            },
+            interval: self.bracket(value, interval),
         }
     }
 
-    /// Σ over ranks `a..=b` of `L_i` and of `U_i`, each with Σ|terms|.
-    fn bound_sums(&self, a: u64, b: u64) -> ((f64, f64), (f64, f64)) {
+    /// Σ over ranks `a..=b` of `L_i·2^-e` and of `U_i·2^-e`, each with
+    /// Σ|terms|.
+    fn bound_sums(&self, a: u64, b: u64, e: i32) -> ((f64, f64), (f64, f64)) {
         let (vals, cum) = (self.view.values(), self.view.cumulative());
-        let e = self.slack;
+        let (min, max) = (ldexp(self.view.min(), -e), ldexp(self.view.max(), -e));
+        let slack = self.slack;
         let (mut lo, mut hi) = (Neumaier::default(), Neumaier::default());
         let (mut lo_abs, mut hi_abs) = (0.0, 0.0);
         let add = |acc: &mut Neumaier, abs: &mut f64, from: u64, to: u64, v: f64| {
@@ -177,53 +217,65 @@ impl<'a> Brackets<'a> {
             }
         };
         // L_i = min for i <= e; = y_j for i in [W_{j−1}+1+e, W_j+e].
-        add(&mut lo, &mut lo_abs, 1, e, self.view.min());
+        add(&mut lo, &mut lo_abs, 1, slack, min);
         let mut prev = 0u64;
         for (j, &w) in cum.iter().enumerate() {
-            let to = if j + 1 == cum.len() { u64::MAX } else { w + e };
-            add(
-                &mut lo,
-                &mut lo_abs,
-                prev + 1 + e,
-                to,
-                vals[j].max(self.view.min()),
-            );
+            let to = if j + 1 == cum.len() {
+                u64::MAX
+            } else {
+                w + slack
+            };
+            let v = ldexp(vals[j], -e).max(min);
+            add(&mut lo, &mut lo_abs, prev + 1 + slack, to, v);
             prev = w;
         }
         // U_i = y_j for i in (W_{j−1} − e, W_j − e]; = max for i > n − e.
         let mut prev = 0u64;
         for (j, &w) in cum.iter().enumerate() {
-            if w > e {
-                add(
-                    &mut hi,
-                    &mut hi_abs,
-                    (prev + 1).saturating_sub(e).max(1),
-                    w - e,
-                    vals[j].min(self.view.max()),
-                );
+            if w > slack {
+                let from = (prev + 1).saturating_sub(slack).max(1);
+                let v = ldexp(vals[j], -e).min(max);
+                add(&mut hi, &mut hi_abs, from, w - slack, v);
             }
             prev = w;
         }
-        add(
-            &mut hi,
-            &mut hi_abs,
-            (self.n() + 1).saturating_sub(e).max(1),
-            u64::MAX,
-            self.view.max(),
-        );
+        let from = (self.n() + 1).saturating_sub(slack).max(1);
+        add(&mut hi, &mut hi_abs, from, u64::MAX, max);
         ((lo.value(), lo_abs), (hi.value(), hi_abs))
     }
 
     /// Upper-trimmed mean (contract §1): the mean of all but the
     /// `floor(alpha·n)` largest. With the exact total sum the dropped tail
-    /// is bounded too and the tighter interval kept.
+    /// is bounded too and the tighter interval kept. Sums are taken of the
+    /// values times 2^-e (exact), so that scores near ±1.8e308 do not
+    /// overflow them.
     pub fn upper_trimmed_mean(&self, alpha: f64, total: Option<&ExactSum>) -> Estimate {
         let n = self.n();
         let keep = n - crate::estimators::location::trimmed_count(alpha, n as usize) as u64;
+        if self.is_exact() {
+            // The in-memory estimator: the exact sum of the kept scores.
+            let mut sum = ExactSum::zero();
+            let mut taken = 0u64;
+            for (j, &v) in self.view.values().iter().enumerate() {
+                let take = self.view.weight(j).min(keep - taken);
+                sum.merge(&exact_product(v, take as usize));
+                taken += take;
+                if taken == keep {
+                    break;
+                }
+            }
+            let value = sum.mean(keep as usize);
+            return Estimate {
+                value,
+                interval: Interval::exact(value),
+            };
+        }
+        let e = self.sum_exponent();
+        let values: Vec<f64> = self.view.values().iter().map(|&v| ldexp(v, -e)).collect();
         // The sample's K smallest: whole entries, then part of one.
         let mut acc = Neumaier::default();
         let mut taken = 0u64;
-        for (j, &v) in self.view.values().iter().enumerate() {
+        for (j, &v) in values.iter().enumerate() {
             let take = self.view.weight(j).min(keep - taken);
             acc.add(take as f64 * v);
             taken += take;
@@ -233,7 +285,7 @@ impl<'a> Brackets<'a> {
         }
         let k = keep as f64;
         let mut value = acc.value() / k;
-        let ((l, la), (u, ua)) = self.bound_sums(1, keep);
+        let ((l, la), (u, ua)) = self.bound_sums(1, keep, e);
         let mut iv = Interval {
             lo: l / k,
             hi: u / k,
@@ -242,18 +294,18 @@ impl<'a> Brackets<'a> {
         if let (Some(total), true) = (total, keep < n) {
             // The exact total minus the dropped tail: the tighter of the two
             // (with its own estimate, so that the estimate lies inside).
-            let s = total.value();
+            let s = total.scaled_value(-e);
             let mut top = Neumaier::default();
             let mut taken = 0u64;
-            for j in (0..self.view.values().len()).rev() {
+            for j in (0..values.len()).rev() {
                 let take = self.view.weight(j).min(n - keep - taken);
-                top.add(take as f64 * self.view.values()[j]);
+                top.add(take as f64 * values[j]);
                 taken += take;
                 if taken == n - keep {
                     break;
                 }
             }
-            let ((tl, tla), (tu, tua)) = self.bound_sums(keep + 1, n);
+            let ((tl, tla), (tu, tua)) = self.bound_sums(keep + 1, n, e);
             let tail = Interval {
                 lo: (s - tu) / k,
                 hi: (s - tl) / k,
@@ -264,9 +316,14 @@ impl<'a> Brackets<'a> {
                 value = ((s - top.value()) / k).clamp(tail.lo, tail.hi);
             }
         }
+        // Back in the scores' units; the trimmed mean lies in [min, max].
+        let (min, max) = (self.view.min(), self.view.max());
         Estimate {
-            value,
-            interval: iv,
+            value: ldexp(value, e).clamp(min, max),
+            interval: Interval {
+                lo: ldexp(iv.lo, e).max(min),
+                hi: ldexp(iv.hi, e).min(max),
+            },
         }
     }
 
@@ -303,11 +360,18 @@ impl<'a> Brackets<'a> {
         } else {
             midpoint(devs.order_statistic(a), devs.order_statistic(b))
         };
+        let value = value / NMAD_DIVISOR;
+        if self.is_exact() {
+            return Estimate {
+                value,
+                interval: Interval::exact(value),
+            };
+        }
         let about = self.deviations_about(median.interval);
         let lo = about.bounds(a).lo;
         let hi = about.bounds(b).hi;
         Estimate {
-            value: value / NMAD_DIVISOR,
+            value,
             interval: Interval {
                 lo: lo / NMAD_DIVISOR,
                 hi: hi / NMAD_DIVISOR,
@@ -320,8 +384,15 @@ impl<'a> Brackets<'a> {
     /// `niqr = (Q(.75) − Q(.25))/1.349` (contract §2).
     pub fn niqr(&self) -> Estimate {
         let (q1, q3) = (self.quantile(0.25), self.quantile(0.75));
+        let value = (q3.value - q1.value) / NIQR_DIVISOR;
+        if self.is_exact() {
+            return Estimate {
+                value,
+                interval: Interval::exact(value),
+            };
+        }
         Estimate {
-            value: (q3.value - q1.value) / NIQR_DIVISOR,
+            value,
             interval: Interval {
                 lo: (q3.interval.lo - q1.interval.hi).max(0.0) / NIQR_DIVISOR,
                 hi: (q3.interval.hi - q1.interval.lo) / NIQR_DIVISOR,
@@ -364,6 +435,14 @@ impl<'a> Brackets<'a> {
         }
         let k = keep as f64;
         let value = libm::scalbn((acc.value() / k).sqrt(), e);
+        if self.is_exact() {
+            // Every deviation is known: only the rounding of the sum of
+            // squares (all positive) and of the root remains.
+            return Estimate {
+                value,
+                interval: Interval::exact(value).widen(value, 8.0),
+            };
+        }
         let step = keep.div_ceil(GRID).max(1);
         let (mut lo, mut hi) = (Neumaier::default(), Neumaier::default());
         let mut start = 1u64;
@@ -400,11 +479,13 @@ impl<'a> Brackets<'a> {
     }
 
     /// Huber's proposal 2 (contract §3) on the sketch's weighted sample,
-    /// started like the in-memory fit (median, nMAD → nIQR → SD). No
-    /// interval: its error is measured, not guaranteed (contract §9).
-    pub fn m_estimate(&self, params: &MParams) -> MEstimate {
+    /// started like the in-memory fit (median, nMAD → nIQR → SD) and run,
+    /// as there, on the values times 2^-k with σ₀·2^-k in [1, 2). No
+    /// interval: its error is measured, not guaranteed (contract §9). A
+    /// scale beyond the double range is refused as the in-memory fit
+    /// refuses it.
+    pub fn m_estimate(&self, params: &MParams) -> Result<MEstimate, Error> {
         let med = self.median();
-        let weighted = Weighted { view: self.view };
         let (sigma0, start) = {
             let nmad = self.nmad(&med).value;
             if nmad > 0.0 {
@@ -414,7 +495,7 @@ impl<'a> Brackets<'a> {
                 if niqr > 0.0 {
                     (niqr, StartScale::Niqr)
                 } else {
-                    let sd = weighted.std();
+                    let sd = self.std();
                     if sd > 0.0 {
                         (sd, StartScale::Std)
                     } else {
@@ -424,15 +505,57 @@ impl<'a> Brackets<'a> {
             }
         };
         if start == StartScale::Constant {
-            return MEstimate {
+            return Ok(MEstimate {
                 location: med.value,
                 scale: 0.0,
                 n_iter: 0,
                 converged: true,
                 start,
-            };
+            });
         }
-        iterate(&weighted, params, med.value, sigma0, start)
+        if !sigma0.is_finite() {
+            return Err(Error::beyond_range(
+                "scale",
+                "the starting scale of M-estimation",
+            ));
+        }
+        let largest = self.view.min().abs().max(self.view.max().abs());
+        let k = unit_exponent(sigma0, largest, 1023);
+        let weighted = Weighted {
+            view: self.view,
+            values: self.view.values().iter().map(|&y| ldexp(y, -k)).collect(),
+        };
+        let est = iterate(
+            &weighted,
+            params,
+            ldexp(med.value, -k),
+            ldexp(sigma0, -k),
+            start,
+        );
+        unscaled(est, k, params.norm)
+    }
+
+    /// The SD of the sample (ddof 0), taken of the values times 2^-e,
+    /// |values| below 2, so that no square overflows.
+    fn std(&self) -> f64 {
+        let largest = self.view.min().abs().max(self.view.max().abs());
+        let e = if largest > 0.0 {
+            binary_exponent(largest)
+        } else {
+            0
+        };
+        let values: Vec<f64> = self.view.values().iter().map(|&y| ldexp(y, -e)).collect();
+        let n = self.n() as f64;
+        let mut s = Neumaier::default();
+        for (j, &y) in values.iter().enumerate() {
+            s.add(self.view.weight(j) as f64 * y);
+        }
+        let m = s.value() / n;
+        let mut q = Neumaier::default();
+        for (j, &y) in values.iter().enumerate() {
+            q.add(self.view.weight(j) as f64 * (y - m) * (y - m));
+        }
+        ldexp((q.value() / n).sqrt(), e)
     }
 }
 
@@ -472,8 +595,10 @@ impl DeviationBrackets<'_> {
         } else {
             max_dev
         };
+        // Quartered (and four times the ulps), so that the sum cannot
+        // overflow.
         Interval { lo: lo.min(hi), hi }
-            .widen(cl.abs() + cu.abs() + hi, 4.0)
+            .widen(cl.abs() / 4.0 + cu.abs() / 4.0 + hi / 4.0, 16.0)
             .clamp_low(0.0)
     }
 }
@@ -496,25 +621,12 @@ fn median_ranks(n: u64) -> (u64, u64) {
     }
 }
 
-/// A sketch's weighted items as the sums M-estimation needs.
+/// A sketch's weighted items, in the units M-estimation runs in, as the
+/// sums it needs.
 struct Weighted<'a> {
     view: &'a SortedView,
-}
-
-impl Weighted<'_> {
-    fn std(&self) -> f64 {
-        let n = self.view.n() as f64;
-        let mut s = Neumaier::default();
-        for (j, &y) in self.view.values().iter().enumerate() {
-            s.add(self.view.weight(j) as f64 * y);
-        }
-        let m = s.value() / n;
-        let mut q = Neumaier::default();
-        for (j, &y) in self.view.values().iter().enumerate() {
-            q.add(self.view.weight(j) as f64 * (y - m) * (y - m));
-        }
-        (q.value() / n).sqrt()
-    }
+    /// The items times 2^-k.
+    values: Vec<f64>,
 }
 
 impl Sums for Weighted<'_> {
@@ -524,7 +636,7 @@ impl Sums for Weighted<'_> {
 
     fn location(&self, p: &MParams, m: f64, sigma: f64) -> (f64, f64) {
         let (mut sw, mut swd) = (Neumaier::default(), Neumaier::default());
-        for (j, &y) in self.view.values().iter().enumerate() {
+        for (j, &y) in self.values.iter().enumerate() {
             let d = y - m;
             let w = self.view.weight(j) as f64 * p.norm.weight(d / sigma, p.tuning);
             sw.add(w);
@@ -536,7 +648,7 @@ impl Sums for Weighted<'_> {
     fn scale(&self, c: f64, mu: f64, sigma: f64, nmu: f64) -> (f64, usize) {
         let mut ss = Neumaier::default();
         let mut outside = 0usize;
-        for (j, &y) in self.view.values().iter().enumerate() {
+        for (j, &y) in self.values.iter().enumerate() {
             let w = self.view.weight(j);
             if ((y - mu) / sigma).abs() <= c {
                 let r = (y - nmu) / sigma;
@@ -558,9 +670,21 @@ impl Sums for Weighted<'_> {
 /// arguments is stationary where `a² − b² = ln(σ_hi/σ_lo)`, a quadratic in
 /// s; the supremum is at one of its roots or where the lower curve starts
 /// (s = μ_hi). Returns 1 when σ_lo is 0.
+///
+/// Only `(s − μ)/σ` matters, so the band is computed with μ_lo at 0 and in
+/// units of a power of two near σ_hi: σ² of scores near 1e-200 would
+/// underflow to 0 and of scores near 1e200 overflow, and the band with it.
 pub fn probability_band(center: Interval, scale: Interval) -> f64 {
-    let (ml, mu, sl, su) = (center.lo, center.hi, scale.lo, scale.hi);
-    if !(sl > 0.0 && su.is_finite() && ml.is_finite() && mu.is_finite()) {
+    let (sl, su) = (scale.lo, scale.hi);
+    if !(sl > 0.0 && su.is_finite() && center.lo.is_finite() && center.hi.is_finite()) {
+        return 1.0;
+    }
+    let e = binary_exponent(su);
+    // μ_hi − μ_lo halved first, so that it cannot overflow.
+    let width_of_center = ldexp(center.hi / 2.0 - center.lo / 2.0, 1 - e);
+    let (ml, mu, sl, su) = (0.0, width_of_center, ldexp(sl, -e), ldexp(su, -e));
+    if !(sl > 0.0 && mu.is_finite()) {
+        // σ_lo below 2^-1074 of σ_hi, or μ's interval wider than 2^1000 σ.
         return 1.0;
     }
     let r2 = core::f64::consts::SQRT_2;

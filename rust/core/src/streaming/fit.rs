@@ -12,6 +12,7 @@ use crate::streaming::bounds::{probability_band, Brackets, Estimate, Interval};
 use crate::streaming::kll::serde::deserialize;
 use crate::streaming::kll::{KllSketch, SortedView, BLOCK};
 use crate::streaming::moments::{Moments, MomentsParts};
+use crate::streaming::stored::add_counts;
 use crate::transformations::fit::{Center, GaussianSpec, Scale};
 
 /// A fitted streaming Gaussian scaling with its error bounds.
@@ -71,8 +72,10 @@ impl StreamingGaussian {
 
     /// Rebuilds a state from stored parts: the moments, the sketch's
     /// bytes (DataSketches' format) and its coin seed. The one entry point
-    /// for stored (untrusted) streaming state: every part is checked, and
-    /// against the others.
+    /// for stored (untrusted) streaming state: every part is checked
+    /// (`stored::check_moments`, the sketch's reader), and against the
+    /// others: a sketch exactly when the spec needs one, of as many scores
+    /// as the moments and with their extremes (oriented).
     pub fn from_parts(
         spec: GaussianSpec,
         moments: &MomentsParts,
@@ -95,19 +98,27 @@ impl StreamingGaussian {
                 reason: "the sketch does not match the center/scale".into(),
             });
         }
-        if let Some(s) = &sketch {
-            if s.n() != moments.n() {
-                return Err(Error::InvalidParameter {
-                    name: "state",
-                    reason: format!("sketch of {} scores with moments of {}", s.n(), moments.n()),
-                });
-            }
-        }
-        Ok(StreamingGaussian {
+        let state = StreamingGaussian {
             spec,
             moments,
             sketch,
-        })
+        };
+        if let Some(s) = &state.sketch {
+            if s.n() != state.n() {
+                return Err(Error::InvalidParameter {
+                    name: "state",
+                    reason: format!("sketch of {} scores with moments of {}", s.n(), state.n()),
+                });
+            }
+            let extremes = s.min().zip(s.max());
+            if state.n() > 0 && extremes != Some(state.extremes()?) {
+                return Err(Error::invalid(
+                    "state",
+                    "the sketch's extremes differ from the moments' min and max",
+                ));
+            }
+        }
+        Ok(state)
     }
 
     /// The spec.
@@ -130,6 +141,7 @@ impl StreamingGaussian {
     /// Adds a batch (contract §5 per batch: refused whole on ±inf, or NaN
     /// under `raise`); returns how many scores it added.
     pub fn update<T: Float>(&mut self, x: &[T]) -> Result<usize, Error> {
+        add_counts(self.n(), x.len() as u64)?;
         let added = self.moments.update(x, self.spec.nan_policy)?;
         if let Some(sk) = &mut self.sketch {
             let sign = if self.spec.negate { -1.0 } else { 1.0 };
@@ -151,6 +163,7 @@ impl StreamingGaussian {
                 reason: "only states of the same center, scale and parameters merge".into(),
             });
         }
+        add_counts(self.n(), other.n())?;
         self.moments.merge(&other.moments);
         if let (Some(a), Some(b)) = (&mut self.sketch, &other.sketch) {
             a.merge(b);
@@ -200,11 +213,21 @@ impl StreamingGaussian {
         let mut scale_used = self.spec.scale;
         let mut scale = ctx.scale(self.spec.scale, &center)?;
         for &fallback in self.spec.scale.chain() {
-            if scale.0 > 0.0 {
+            if scale.0 > 0.0 || scale.0.is_nan() {
                 break;
             }
             scale_used = fallback;
             scale = ctx.scale(fallback, &center)?;
+        }
+        // contract §5, as the in-memory fit: a parameter beyond the double
+        // range is refused, never published.
+        if !scale.0.is_finite() {
+            let what = format_args!("the fitted {} scale", scale_used.name());
+            return Err(Error::beyond_range("scale", what));
+        }
+        if !center.0.is_finite() {
+            let what = format_args!("the fitted {} center", self.spec.center.name());
+            return Err(Error::beyond_range("center", what));
         }
         let probability_error = match (center.1, scale.1) {
             (Some(c), Some(s)) => Some(probability_band(c, s)),
@@ -260,7 +283,7 @@ impl Context<'_> {
             tol: spec.tol,
             ..MParams::new(norm)
         };
-        let e = self.brackets()?.m_estimate(&params);
+        let e = self.brackets()?.m_estimate(&params)?;
         self.m.push((norm, e));
         Ok(e)
     }
@@ -339,67 +362,4 @@ pub fn view_of(state: &StreamingGaussian) -> Option<Result<SortedView, Error>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::transformations::fit::fit_gaussian;
-
-    #[test]
-    fn small_streams_are_exact() {
-        // Below k scores the sketch holds everything: every estimate equals
-        // the in-memory fit and every interval is a point.
-        let x: Vec<f64> = (0..150).map(|i| f64::from(i * 37 % 101) * 0.5).collect();
-        for (c, s) in [
-            ("median", "nmad"),
-            ("trimmed_mean", "niqr"),
-            ("mean", "std"),
-            ("median", "trimmed_std"),
-        ] {
-            for negate in [false, true] {
-                let mut spec = GaussianSpec::new(c.parse().unwrap(), s.parse().unwrap());
-                spec.negate = negate;
-                let mut st = StreamingGaussian::new(spec, 200, 0).unwrap();
-                for part in x.chunks(7) {
-                    st.update(part).unwrap();
-                }
-                let r = st.result().unwrap();
-                let want = fit_gaussian(&x, &spec).unwrap();
-                assert_eq!(r.center, want.params.center, "{c} {s} {negate}");
-                assert!(
-                    (r.scale - want.params.scale).abs() <= 1e-15 * want.params.scale,
-                    "{c} {s}"
-                );
-                assert_eq!(r.rank_error, 0.0);
-                assert!(r.center_interval.unwrap().contains(want.params.center));
-                assert!(
-                    r.scale_interval.unwrap().contains(want.params.scale),
-                    "{c} {s} {r:?} {want:?}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn fallback_and_merge() {
-        let mut spec = GaussianSpec::new(Center::Median, Scale::Nmad);
-        spec.negate = true;
-        let mut a = StreamingGaussian::new(spec, 100, 1).unwrap();
-        let mut b = StreamingGaussian::new(spec, 100, 2).unwrap();
-        a.update(&[1.0f32; 300]).unwrap();
-        b.update(&[1.0, 1.0, 5.0, 9.0]).unwrap();
-        a.merge(&b).unwrap();
-        let r = a.result().unwrap();
-        assert_eq!(r.n, 304);
-        assert_eq!(r.center, -1.0);
-        assert_eq!(r.scale_used, Scale::Std);
-        assert!(r.scale > 0.0);
-        assert_eq!(a.extremes().unwrap(), (-9.0, -1.0));
-        let other =
-            StreamingGaussian::new(GaussianSpec::new(Center::Mean, Scale::Std), 100, 0).unwrap();
-        assert!(a.merge(&other).is_err());
-        assert!(StreamingGaussian::new(spec, 100, 0)
-            .unwrap()
-            .result()
-            .is_err());
-        assert!(!needs_sketch(&GaussianSpec::new(Center::Mean, Scale::Std)));
-    }
-}
+mod tests;

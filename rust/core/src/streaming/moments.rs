@@ -370,26 +370,13 @@ impl Moments {
         }
     }
 
-    /// Rebuilds a state from [`Moments::to_parts`], checking consistency.
+    /// Rebuilds a state from [`Moments::to_parts`]; stored parts are
+    /// untrusted and checked whole first
+    /// ([`crate::streaming::stored::check_moments`]).
     pub fn from_parts(p: &MomentsParts) -> Result<Self, Error> {
-        let bad = |why: &str| Error::InvalidParameter {
-            name: "state",
-            reason: format!("not a valid moments state: {why}"),
-        };
-        let finite = [p.shift, p.dsum[0], p.dsum[1], p.dsq[0], p.dsq[1]]
-            .iter()
-            .all(|v| v.is_finite());
-        if !finite || p.dsq[0] < 0.0 {
-            return Err(bad("non-finite or negative sums"));
-        }
-        if !(-1100..=1100).contains(&p.k) || p.sum_limbs.len() > 64 {
-            return Err(bad("out-of-range exponent or sum"));
-        }
+        crate::streaming::stored::check_moments(p)?;
         if p.n == 0 {
             return Ok(Moments::new());
-        }
-        if !(p.min.is_finite() && p.max.is_finite() && p.min <= p.max) {
-            return Err(bad("extremes"));
         }
         Ok(Moments {
             n: p.n,

@@ -6,6 +6,7 @@
 use crate::error::Error;
 use crate::numeric::float::Float;
 use crate::sample::{check_batch, NanPolicy};
+use crate::streaming::stored::{add_counts, check_count};
 use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec};
 use crate::transformations::scaling::Linear;
 
@@ -58,6 +59,7 @@ impl<T: Float> Window<T> {
     /// `raise`, is refused whole); returns how many scores it added.
     pub fn update<U: Float>(&mut self, x: &[U], nan_policy: NanPolicy) -> Result<usize, Error> {
         let s = check_batch(x, nan_policy)?;
+        let seen = add_counts(self.seen, s.count as u64)?;
         // Only the newest `size` of a long batch can stay.
         let mut kept = 0usize;
         let mut start = x.len();
@@ -80,7 +82,7 @@ impl<T: Float> Window<T> {
                 .map(|v| T::from_f64(v.to_f64())),
         );
         self.since_refit += s.count;
-        self.seen += s.count as u64;
+        self.seen = seen;
         Ok(s.count)
     }
 
@@ -106,7 +108,10 @@ impl<T: Float> Window<T> {
         fit_linear(self.values(), NanPolicy::Omit, negate)
     }
 
-    /// Rebuilds a window from its scores (oldest first) and counters.
+    /// Rebuilds a window from its scores (oldest first) and counters,
+    /// stored and so untrusted: a window that has seen `seen` scores holds
+    /// the newest `min(size, seen)` of them, all finite, and fewer than
+    /// `seen` arrived since its last refit.
     pub fn from_parts(
         size: usize,
         refit_every: usize,
@@ -115,15 +120,30 @@ impl<T: Float> Window<T> {
         values: &[T],
     ) -> Result<Self, Error> {
         let mut w = Window::new(size, refit_every)?;
-        if values.len() > size || values.iter().any(|v| !v.is_finite()) {
-            return Err(Error::InvalidParameter {
-                name: "state",
-                reason: "a window state holds at most `window` finite scores".into(),
-            });
+        check_count("seen", seen)?;
+        let held = seen.min(size as u64);
+        if values.len() as u64 != held || values.iter().any(|v| !v.is_finite()) {
+            return Err(Error::invalid(
+                "state",
+                format!(
+                    "not a valid window state: a window of {size} that has seen {seen} scores \
+                     holds the newest {held} of them, all finite; got {} values",
+                    values.len()
+                ),
+            ));
+        }
+        if since_refit as u64 > seen {
+            return Err(Error::invalid(
+                "state",
+                format!(
+                    "not a valid window state: {since_refit} scores since the last refit \
+                     of {seen} seen"
+                ),
+            ));
         }
         w.buf.extend_from_slice(values);
         w.since_refit = since_refit;
-        w.seen = seen.max(values.len() as u64);
+        w.seen = seen;
         Ok(w)
     }
 
@@ -161,6 +181,20 @@ mod tests {
         assert!(w.update(&[f64::NAN], NanPolicy::Raise).is_err());
         assert!(Window::<f32>::new(0, 0).is_err());
         let back = Window::from_parts(5, 3, w.since_refit(), w.seen(), w.values()).unwrap();
-        assert_eq!(back.values(), w.values());
+        assert_eq!(
+            back,
+            Window {
+                buf: w.values().to_vec(),
+                ..w.clone()
+            }
+        );
+        // Stored parts that contradict each other are refused.
+        let (since, seen, values) = (w.since_refit(), w.seen(), w.values());
+        assert!(Window::from_parts(5, 3, since, seen, &values[1..]).is_err());
+        assert!(Window::from_parts(5, 3, since, 3, &values[..3]).is_ok());
+        assert!(Window::from_parts(5, 3, since, 4, &values[..3]).is_err());
+        assert!(Window::from_parts(5, 3, 4, 3, &values[..3]).is_err());
+        assert!(Window::from_parts(5, 3, since, 1 << 60, values).is_err());
+        assert!(Window::from_parts(5, 3, since, seen, &[1.0, 2.0, f64::NAN, 4.0, 5.0]).is_err());
     }
 }

@@ -272,14 +272,9 @@ pub fn fit_gaussian<T: Float>(x: &[T], spec: &GaussianSpec) -> Result<GaussianFi
     if !scale.is_finite() {
         // contract §5: an unrepresentable σ would map every finite score to
         // 0 (or NaN); refuse it instead.
-        return Err(Error::invalid(
+        return Err(Error::beyond_range(
             "scale",
-            format!(
-                "the fitted {} scale exceeds the double range (the scores spread over \
-                 more than ±1.8e308); divide the scores by a power of two, e.g. 2**8, \
-                 before fitting",
-                scale_used.name()
-            ),
+            format_args!("the fitted {} scale", scale_used.name()),
         ));
     }
     Ok(GaussianFit {

@@ -38,6 +38,21 @@ fn estimates_are_equivariant_under_powers_of_two() {
 }
 
 #[test]
+fn a_scale_beyond_the_double_range_is_refused() {
+    // The start (nMAD) is finite, the iteration's scale is not (contract
+    // §5: refused, as fit_gaussian refuses it).
+    let x = [
+        7.872_883_272_189_519e307,
+        1.476_165_613_535_534_9e308,
+        -1.761_557_632_152_405e308,
+    ];
+    for norm in [Norm::Huber, Norm::Tukey] {
+        let e = m_estimate(&mut x.clone(), &MParams::new(norm)).unwrap_err();
+        assert!(e.to_string().contains("exceeds the double range"), "{e}");
+    }
+}
+
+#[test]
 fn gamma_matches_statsmodels() {
     // statsmodels.robust.scale.Huber().gamma
     let g = MParams::new(Norm::Huber).gamma();

@@ -98,7 +98,7 @@ fn m_estimate_from_sketch_is_close() {
     let s = Sample::new(&x, NanPolicy::Omit, false).unwrap();
     let p = MParams::new(Norm::Huber);
     let exact = crate::estimators::mest::m_estimate(&s, &p).unwrap();
-    let est = b.m_estimate(&p);
+    let est = b.m_estimate(&p).unwrap();
     assert!(
         (est.location - exact.location).abs() < 0.05 * exact.scale,
         "{est:?} {exact:?}"
@@ -146,4 +146,17 @@ fn probability_band_matches_a_dense_scan() {
         probability_band(Interval::exact(0.0), Interval { lo: 0.0, hi: 1.0 }),
         1.0
     );
+    // Only (s − μ)/σ matters: the band is the same at every magnitude.
+    let (c, s) = (
+        Interval { lo: -0.1, hi: 0.2 },
+        Interval { lo: 0.9, hi: 1.2 },
+    );
+    let unit = probability_band(c, s);
+    for e in [-1000, -664, 664, 1000] {
+        let f = |i: Interval| Interval {
+            lo: libm::scalbn(i.lo, e),
+            hi: libm::scalbn(i.hi, e),
+        };
+        assert_eq!(probability_band(f(c), f(s)), unit, "2^{e}");
+    }
 }

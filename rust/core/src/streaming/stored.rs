@@ -1,0 +1,235 @@
+//! Checks of stored streaming state (contract §9). State read back from
+//! JSON, a pickle or bytes is untrusted: it may have been edited or cut.
+//! These are the checks that decide whether stored parts describe a state
+//! some stream of finite scores could have left, made before anything is
+//! built from them ([`crate::streaming::moments::Moments::from_parts`],
+//! [`crate::streaming::fit::StreamingGaussian::from_parts`],
+//! [`crate::streaming::window::Window::from_parts`]); and the one bound on
+//! the counts a stream keeps, which updates and merges check too.
+
+use crate::error::Error;
+use crate::numeric::sum::{exact_product, two_sum, ExactSum};
+use crate::streaming::moments::MomentsParts;
+
+/// The most scores a stream counts: 2^53, so that every count is exact as
+/// a double (means, the SD's `Σd²/n`, merges weight by counts) and the sum
+/// of two counts cannot wrap a `u64`.
+pub const MAX_COUNT: u64 = 1 << 53;
+
+/// Relative slack of the consistency checks: the double-double sums are
+/// correct to about 2^-100 of the terms they add; 2^-32 keeps every state a
+/// stream can leave, and refuses a count or sum changed by more.
+const SLACK: f64 = 1.0 / (1u64 << 32) as f64;
+
+/// Absolute slack per score, in the sums' units: what underflow may take
+/// from a sum when it moves to larger units (far below any deviation).
+const TINY: f64 = 1e-280;
+
+fn refused(why: impl core::fmt::Display) -> Error {
+    Error::invalid("state", format!("not a valid streaming state: {why}"))
+}
+
+/// `a + b` scores, refused beyond [`MAX_COUNT`].
+pub fn add_counts(a: u64, b: u64) -> Result<u64, Error> {
+    match a.checked_add(b) {
+        Some(n) if n <= MAX_COUNT => Ok(n),
+        _ => Err(Error::invalid(
+            "scores",
+            format!("a stream counts at most 2^53 scores; {a} seen and {b} more would exceed it"),
+        )),
+    }
+}
+
+/// A stored count of scores: at most [`MAX_COUNT`].
+pub fn check_count(what: &str, n: u64) -> Result<(), Error> {
+    if n > MAX_COUNT {
+        return Err(refused(format_args!(
+            "{what} = {n} exceeds the 2^53 scores a stream counts"
+        )));
+    }
+    Ok(())
+}
+
+/// The stored parts of [`crate::streaming::moments::Moments`] describe
+/// scores some stream could have seen: a count within [`MAX_COUNT`];
+/// finite extremes with `min <= max`; the exact sum's mean and the shift
+/// (a batch mean) inside them (up to the mean's one-ulp double rounding);
+/// the shifted sums `Σd`, `Σd²` (d = (s − shift)·2^-k) finite, within what
+/// n deviations no larger than the extremes allow, with `Σd² >= (Σd)²/n`
+/// and the variance at most `(max − min)²/4` (Popoviciu); and `Σd` equal
+/// to `(Σs − n·shift)·2^-k` from the exact sum. An empty state holds no
+/// sums.
+pub fn check_moments(p: &MomentsParts) -> Result<(), Error> {
+    check_count("n", p.n)?;
+    if p.sum_limbs.len() > 40 {
+        // 2^53 scores below 2^1024 sum to below 2^2151 units of 2^-1074.
+        return Err(refused("the exact sum has too many limbs"));
+    }
+    let sum = ExactSum::from_limbs(p.sum_negative, &p.sum_limbs);
+    let (dsum, dsq) = (two_sum(p.dsum[0], p.dsum[1]), two_sum(p.dsq[0], p.dsq[1]));
+    let sums = [
+        p.shift, p.dsum[0], p.dsum[1], p.dsq[0], p.dsq[1], dsum.0, dsq.0,
+    ];
+    if !sums.iter().all(|v| v.is_finite()) {
+        return Err(refused("the shift and the shifted sums must be finite"));
+    }
+    if p.n == 0 {
+        let empty =
+            sum.to_limbs().is_some_and(|(_, l)| l.is_empty()) && dsum.0 == 0.0 && dsq.0 == 0.0;
+        return if empty {
+            Ok(())
+        } else {
+            Err(refused("a state of 0 scores holds sums"))
+        };
+    }
+    if !(-1100..=1100).contains(&p.k) {
+        return Err(refused(format_args!(
+            "the exponent k = {} is out of range",
+            p.k
+        )));
+    }
+    let (lo, hi) = (p.min, p.max);
+    if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+        return Err(refused("min and max must be finite with min <= max"));
+    }
+    let within = |v: f64| v.next_up() >= lo && v.next_down() <= hi;
+    let mean = sum.mean(p.n as usize);
+    if !within(mean) {
+        return Err(refused(format_args!(
+            "the mean of the exact sum over n = {} scores, {mean}, lies outside [min, max] = \
+             [{lo}, {hi}]",
+            p.n
+        )));
+    }
+    if !within(p.shift) {
+        return Err(refused("the shift (a batch mean) lies outside [min, max]"));
+    }
+    // Deviations from the shift in the sums' units, halved before the
+    // subtraction so that nothing overflows.
+    let unit = |half: f64| libm::scalbn(half, 1 - p.k);
+    let reach = unit((hi / 2.0 - p.shift / 2.0).max(p.shift / 2.0 - lo / 2.0));
+    let range = unit(hi / 2.0 - lo / 2.0);
+    if reach > 2f64.powi(64) {
+        return Err(refused("the exponent k is too small for the extremes"));
+    }
+    let n = p.n as f64;
+    let tiny = TINY * (n + 1.0);
+    let (s, q) = (dsum.0 + dsum.1, dsq.0 + dsq.1);
+    if s.abs() > n * reach * (1.0 + SLACK) + tiny || q > n * reach * reach * (1.0 + SLACK) + tiny {
+        return Err(refused(
+            "the shifted sums exceed what n scores inside [min, max] can add up to",
+        ));
+    }
+    // Σ(s − mean)² = Σd² − (Σd)²/n, in [0, n·(max − min)²/4].
+    let centered = q - s * (s / n);
+    if centered < -SLACK * q - tiny || centered > n * range * range / 4.0 * (1.0 + SLACK) + tiny {
+        return Err(refused(
+            "the sum of squared deviations contradicts the sum of deviations",
+        ));
+    }
+    let mut deviation = sum;
+    deviation.merge(&exact_product(-p.shift, p.n as usize));
+    let want = deviation.scaled_value(-p.k);
+    if (s - want).abs() > SLACK * n * reach + tiny {
+        return Err(refused(format_args!(
+            "the sum of deviations does not match the exact sum of n = {} scores",
+            p.n
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::NanPolicy;
+    use crate::streaming::moments::Moments;
+    use proptest::prelude::*;
+
+    fn parts_of(x: &[f64], cuts: &[usize]) -> MomentsParts {
+        let mut m = Moments::new();
+        let mut start = 0;
+        for &c in cuts.iter().chain([&x.len()]) {
+            let c = c.clamp(start, x.len());
+            let mut part = Moments::new();
+            part.update(&x[start..c], NanPolicy::Omit).unwrap();
+            m.merge(&part);
+            start = c;
+        }
+        m.to_parts()
+    }
+
+    #[test]
+    fn counts_have_headroom() {
+        assert_eq!(add_counts(3, 4).unwrap(), 7);
+        assert!(add_counts(MAX_COUNT, 1).is_err());
+        assert!(add_counts(u64::MAX, 1).is_err());
+        assert!(check_count("n", MAX_COUNT).is_ok());
+        assert!(check_count("n", MAX_COUNT + 1).is_err());
+    }
+
+    type Edit = Box<dyn Fn(&mut MomentsParts)>;
+
+    #[test]
+    fn contradictions_are_refused() {
+        let x: Vec<f64> = (0..100).map(|i| f64::from(i) + 5.0).collect();
+        let good = parts_of(&x, &[30, 70]);
+        check_moments(&good).unwrap();
+        let edits: Vec<(&str, Edit)> = vec![
+            ("negative dsq", Box::new(|p| p.dsq = [1.0, -1e308])),
+            ("huge dsq", Box::new(|p| p.dsq[0] *= 1e6)),
+            ("count 1e15", Box::new(|p| p.n = 1_000_000_000_000_000)),
+            ("count doubled", Box::new(|p| p.n *= 2)),
+            ("count one more", Box::new(|p| p.n += 1)),
+            ("count beyond 2^53", Box::new(|p| p.n = MAX_COUNT + 1)),
+            ("sum flipped", Box::new(|p| p.sum_negative = true)),
+            (
+                "sum edited",
+                Box::new(|p| {
+                    let top = p.sum_limbs.len() - 1;
+                    p.sum_limbs[top] ^= 1 << 55;
+                }),
+            ),
+            ("shift outside", Box::new(|p| p.shift = 1000.0)),
+            ("dsum edited", Box::new(|p| p.dsum[0] += 1.0)),
+            ("nan dsum", Box::new(|p| p.dsum[1] = f64::NAN)),
+            ("inf shift", Box::new(|p| p.shift = f64::INFINITY)),
+            ("min above max", Box::new(|p| p.min = 200.0)),
+            ("max shrunk", Box::new(|p| p.max = 50.0)),
+            ("k too small", Box::new(|p| p.k = -80)),
+            ("k out of range", Box::new(|p| p.k = 5000)),
+            ("empty with sums", Box::new(|p| p.n = 0)),
+            ("limbs", Box::new(|p| p.sum_limbs = vec![1; 41])),
+        ];
+        for (what, edit) in edits {
+            let mut p = good.clone();
+            edit(&mut p);
+            assert!(check_moments(&p).is_err(), "{what}: {p:?}");
+            assert!(Moments::from_parts(&p).is_err(), "{what}");
+        }
+        check_moments(&Moments::new().to_parts()).unwrap();
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Every state a stream leaves passes, at every magnitude.
+        #[test]
+        fn every_stream_state_passes(
+            x in proptest::collection::vec(prop_oneof![
+                -1e3f64..1e3,
+                (-1.0f64..1.0).prop_map(|v| 1e12 + v),
+                (-1.0f64..1.0).prop_map(|v| v * 1e-300),
+                (-1.0f64..1.0).prop_map(|v| v * 1e-315),
+                (-1.0f64..1.0).prop_map(|v| v * 1.79e308),
+                Just(3.0),
+                Just(f64::NAN),
+            ], 1..200),
+            cuts in proptest::collection::vec(0usize..200, 0..6),
+        ) {
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            let p = parts_of(&x, &cuts);
+            prop_assert!(check_moments(&p).is_ok(), "{:?}: {:?}", p, check_moments(&p));
+        }
+    }
+}
