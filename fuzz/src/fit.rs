@@ -7,7 +7,7 @@ use outprob_core::transformations::fit::{fit_gaussian, Center, GaussianFit, Gaus
 use outprob_core::transformations::scaling::{transform, Scaling};
 use outprob_core::{Error, Float};
 
-fn spec(r: &mut Input<'_>) -> GaussianSpec {
+pub(crate) fn spec(r: &mut Input<'_>) -> GaussianSpec {
     let center = match r.byte() % 6 {
         0 => Center::Mean,
         1 => Center::Median,

@@ -13,20 +13,23 @@ mod binning;
 mod fit;
 mod input;
 mod metrics;
+mod state;
 mod transform;
 
 pub use binning::binning;
 pub use fit::fit;
 pub use metrics::metrics;
+pub use state::state;
 pub use transform::transform;
 
 /// A fuzz target: checks one input, panics on a breach of the contract.
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets by name, as `cargo fuzz` and the corpus folders call them.
-pub const TARGETS: [(&str, Target); 4] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("fit", fit),
     ("transform", transform),
     ("binning", binning),
     ("metrics", metrics),
+    ("state", state),
 ];
