@@ -412,11 +412,16 @@ impl<'a> Brackets<'a> {
         let devs = self.deviations(center.value);
         let about = self.deviations_about(center.interval);
         // Squares are taken of deviations in units of a power of two near
-        // the largest, so that they neither underflow nor overflow.
-        let top = about
-            .bounds(keep)
-            .hi
-            .max(devs.values().last().copied().unwrap_or(0.0));
+        // the largest, so that they neither underflow nor overflow. The
+        // bound of the largest kept deviation is infinite when the center's
+        // interval reaches beyond the double range: so is the SD's then.
+        let reach = about.bounds(keep).hi;
+        let top = devs.values().last().copied().unwrap_or(0.0);
+        let top = if reach.is_finite() {
+            top.max(reach)
+        } else {
+            top
+        };
         let e = if top > 0.0 && top.is_finite() {
             crate::numeric::reduce::binary_exponent(top)
         } else {
@@ -459,10 +464,16 @@ impl<'a> Brackets<'a> {
             libm::scalbn((lo.value() / k).sqrt(), e),
             libm::scalbn((hi.value() / k).sqrt(), e),
         );
-        Estimate {
-            value,
-            interval: Interval { lo: l, hi: u }.widen(u, 8.0).clamp_low(0.0),
-        }
+        let interval = if reach.is_finite() && u.is_finite() {
+            Interval { lo: l, hi: u }.widen(u, 8.0).clamp_low(0.0)
+        } else {
+            let lo = if l.is_finite() { l } else { 0.0 };
+            Interval {
+                lo: (lo - 8.0 * f64::EPSILON * lo).next_down().max(0.0),
+                hi: f64::INFINITY,
+            }
+        };
+        Estimate { value, interval }
     }
 
     /// The sample of deviations `|y − c|` with the same weights.
