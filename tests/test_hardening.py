@@ -165,3 +165,258 @@ def test_std_of_integer_scores_is_within_1e15_of_exact(seed):
     assert float(stats.std(x)) == pytest.approx(exact, rel=1e-15, abs=0)
     streamed = outprob.GaussianScaler().partial_fit(x[: n // 3]).partial_fit(x[n // 3 :])
     assert streamed.scale_ == pytest.approx(float(stats.std(x)), rel=1e-15, abs=0)
+
+
+# -- 5. from_dict refuses missing parameters ----------------------------------------
+def test_from_dict_refuses_every_missing_parameter():
+    d = outprob.GaussianScaler(higher_is_outlier=False).fit([1.0, 2.0, 3.0]).to_dict()
+    for name in list(d["params"]):
+        broken = copy.deepcopy(d)
+        del broken["params"][name]
+        with pytest.raises(ValueError, match=name):
+            outprob.from_dict(broken)
+
+
+# -- 6. stored fitted attributes that contradict the stream or themselves -------------
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d["fitted"].update(n_samples_seen_=-1),
+        lambda d: d["fitted"].update(rank_error_=float("nan")),
+        lambda d: d["fitted"].update(center_interval_=[0.0, 1.0]),
+        lambda d: d["fitted"].update(probability_error_=2.0),
+        lambda d: d["fitted"].update(center_=d["fitted"]["center_"] + 1e-9),
+        lambda d: d["fitted"].update(n_samples_seen_=d["fitted"]["n_samples_seen_"] + 1),
+        lambda d: d["stream"]["states"].append(d["stream"]["states"][0]),
+        lambda d: d["stream"].update(ndim=2),
+    ],
+    ids=["n<0", "rank nan", "interval", "p>1", "center", "n+1", "columns", "ndim"],
+)
+def test_fitted_attributes_must_agree_with_the_stream(edit):
+    d = outprob.GaussianScaler("median", "nmad", k=64).partial_fit(np.arange(500.0) % 37).to_dict()
+    edit(d)
+    with pytest.raises(ValueError):
+        outprob.GaussianScaler.from_dict(d)
+
+
+def test_pickled_stream_must_agree_with_the_fit():
+    import pickle
+
+    s = outprob.GaussianScaler("median", "nmad").partial_fit(np.arange(50.0))
+    state = s.__getstate__()
+    state["center_"], state["center_interval_"] = 3.0, (3.0, 3.0)
+    t = outprob.GaussianScaler.__new__(outprob.GaussianScaler)
+    with pytest.raises(ValueError, match="contradict"):
+        t.__setstate__(state)
+    back = pickle.loads(pickle.dumps(s))
+    assert back.to_dict() == s.to_dict()
+
+
+# -- 8. malformed stored state: ValueError, never another exception -------------------
+HOSTILE = [None, -1, 2**64, 2**70, -(2**70), float("inf"), float("nan"), 1.5, True, "x", [], {}, [1, -1]]
+
+
+def _leaves(obj, path=()):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(obj, list) and obj and not all(isinstance(v, (int, float)) for v in obj):
+        for i, v in enumerate(obj):
+            yield from _leaves(v, path + (i,))
+    yield path
+
+
+def _replaced(d, path, value):
+    d = copy.deepcopy(d)
+    if not path:
+        return value
+    target = d
+    for p in path[:-1]:
+        target = target[p]
+    if value is _DELETE:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return d
+
+
+_DELETE = object()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"center": "median", "scale": "nmad", "k": 64},
+        {},
+        {"window": 20, "refit_every": 7},
+    ],
+    ids=["sketch", "moments", "window"],
+)
+def test_malformed_stored_state_raises_value_error(params):
+    """Every field of a checkpoint replaced by a hostile value (or deleted):
+    from_dict loads it (when it still describes a valid state) or raises
+    ValueError — never OverflowError, AttributeError, KeyError or TypeError."""
+    d = outprob.GaussianScaler(**params).partial_fit(np.arange(300.0) % 41).to_dict()
+    calls = 0
+    for path in set(_leaves(d)):
+        for value in HOSTILE + [_DELETE]:
+            if value is _DELETE and not path:
+                continue
+            broken = _replaced(d, path, value)
+            calls += 1
+            try:
+                outprob.from_dict(broken)
+            except ValueError:
+                pass
+    assert calls > 200
+
+
+def test_streaming_fit_from_dict_raises_value_error():
+    from outprob.streaming import StreamingFit
+
+    good = StreamingFit("median", "nmad", k=64).update(np.arange(100.0)).to_dict()
+    for broken in [
+        1,
+        {**good, "params": 1},
+        {**good, "extra": 1},
+        {**good, "states": [{"since_refit": 0, "seen": 3, "values": "AAAA"}]},
+        {**good, "states": [{**good["states"][0], "sketch": "not base64!"}]},
+        {**good, "states": [{**good["states"][0], "seed": -1}]},
+        {**good, "ndim": True},
+        {**good, "fitted": [{}]},
+        {**good, "params": {**good["params"], "k": "800"}},
+        {**good, "params": {**good["params"], "higher_is_outlier": "no"}},
+    ]:
+        with pytest.raises(ValueError):
+            StreamingFit.from_dict(broken)
+
+
+# -- 9. size parameters: ValueError for any Python int --------------------------------
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: outprob.GaussianScaler(k=2**32).partial_fit([1.0, 2.0]),
+        lambda: outprob.GaussianScaler(k=2**32).fit([1.0, 2.0]),
+        lambda: outprob.GaussianScaler(k=7).fit([1.0, 2.0]),
+        lambda: outprob.GaussianScaler(window=2**64).partial_fit([1.0, 2.0]),
+        lambda: outprob.GaussianScaler(window=5, refit_every=2**64).partial_fit([1.0, 2.0]),
+        lambda: outprob.LinearScaler(window=2**64).fit([1.0, 2.0]),
+        lambda: outprob.GaussianScaler(ddof=2**70).fit([1.0, 2.0]),
+        lambda: outprob.streaming.KLLSketch(k=2**40),
+        lambda: outprob.streaming.KLLSketch(seed=2**64),
+        lambda: outprob.streaming.KLLSketch.deserialize(outprob.streaming.KLLSketch().serialize(), seed=-1),
+        lambda: outprob.streaming.StreamingFit(seed=2**64),
+        lambda: outprob.streaming.normalized_rank_error(2**70),
+    ],
+)
+def test_size_parameters_refuse_any_int_with_value_error(make):
+    import outprob.streaming  # noqa: F401 - the lambdas read it
+
+    with pytest.raises(ValueError):
+        make()
+
+
+# -- 10. partial_fit on scalers that cannot stream, merge with itself -----------------
+@pytest.mark.parametrize("name", ["RankScaler", "GammaScaler", "SigmoidScaler", "TopKScaler"])
+def test_partial_fit_of_a_batch_only_scaler_is_a_type_error(name):
+    s = getattr(outprob, name)()
+    for method in ("partial_fit", "merge", "refit"):
+        assert not hasattr(s, method)
+        with pytest.raises(TypeError, match="cannot be fitted incrementally"):
+            getattr(s, method)
+
+
+def test_merge_with_itself_is_merge_with_a_copy():
+    x = np.random.default_rng(5).lognormal(size=3000)
+    a = outprob.GaussianScaler("median", "nmad", k=64).partial_fit(x)
+    b = copy.deepcopy(a)
+    a.merge(a)
+    b.merge(copy.deepcopy(b))
+    assert a.to_dict() == b.to_dict()
+    assert a.n_samples_seen_ == 6000
+
+
+def test_predict_confidence_takes_any_real_contamination():
+    pytest.importorskip("pyod")
+    from pyod.models.knn import KNN
+
+    from outprob.pyod import predict_confidence
+
+    X = np.r_[np.random.default_rng(1).normal(size=(100, 2)), [[5.0, 5.0]]]
+    new = np.array([[0.0, 0.0], [1.5, 1.5], [4.0, 4.0]])
+    for gamma in (0.1, 0.05):
+        knn = KNN(contamination=gamma).fit(X)
+        want = knn.predict_confidence(new)  # PyOD takes builtin numbers only
+        for same in (np.float32(gamma), np.float64(gamma)):
+            knn.contamination = same
+            assert np.allclose(predict_confidence(knn, new), want, rtol=0, atol=1e-12)
+
+
+# -- docs: ScaledDetector notices scores changed in place ----------------------------
+class _Detector:
+    """The least a detector is (contract §7): training scores and a scorer."""
+
+    def __init__(self, scores):
+        self.decision_scores_ = np.asarray(scores, dtype=float)
+
+    def decision_function(self, X):
+        return np.asarray(X, dtype=float).reshape(-1)
+
+
+def test_scaled_detector_notices_scores_changed_in_place():
+    from outprob.pyod import ScaledDetector
+
+    d = _Detector(np.arange(20.0))
+    scaled = ScaledDetector(d, "mean_std")
+    before = scaled.outlier_proba()
+    d.decision_scores_ *= 3.0
+    d.decision_scores_[-1] = 1000.0
+    want = ScaledDetector(_Detector(d.decision_scores_.copy()), "mean_std").outlier_proba()
+    got = scaled.outlier_proba()
+    assert not np.array_equal(got, before)
+    assert np.array_equal(got, want)
+
+
+# -- 11. concurrent partial_fit loses nothing, publishes everything -------------------
+@pytest.mark.parametrize("name", ["median_nmad", "mean_std", "linear"])
+def test_concurrent_first_partial_fits_lose_no_batch(name):
+    from tests.test_streaming_threads import _run
+
+    rng = np.random.default_rng(0)
+    batches = [rng.lognormal(size=(300, 3)) for _ in range(8 * 4)]
+    s = outprob.scaler(name)
+    snapshots = []
+
+    def work(i):
+        for b in batches[i::8]:
+            s.partial_fit(b)
+            snapshots.append(s.to_dict())
+
+    _run([lambda i=i: work(i) for i in range(8)])
+    # Every batch reached every column, and the last publish shows them all.
+    assert list(s.n_samples_seen_) == [len(batches) * 300] * 3
+    # Each checkpoint taken meanwhile is one consistent state.
+    for d in snapshots[::4]:
+        outprob.from_dict(d)
+
+
+# -- 13. a resumed window continues as the original ----------------------------------
+@pytest.mark.parametrize("how", ["pickle", "to_dict", "deepcopy"])
+def test_a_resumed_window_continues_as_the_original(how):
+    import json
+    import pickle
+
+    rng = np.random.default_rng(1)
+    original = outprob.GaussianScaler(window=1000, refit_every=500)
+    original.partial_fit(rng.normal(size=1200))
+    original.partial_fit(rng.normal(size=300) + 0.3)
+    if how == "pickle":
+        copy_ = pickle.loads(pickle.dumps(original))
+    elif how == "to_dict":
+        copy_ = outprob.from_dict(json.loads(json.dumps(original.to_dict())))
+    else:
+        copy_ = copy.deepcopy(original)
+    for batch in (rng.normal(size=100) + 5.0, rng.normal(size=150) - 1.0, rng.normal(size=400)):
+        original.partial_fit(batch)
+        copy_.partial_fit(batch)
+        assert copy_.to_dict() == original.to_dict()

@@ -34,6 +34,7 @@ from ._input import (
 )
 from ._output import OUTPUTS, check_output_available, global_transform_output, wrap_output
 from ._persist import State
+from .streaming import StreamingFit
 
 _S = TypeVar("_S", bound="ScalerBase")
 _E = TypeVar("_E")
@@ -139,8 +140,9 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         self
         """
         if getattr(self, "window", None) is not None:
-            self._stream = None
-            self._partial_fit(X, 3)
+            with self._stream_lock():
+                self._stream = None
+                self._partial_fit(X, 3)
             return self
         x = as_float_array(X)
         self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
@@ -230,9 +232,10 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
                 return fused
         x = as_float_array(X)
         if getattr(self, "window", None) is not None:
-            self._stream = None
-            self._partial_fit(x if type(X) is np.ndarray else X, 3)
-            state = self._fitted_state()
+            with self._stream_lock():
+                self._stream = None
+                self._partial_fit(x if type(X) is np.ndarray else X, 3)
+                state = self._fitted_state()
         else:
             state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
             self._state = state
@@ -436,23 +439,33 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         :meth:`from_dict` (or :func:`outprob.from_dict`) rebuilds it, so a
         scaler fitted offline can be shipped to a scoring service.
         """
-        data = _persist.to_dict(self, self._fitted_state())
-        stream = self._stream
-        if stream is not None:
-            # partial_fit's state: from_dict resumes the stream from it.
-            data["stream"] = stream.to_dict()
+        with self._stream_lock():  # the fit and its stream of one moment
+            data = _persist.to_dict(self, self._fitted_state())
+            stream = self._stream
+            if stream is not None:
+                # partial_fit's state: from_dict resumes the stream from it.
+                data["stream"] = stream.to_dict()
         return data
 
     @classmethod
     def from_dict(cls: type[_S], data: Dict[str, Any]) -> _S:
-        """Rebuilds a fitted scaler from :meth:`to_dict` output."""
-        obj = cls(**_persist.params_of(cls.__name__, cls._get_param_names(), data))
-        obj._check_params()
-        obj._state = obj._restore(
-            data["fitted"], data["ndim"], data.get("feature_names_in"), not obj.higher_is_outlier
-        )
-        if data.get("stream") is not None:
-            obj._stream = obj._stream_from_dict(data["stream"])
+        """Rebuilds a fitted scaler from :meth:`to_dict` output.
+
+        The dict is untrusted: missing or unknown keys, parameters of the
+        wrong type or range, invalid fitted values, and a stream that
+        contradicts itself or the fit raise ``ValueError`` (contract §7)."""
+        try:
+            obj = cls(**_persist.params_of(cls.__name__, cls._get_param_names(), data))
+            obj._check_params()
+            obj._state = obj._restore(
+                data["fitted"], data["ndim"], data.get("feature_names_in"),
+                not obj.higher_is_outlier,
+            )
+            if data.get("stream") is not None:
+                obj._resume(StreamingFit.from_dict(data["stream"]))
+        except (TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+            # A stored value of the wrong type is a corrupt dict too.
+            raise ValueError(f"not a valid serialised {cls.__name__}: {exc}") from None
         return obj
 
     def _restore(self, fitted: Any, ndim: Any, names: Any, negate: bool) -> State:
@@ -464,18 +477,29 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         return self._published(attributes, ndim, names, bool(negate))
 
     def __getstate__(self) -> Dict[str, Any]:
-        return _persist.pickled(self.__dict__)
+        with self._stream_lock():  # the fit and its stream of one moment
+            data = _persist.pickled(self.__dict__)
+            stream = self._stream
+            if stream is not None:
+                # A copy: pickle writes the stream after this returns.
+                data["_stream"] = StreamingFit.from_dict(stream.to_dict())
+        return data
 
     def __setstate__(self, data: Dict[str, Any]) -> None:
         attributes, fitted = _persist.unpickled(
             type(self).__name__, parameter_defaults(type(self)), self._KINDS, data
         )
+        stream = attributes.pop("_stream", None)
         self.__dict__.update(attributes)
         if fitted is not None:
             stored, ndim, names, negate = fitted
             if negate is None:  # outprob 0.1.0 did not store it
                 negate = not self.higher_is_outlier
             self._state = self._restore(stored, ndim, names, negate)
+        if stream is not None:
+            if fitted is None:
+                raise ValueError("cannot load this pickle: it holds a stream but no fit")
+            self._resume(stream)
 
     # -- subclass hooks --------------------------------------------------------
     def _check_params(self) -> None:

@@ -40,6 +40,14 @@ class InputError(TypeError, ValueError):
     """
 
 
+class NotIncrementalError(AttributeError, TypeError):
+    """``partial_fit``, ``merge`` or ``refit`` of a scaler that cannot be
+    fitted incrementally: a ``TypeError`` (contract §9) and an
+    ``AttributeError``, so that ``hasattr(scaler, "partial_fit")`` is false
+    and tools that probe for incremental learners (scikit-learn's checks)
+    pass it by."""
+
+
 _CONVERGENCE_DOC = """Huber's proposal 2 stopped at ``maxiter`` iterations without meeting
     ``tol``; the last iterate is used (contract §3). Also a
     ``sklearn.exceptions.ConvergenceWarning``."""

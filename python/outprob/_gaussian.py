@@ -17,7 +17,10 @@ from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._fitted import Fitted, Bools, Floats, Intervals, Ints, Strs
 from ._incremental import bounds, refit_every
 from ._input import (
+    MAX_COUNT,
     MAX_ITER,
+    MAX_K,
+    MIN_K,
     check_fraction,
     check_int,
     check_positive,
@@ -227,10 +230,10 @@ class GaussianScaler(ScalerBase):
                 raise ValueError("trim='auto' reads the raw scores; it does not combine with a pretransform")
         else:
             check_fraction(self.trim, "trim")
-        check_int(self.ddof, "ddof", 0)
+        check_int(self.ddof, "ddof", 0, MAX_COUNT)
         check_int(self.maxiter, "maxiter", 1, MAX_ITER)
         check_positive(self.tol, "tol")
-        check_int(self.k, "k", 8)
+        check_int(self.k, "k", MIN_K, MAX_K)
         if self.pretransform not in (None, "sqrt", "minus_log"):
             raise ValueError(
                 f"pretransform must be None, 'sqrt' or 'minus_log', got {self.pretransform!r}"

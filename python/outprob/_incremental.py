@@ -12,14 +12,26 @@ never sees a mix of two fits. The methods exist only on scalers whose
 
 from __future__ import annotations
 
+import functools
 import inspect
+import threading
+import types
 import warnings
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from ._input import as_float_array, check_int, check_names, feature_names, shape_message
+from ._exceptions import NotIncrementalError
+from ._input import (
+    MAX_COUNT,
+    MAX_WINDOW,
+    as_float_array,
+    check_int,
+    check_names,
+    feature_names,
+    shape_message,
+)
 from .streaming import StreamingFit, StreamingResult
 
 if TYPE_CHECKING:
@@ -35,12 +47,27 @@ if TYPE_CHECKING:
         return method
 
 else:
-    from sklearn.utils.metaestimators import available_if
 
-    # partial_fit/merge/refit exist only on scalers that can stream: tools
-    # that probe for partial_fit (scikit-learn's checks, incremental
-    # learners) must not find it on the others.
-    _if_streamable = available_if(lambda est: est._CAN_STREAM)
+    class _if_streamable:
+        """partial_fit/merge/refit exist only on scalers that can stream:
+        on the others reading the method raises NotIncrementalError, a
+        TypeError (contract §9) and an AttributeError, so that tools that
+        probe for partial_fit (scikit-learn's checks, incremental learners)
+        do not find it."""
+
+        def __init__(self, fn: Callable[..., Any]) -> None:
+            self.fn = fn
+            functools.update_wrapper(self, fn)
+
+        def __get__(self, obj: Any, owner: Any = None) -> Any:
+            if obj is None:
+                return self.fn
+            if not obj._CAN_STREAM:
+                raise NotIncrementalError(
+                    f"{type(obj).__name__} cannot be fitted incrementally (partial_fit, merge, "
+                    "refit): fit it on all scores at once with fit()"
+                )
+            return types.MethodType(self.fn, obj)
 
 
 class Incremental:
@@ -113,7 +140,8 @@ class Incremental:
         >>> float(s.center_), s.n_samples_seen_
         (4.5, 10)
         """
-        self._partial_fit(X, 3)
+        with self._stream_lock():
+            self._partial_fit(X, 3)
         return self
 
     @_if_streamable
@@ -142,11 +170,16 @@ class Incremental:
             raise TypeError(
                 f"can only merge another {type(self).__name__}, got {type(other).__name__}"
             )
+        with self._stream_lock():
+            self._merge(other)
+        return self
+
+    def _merge(self, other: "Incremental") -> None:
         theirs = other._stream
         if theirs is None:
             if other.__sklearn_is_fitted__():
                 raise _fitted_without_stream("the other scaler")
-            return self  # nothing seen: the union is this fit
+            return  # nothing seen: the union is this fit
         ours = self._stream
         if ours is None and self.__sklearn_is_fitted__():
             raise _fitted_without_stream("this scaler")
@@ -166,8 +199,7 @@ class Incremental:
                 raise ValueError("the scalers were fitted on columns of different names")
             mine = ours
         mine.merge(theirs)
-        self._publish(mine, state.ndim, state.names, 3)
-        return self
+        self._publish(mine, state.ndim, state.names, 4)
 
     @_if_streamable
     def refit(self: _S) -> _S:
@@ -178,16 +210,28 @@ class Incremental:
         -------
         self
         """
-        stream = self._stream
-        if stream is None:
-            raise ValueError(
-                f"this {type(self).__name__} has no streaming state to refit: "
-                "call partial_fit first"
-            )
-        stream.refit()
-        state = self._fitted_state()
-        self._publish(stream, state.ndim, state.names, 3)
+        with self._stream_lock():
+            stream = self._stream
+            if stream is None:
+                raise ValueError(
+                    f"this {type(self).__name__} has no streaming state to refit: "
+                    "call partial_fit first"
+                )
+            stream.refit()
+            state = self._fitted_state()
+            self._publish(stream, state.ndim, state.names, 3)
         return self
+
+    def _stream_lock(self) -> "threading.RLock":
+        """The lock that serialises this scaler's partial_fit, merge and
+        refit (made on first use; never pickled): concurrent calls add
+        their batches one after another and each publishes the state of
+        all batches added so far (contract §9)."""
+        lock = self.__dict__.get("_stream_mutex")
+        if lock is None:
+            # setdefault is atomic: two threads get the same lock.
+            lock = self.__dict__.setdefault("_stream_mutex", threading.RLock())
+        return lock  # type: ignore[no-any-return]
 
     def _partial_fit(self, X: Any, stacklevel: int) -> None:
         """Adds a batch to the stream and publishes the new fit; warnings
@@ -237,9 +281,10 @@ class Incremental:
 
     def _check_window(self) -> None:
         """Checks ``window`` and ``refit_every`` (the scalers that stream)."""
-        for name, value in (("window", self.window), ("refit_every", self.refit_every)):
+        bounds = (("window", self.window, MAX_WINDOW), ("refit_every", self.refit_every, MAX_COUNT))
+        for name, value, largest in bounds:
             if value is not None:
-                check_int(value, name, 1)
+                check_int(value, name, 1, largest)
 
     def _new_stream(self) -> StreamingFit:
         """A fresh :class:`StreamingFit` with the scaler's parameters (raises
@@ -247,17 +292,42 @@ class Incremental:
         self._check_params()
         return StreamingFit(**self._stream_params())
 
-    def _stream_from_dict(self, data: Any) -> StreamingFit:
-        """The checked stream of a ``to_dict``: it must have the scaler's
-        parameters."""
-        if not isinstance(data, dict) or "params" not in data:
-            raise ValueError("'stream' must be the dict StreamingFit.to_dict() makes")
-        stream = StreamingFit.from_dict(data)
+    def _resume(self, stream: Any) -> None:
+        """Keeps a stored stream (``from_dict``, unpickling) once checked
+        against the stored fit: the scaler's parameters, the fit's columns,
+        and the fitted attributes exactly those the stream publishes (a
+        window's: its last fit). Stored state is untrusted; a stream and a
+        fit that contradict each other are refused."""
+        if not isinstance(stream, StreamingFit):
+            raise ValueError("the stored stream must be a StreamingFit state")
         if stream.params != self._new_stream().params:
             raise ValueError("the stored stream's parameters differ from the scaler's")
         if stream.n == 0:
             raise ValueError("the stored stream holds no scores")
-        return stream
+        state = self._fitted_state()
+        results = stream.results()
+        if stream._ndim != state.ndim or len(results) != state.n_features:
+            raise ValueError(
+                f"the stored stream has {len(results)} score column(s) ({stream._ndim}-D), "
+                f"the fit {state.n_features} ({state.ndim}-D)"
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the original fit warned already
+            fits = [
+                self._stream_column(r, j if state.ndim == 2 else None)[0]
+                for j, r in enumerate(results)
+            ]
+        expected = self._state_of(fits, state.ndim, state.names).attributes
+        differ = sorted(
+            name for name in set(expected) | set(state.attributes)
+            if not _equal(expected.get(name), state.attributes.get(name))
+        )
+        if differ:
+            raise ValueError(
+                f"the stored fitted attributes {differ} contradict the stored stream, "
+                "which gives other values"
+            )
+        self._stream = stream
 
     def _stream_params(self) -> Dict[str, Any]:
         """The :class:`outprob.streaming.StreamingFit` parameters of
@@ -334,6 +404,19 @@ def _fitted_without_stream(which: str) -> ValueError:
         f"{which} was fitted with fit(), which keeps no streaming state; "
         "merge combines scalers fitted with partial_fit"
     )
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Whether two fitted attributes hold the same values (NaN is never
+    equal: no fit publishes it)."""
+    if a is None or b is None:
+        return a is None and b is None
+    x, y = np.asarray(a), np.asarray(b)
+    if x.shape != y.shape:
+        return False
+    if x.dtype.kind in "fiub" and y.dtype.kind in "fiub":
+        return bool(np.array_equal(x.astype(float), y.astype(float)))
+    return bool(np.array_equal(x, y))
 
 
 def _names_equal(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:

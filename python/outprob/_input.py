@@ -289,6 +289,14 @@ def check_fraction(value: Any, name: str) -> float:
 #: Largest ``maxiter`` of M-estimation (contract §5; the core's ``MAX_ITER``):
 #: no call runs unbounded.
 MAX_ITER = 1_000
+#: Bounds of the streaming size parameters (contract §5, §9), checked before
+#: anything is allocated: the KLL sketch's k (DataSketches' range), a window
+#: (the core's ``MAX_WINDOW``), a count of scores (``refit_every``, ``ddof``:
+#: at most the 2^53 scores a stream counts, exact as doubles) and a seed.
+MIN_K, MAX_K = 8, 65_535
+MAX_WINDOW = 2**32
+MAX_COUNT = 2**53
+MAX_SEED = 2**64 - 1
 
 
 def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None) -> int:

@@ -77,6 +77,11 @@ def params_of(kind: str, known: Sequence[str], data: Any) -> Dict[str, Any]:
     unknown = set(params) - set(known)
     if unknown:
         raise ValueError(f"unknown parameters {sorted(unknown)} for {kind}")
+    lacking = [p for p in known if p not in params]
+    if lacking:
+        # A default in their place could change every probability (a
+        # dropped higher_is_outlier=False flips them all).
+        raise ValueError(f"a serialised {kind} lacks the parameters {lacking}")
     return params
 
 
@@ -130,7 +135,39 @@ def restore(
     if not all(math.isfinite(v) for v in first + second):
         raise ValueError("fitted parameters must be finite numbers, one per column")
     check_pair(first, second)
+    check_stream_attributes(attributes)
     return attributes, ndim, checked_names(names, ndim, n)
+
+
+#: The most scores a stream counts (the core's ``MAX_COUNT``).
+MAX_COUNT = 2**53
+
+
+def check_stream_attributes(attributes: Dict[str, Any]) -> None:
+    """The stream's size and bounds (``partial_fit``'s fitted attributes)
+    as a stream makes them: 1 to 2^53 scores, a rank error in [0, 1), a
+    probability bound in [0, 1], intervals holding their estimates."""
+
+    def values(name: str) -> np.ndarray:
+        return np.atleast_1d(np.asarray(attributes[name], dtype=float))
+
+    if "n_samples_seen_" in attributes:
+        n = values("n_samples_seen_")
+        if not np.all((n >= 1) & (n <= MAX_COUNT)):
+            raise ValueError(f"n_samples_seen_ must be in [1, 2^53], got {attributes['n_samples_seen_']!r}")
+    for name, top, closed in (("rank_error_", 1.0, False), ("probability_error_", 1.0, True)):
+        if name in attributes:
+            v = values(name)
+            if not np.all((v >= 0) & ((v <= top) if closed else (v < top))):
+                interval = f"[0, {top:g}{']' if closed else ')'}"
+                raise ValueError(f"{name} must be in {interval}, got {attributes[name]!r}")
+    for name in attributes:
+        estimate = name[: -len("interval_")]
+        if name.endswith("_interval_") and estimate in attributes:
+            bounds = np.asarray(attributes[name], dtype=float).reshape(-1, 2)
+            v = values(estimate)
+            if not np.all((bounds[:, 0] <= v) & (v <= bounds[:, 1])):
+                raise ValueError(f"{name} must hold {estimate}, got {attributes[name]!r}")
 
 
 def checked_names(names: Any, ndim: int, n: int) -> Optional[np.ndarray]:
@@ -149,7 +186,7 @@ def pickled(attributes: Dict[str, Any]) -> Dict[str, Any]:
 
     data = {
         k: v for k, v in attributes.items()
-        if k != "_state" and not (k == "_stream" and v is None)
+        if k not in ("_state", "_stream_mutex") and not (k == "_stream" and v is None)
     }
     state: Optional[State] = attributes.get("_state")
     if state is not None:

@@ -43,6 +43,7 @@ array([[1., 0.],
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -94,7 +95,8 @@ class ScaledDetector:
     Notes
     -----
     The scalers are fitted on first use and refitted whenever a detector's
-    ``decision_scores_`` is replaced (the detector was refitted).
+    ``decision_scores_`` is replaced (the detector was refitted) or changed
+    in place.
     ``fit(X)`` fits the detectors on ``X`` first.
     """
 
@@ -182,7 +184,7 @@ class ScaledDetector:
         if (
             fitted is None
             or len(fitted[0]) != len(detectors)
-            or any(getattr(d, "decision_scores_", None) is not s for d, s in zip(detectors, fitted[0]))
+            or any(_changed(d, s) for d, s in zip(detectors, fitted[0]))
         ):
             fitted = self._fit()
             self._fitted = fitted  # one assignment: readers see old or new
@@ -198,9 +200,12 @@ class ScaledDetector:
         for d in detectors:
             _check_detector(d)
             source = d.decision_scores_
+            scores = as_float_array(source, "decision_scores_").reshape(-1)
             s = _new_scaler(self.method)
-            s.fit(as_float_array(source, "decision_scores_").reshape(-1))
-            sources.append(source)
+            s.fit(scores)
+            # The array and a copy of its scores: a refit replaces the one,
+            # an edit in place changes the other.
+            sources.append((source, scores.copy()))
             scalers.append(s)
         return sources, scalers
 
@@ -317,8 +322,9 @@ def predict_confidence(detector: Any, X: npt.ArrayLike) -> Probabilities:
     counts[np.isnan(test)] = 0  # PyOD: no training score is <= NaN
     posterior = (1.0 + counts) / (2.0 + n)
     contamination = detector.contamination
-    if isinstance(contamination, (float, int)):
-        gamma = contamination
+    if isinstance(contamination, numbers.Real) and not isinstance(contamination, (bool, np.bool_)):
+        # Any real number, NumPy's too (np.float32(0.1)).
+        gamma = float(contamination)
         prediction = (test > detector.threshold_).astype("int")
     else:  # a PyThresh thresholder
         gamma = np.sum(detector.labels_) / n
@@ -495,6 +501,17 @@ def _new_scaler(method: Union[str, Scaler]) -> Scaler:
     raise TypeError(
         f"method must be a variant name or an outprob scaler, got {type(method).__name__}"
     )
+
+
+def _changed(detector: Any, fitted: Tuple[Any, np.ndarray]) -> bool:
+    """Whether a detector's training scores differ from those fitted on:
+    another array, or the same one changed in place."""
+    source, scores = fitted
+    current = getattr(detector, "decision_scores_", None)
+    if current is not source:
+        return True
+    now = as_float_array(current, "decision_scores_").reshape(-1)
+    return not np.array_equal(now, scores, equal_nan=True)
 
 
 def _check_detector(d: Any) -> None:

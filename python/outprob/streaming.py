@@ -23,13 +23,27 @@
 from __future__ import annotations
 
 import base64
+import binascii
+import inspect
 import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core
-from ._input import as_float_array, check_fraction, check_int, check_nan_policy, check_positive
+from ._input import (
+    MAX_COUNT,
+    MAX_ITER,
+    MAX_K,
+    MAX_SEED,
+    MAX_WINDOW,
+    MIN_K,
+    as_float_array,
+    check_fraction,
+    check_int,
+    check_nan_policy,
+    check_positive,
+)
 
 __all__ = [
     "KLLSketch",
@@ -56,7 +70,7 @@ def normalized_rank_error(k: int, pmf: bool = False) -> float:
     >>> round(normalized_rank_error(800), 5)
     0.00345
     """
-    return float(_core.kll_normalized_rank_error(check_int(k, "k", 1), pmf=bool(pmf)))
+    return float(_core.kll_normalized_rank_error(check_int(k, "k", MIN_K, MAX_K), pmf=bool(pmf)))
 
 
 class KLLSketch:
@@ -102,7 +116,9 @@ class KLLSketch:
         if dtype not in ("float64", "float32"):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         self._s = _core.KllSketch(
-            k=check_int(k, "k", 1), double=dtype == "float64", seed=check_int(seed, "seed", 0)
+            k=check_int(k, "k", MIN_K, MAX_K),
+            double=dtype == "float64",
+            seed=check_int(seed, "seed", 0, MAX_SEED),
         )
 
     @classmethod
@@ -132,6 +148,9 @@ class KLLSketch:
         """Reads DataSketches' bytes (checked: garbage raises ``ValueError``)."""
         if dtype not in ("float64", "float32"):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, got {type(data).__name__}")
+        seed = check_int(seed, "seed", 0, MAX_SEED)
         return cls._wrap(
             _core.KllSketch.deserialize(bytes(data), double=dtype == "float64", seed=seed)
         )
@@ -294,27 +313,37 @@ class StreamingFit:
     ) -> None:
         if scaling not in ("gaussian", "linear"):
             raise ValueError(f"scaling must be 'gaussian' or 'linear', got {scaling!r}")
+        if not isinstance(higher_is_outlier, (bool, np.bool_)):
+            raise TypeError(f"higher_is_outlier must be a bool, got {higher_is_outlier!r}")
         self.params: Dict[str, Any] = dict(
             center=_spec(center, "center"),
             scale=_spec(scale, "scale"),
             scaling=scaling,
             trim=check_fraction(trim, "trim"),
-            ddof=check_int(ddof, "ddof", 0),
-            maxiter=check_int(maxiter, "maxiter", 1),
+            ddof=check_int(ddof, "ddof", 0, MAX_COUNT),
+            maxiter=check_int(maxiter, "maxiter", 1, MAX_ITER),
             tol=check_positive(tol, "tol"),
             nan_policy=check_nan_policy(nan_policy),
             higher_is_outlier=bool(higher_is_outlier),
-            k=check_int(k, "k", 1),
-            window=None if window is None else check_int(window, "window", 1),
-            refit_every=None if refit_every is None else check_int(refit_every, "refit_every", 1),
-            seed=check_int(seed, "seed", 0),
+            k=check_int(k, "k", MIN_K, MAX_K),
+            window=None if window is None else check_int(window, "window", 1, MAX_WINDOW),
+            refit_every=(
+                None if refit_every is None else check_int(refit_every, "refit_every", 1, MAX_COUNT)
+            ),
+            seed=check_int(seed, "seed", 0, MAX_SEED),
         )
         # One state for every column, made by the first batch: the core's
         # streaming state or window (updated and merged whole under its
         # lock), or the extremes of a linear fit.
         self._state: Optional[Any] = None
         self._ndim: Optional[int] = None
+        # A window's last fit, published until the next refit: part of the
+        # state (to_dict), so that a resumed window continues as the
+        # original.
         self._fitted: Optional[List[StreamingResult]] = None
+        # Serialises the first batch's state and merges into an empty fit
+        # (the core's state serialises everything after).
+        self._lock = threading.RLock()
 
     def spec(self) -> Any:
         """The core's :class:`~outprob._core.GaussianSpec` of these parameters."""
@@ -353,8 +382,10 @@ class StreamingFit:
             raise ValueError(f"scores must be 1-D or 2-D, got {a.ndim}-D")
         columns = 1 if a.ndim == 1 else a.shape[1]
         if self._state is None:
-            self._state = self._new_state(columns)
-            self._ndim = a.ndim
+            with self._lock:
+                if self._state is None:
+                    self._ndim = a.ndim
+                    self._state = self._new_state(columns)
         fitted = len(self._state.seen() if self.params["window"] is not None else self._state.n())
         if a.ndim != self._ndim or columns != fitted:
             raise ValueError(
@@ -376,15 +407,17 @@ class StreamingFit:
             raise ValueError("windowed fits do not merge: a window is the newest scores of one stream")
         if other._state is None:
             return self
-        if self._state is None:
-            self._state = self._state_from(other._state.parts())
-            self._ndim = other._ndim
-        else:
-            try:
-                self._state.merge(other._state)
-            except ValueError:
+        with self._lock:
+            if self._state is None:
+                self._ndim = other._ndim
+                self._state = self._state_from(other._state.parts())
+                return self
+        try:
+            self._state.merge(other._state)
+        except ValueError as exc:
+            if self._ndim != other._ndim or len(self._state.n()) != len(other._state.n()):
                 raise ValueError("the fits have different numbers of columns") from None
-        self._fitted = None
+            raise exc
         return self
 
     def _state_from(self, parts: List[Dict[str, Any]]) -> Any:
@@ -417,14 +450,14 @@ class StreamingFit:
             counts = [min(int(n), p["window"]) for n in s.seen()]
             if p["scaling"] == "linear":
                 self._fitted = [
-                    StreamingResult(f.min, f.max, "value", (f.min, f.min), (f.max, f.max), 0.0,
-                                    0.0, None, None, n)
+                    _window_result(f.min, f.max, "value", None, None, n)
                     for f, n in zip(s.fit_linear(negate=negate), counts)
                 ]
             else:
+                fits = s.fit_gaussian(spec=self.spec())
                 self._fitted = [
-                    _streaming_result(f, (f.center, f.center), (f.scale, f.scale), 0.0, 0.0, n)
-                    for f, n in zip(s.fit_gaussian(spec=self.spec()), counts)
+                    _window_result(f.center, f.scale, f.scale_used, *_iterations(f), n)
+                    for f, n in zip(fits, counts)
                 ]
         return list(self._fitted)
 
@@ -433,8 +466,12 @@ class StreamingFit:
         return self.results()[0]
 
     def to_dict(self) -> Dict[str, Any]:
-        """The parameters and state as JSON-compatible data (bytes as base64)."""
-        out: Dict[str, Any] = {"params": dict(self.params), "ndim": self._ndim, "states": None}
+        """The parameters and state as JSON-compatible data (bytes as
+        base64; a window's last fit, which it publishes until the next
+        refit, in ``"fitted"``)."""
+        out: Dict[str, Any] = {
+            "params": dict(self.params), "ndim": self._ndim, "states": None, "fitted": None,
+        }
         if self._state is not None:
             if self.params["window"] is None:
                 out["states"] = [_encode_parts(s) for s in self._state.parts()]
@@ -444,26 +481,62 @@ class StreamingFit:
                      "values": base64.b64encode(np.asarray(s["values"], "<f8").tobytes()).decode()}
                     for s in self._state.parts()
                 ]
+                if self._fitted is not None:
+                    out["fitted"] = [
+                        {f: getattr(r, f) for f in _CACHED} for r in self._fitted
+                    ]
         return out
 
     @classmethod
     def from_dict(cls, d: Dict[str, Any]) -> "StreamingFit":
-        """Inverse of :meth:`to_dict` (checked: a corrupt state raises)."""
-        fit = cls(**{k: v for k, v in d["params"].items()})
-        if d.get("states") is not None:
-            p = fit.params
-            if p["window"] is None:
-                fit._state = fit._state_from([_decode_parts(s) for s in d["states"]])
-            else:
-                parts = [
-                    {"since_refit": int(s["since_refit"]), "seen": int(s["seen"]),
-                     "values": np.frombuffer(base64.b64decode(s["values"]), "<f8").astype(np.float64).tolist()}
-                    for s in d["states"]
-                ]
-                fit._state = _core.WindowState.from_parts(
-                    size=p["window"], refit_every=p["refit_every"] or 0, parts=parts
-                )
-            fit._ndim = int(d["ndim"])
+        """Inverse of :meth:`to_dict`. The state is untrusted and checked
+        (by the core, which refuses a state that contradicts itself): any
+        malformed or inconsistent state raises ``ValueError``."""
+        try:
+            return cls._from_dict(d)
+        except (TypeError, KeyError, AttributeError, IndexError, OverflowError,
+                binascii.Error) as exc:
+            # Wrong types or shapes of stored data are a corrupt state too.
+            raise ValueError(f"not a valid StreamingFit state: {exc}") from None
+
+    @classmethod
+    def _from_dict(cls, d: Any) -> "StreamingFit":
+        if not isinstance(d, dict) or set(d) - {"params", "ndim", "states", "fitted"}:
+            raise ValueError("a StreamingFit state is the dict to_dict() makes")
+        params = d["params"]
+        names = set(inspect.signature(cls.__init__).parameters) - {"self"}
+        if not isinstance(params, dict) or set(params) != names:
+            raise ValueError(f"a StreamingFit state's params must name exactly {sorted(names)}")
+        fit = cls(**params)
+        states, ndim = d["states"], d["ndim"]
+        if states is None:
+            if ndim is not None or d.get("fitted") is not None:
+                raise ValueError("a StreamingFit state without scores has no ndim or fit")
+            return fit
+        if type(ndim) is not int or ndim not in (1, 2):
+            raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
+        if not isinstance(states, list) or not states or (ndim == 1 and len(states) != 1):
+            raise ValueError("states must hold one state per score column (one for 1-D)")
+        if not all(isinstance(t, dict) for t in states):
+            raise ValueError("each column's state must be a dict")
+        p = fit.params
+        if p["window"] is None:
+            if d.get("fitted") is not None:
+                raise ValueError("only a window keeps its last fit")
+            fit._state = fit._state_from([_decode_parts(t) for t in states])
+        else:
+            parts = [
+                {"since_refit": t["since_refit"], "seen": t["seen"],
+                 "values": np.frombuffer(base64.b64decode(t["values"], validate=True), "<f8")
+                 .astype(np.float64).tolist()}
+                for t in states
+            ]
+            fit._state = _core.WindowState.from_parts(
+                size=p["window"], refit_every=p["refit_every"] or 0, parts=parts
+            )
+            if d.get("fitted") is not None:
+                fit._fitted = _cached_fit(fit, d["fitted"], [int(n) for n in fit._state.seen()])
+        fit._ndim = ndim
         return fit
 
     def __getstate__(self) -> Dict[str, Any]:
@@ -478,23 +551,66 @@ class StreamingFit:
         return f"StreamingFit({what}, n={self.n})"
 
 
-def _streaming_result(
-    r: Any,
-    center_interval: Any = None,
-    scale_interval: Any = None,
-    probability_error: Optional[float] = None,
-    rank_error: Optional[float] = None,
-    n: Optional[int] = None,
+def _streaming_result(r: Any) -> StreamingResult:
+    """A :class:`StreamingResult` from the core's streaming result."""
+    n_iter, converged = _iterations(r)
+    return StreamingResult(r.center, r.scale, r.scale_used, r.center_interval, r.scale_interval,
+                           r.probability_error, r.rank_error, n_iter, converged, r.n)
+
+
+#: What a window's stored last fit holds per column (its bounds are the
+#: exact fit's: points, no rank error).
+_CACHED = ("center", "scale", "scale_used", "n_iter", "converged", "n")
+_SCALES = ("std", "nmad", "niqr", "trimmed_std", "huber", "tukey", "value")
+
+
+def _window_result(
+    center: float, scale: float, scale_used: str, n_iter: Optional[int],
+    converged: Optional[bool], n: int,
 ) -> StreamingResult:
-    """A :class:`StreamingResult` from the core's streaming result, or from
-    a window's exact fit with its (degenerate) bounds."""
-    ms = r.m_estimates
-    n_iter, conv = (ms[-1].n_iter, all(m.converged for m in ms)) if ms else (None, None)
-    if n is None:  # the core's streaming result
-        return StreamingResult(r.center, r.scale, r.scale_used, r.center_interval, r.scale_interval,
-                               r.probability_error, r.rank_error, n_iter, conv, r.n)
-    return StreamingResult(r.center, r.scale, r.scale_used, center_interval, scale_interval,
-                           probability_error, float(rank_error or 0.0), n_iter, conv, n)
+    """A window's exact fit as a :class:`StreamingResult` (degenerate bounds)."""
+    return StreamingResult(center, scale, scale_used, (center, center), (scale, scale), 0.0, 0.0,
+                           n_iter, converged, n)
+
+
+def _iterations(fit: Any) -> Tuple[Optional[int], Optional[bool]]:
+    """``n_iter`` and ``converged`` of a fit's M-estimates (None without)."""
+    ms = fit.m_estimates
+    return (ms[-1].n_iter, all(m.converged for m in ms)) if ms else (None, None)
+
+
+def _cached_fit(fit: StreamingFit, stored: Any, seen: List[int]) -> List[StreamingResult]:
+    """A window's stored last fit, checked: one per column, its parameters a
+    valid map (checked by the core's ``FittedMap``), fitted on 1 to
+    ``min(window, seen)`` scores."""
+    p = fit.params
+    if not isinstance(stored, list) or len(stored) != len(seen):
+        raise ValueError("a window's last fit holds one fit per score column")
+    results = []
+    for r, n_seen in zip(stored, seen):
+        if not isinstance(r, dict) or set(r) != set(_CACHED):
+            raise ValueError(f"a window's last fit names exactly {list(_CACHED)}")
+        first, second, used, n_iter, converged, n = (r[f] for f in _CACHED)
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (first, second)):
+            raise ValueError("a window's last fit needs two numbers")
+        if used not in (_SCALES if p["scaling"] == "gaussian" else ("value",)):
+            raise ValueError(f"a window's last fit has an unknown scale_used {used!r}")
+        if (n_iter is None) != (converged is None) or not (
+            n_iter is None
+            or (type(n_iter) is int and 0 <= n_iter <= p["maxiter"] and type(converged) is bool)
+        ):
+            raise ValueError("a window's last fit has invalid n_iter/converged")
+        if type(n) is not int or not 1 <= n <= min(p["window"], n_seen):
+            raise ValueError(f"a window's last fit cannot be of {n!r} scores")
+        results.append(_window_result(float(first), float(second), used, n_iter, converged, n))
+    linear = p["scaling"] == "linear"
+    _core.FittedMap({
+        "kind": "linear" if linear else "gaussian", "negate": False, "two_d": len(seen) > 1,
+        "pretransform": None, "sorted": None,
+        "params": {("min" if linear else "center"): [r.center for r in results],
+                   ("max" if linear else "scale"): [r.scale for r in results]},
+    })
+    return results
 
 
 def _check_batch(a: np.ndarray, nan_policy: str) -> Tuple[int, float, float]:
@@ -568,10 +684,12 @@ class _Extremes:
         for part in parts:
             moments = part["moments"]
             try:
-                count, lo, hi = int(moments["n"]), float(moments["min"]), float(moments["max"])
+                count, lo, hi = moments["n"], float(moments["min"]), float(moments["max"])
             except (KeyError, TypeError, ValueError):
                 raise ValueError("not a valid linear-fit state: it needs n, min and max") from None
-            if count < 0 or (count and not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi)):
+            if type(count) is not int or not 0 <= count <= MAX_COUNT:
+                raise ValueError(f"not a valid linear-fit state: n must be in [0, 2^53], got {count!r}")
+            if count and not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
                 raise ValueError("not a valid linear-fit state: extremes")
             columns.append((count, lo, hi) if count else (0, float("inf"), float("-inf")))
         e.columns = columns
@@ -582,6 +700,10 @@ def _joined(a: Tuple[int, float, float], b: Tuple[int, float, float]) -> Tuple[i
     """The count and extremes of two sets of scores together."""
     if not b[0]:
         return a
+    if a[0] + b[0] > MAX_COUNT:
+        raise ValueError(
+            f"a stream counts at most 2^53 scores; {a[0]} seen and {b[0]} more would exceed it"
+        )
     return (a[0] + b[0], min(a[1], b[1]), max(a[2], b[2]))
 
 
@@ -592,9 +714,14 @@ def _encode_parts(parts: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _decode_parts(d: Dict[str, Any]) -> Dict[str, Any]:
-    sk = d.get("sketch")
-    return {"moments": dict(d["moments"]), "seed": int(d.get("seed", 0)),
-            "sketch": None if sk is None else base64.b64decode(sk)}
+    """A column's stored state as the core reads it (the core checks it)."""
+    if set(d) != {"moments", "seed", "sketch"} or not isinstance(d["moments"], dict):
+        raise ValueError("a column's state holds exactly 'moments', 'seed' and 'sketch'")
+    sk = d["sketch"]
+    if sk is not None and not isinstance(sk, str):
+        raise ValueError("a column's sketch is base64 text or None")
+    return {"moments": dict(d["moments"]), "seed": d["seed"],
+            "sketch": None if sk is None else base64.b64decode(sk, validate=True)}
 
 
 
