@@ -15,6 +15,8 @@
 //! * [`evaluation`]: binning and the evaluation measures of §6.
 //! * [`conformal`]: conformal p-values, their calibration-conditional
 //!   adjustments and FDR-controlling selection (§11).
+//! * [`lines`]: scores read from text lines and probabilities written
+//!   back (the `outprob stream` command, §9).
 //! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
 //!   error type.
 //!
@@ -24,6 +26,7 @@ pub mod conformal;
 pub mod error;
 pub mod estimators;
 pub mod evaluation;
+pub mod lines;
 pub mod numeric;
 pub mod sample;
 pub mod streaming;

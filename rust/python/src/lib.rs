@@ -18,6 +18,7 @@ mod convert;
 mod error;
 mod estimators;
 mod fit;
+mod lines;
 mod maps;
 mod metrics;
 mod partition;
@@ -130,6 +131,8 @@ mod _core {
         fit_gamma, fit_gaussian, fit_linear, fit_mixture, fit_rank, fit_sigmoid, fit_top_k,
         fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
     };
+    #[pymodule_export]
+    use crate::lines::{format_lines, PyLineReader};
     #[pymodule_export]
     use crate::maps::{_erf, _gamma_pq, PyMap};
     #[pymodule_export]

@@ -1,0 +1,413 @@
+//! Scores as text, one per line, and probabilities written back the same
+//! way (contract §9, "Command line"): the reader and the writer of
+//! `outprob stream`.
+//!
+//! A line is the text up to a `\n` (the last line of the input may lack
+//! it). Spaces, tabs and a `\r` around the number are ignored. What is left
+//! is read with Rust's `f64` grammar (`[+-]`, digits with an optional `.`
+//! and exponent, `inf`, `infinity`, `nan` in any case) by `fast-float2`,
+//! correctly rounded. `nan` is a missing score; an empty line, anything
+//! else that is not a number, a number that is infinite (or overflows to
+//! infinity) and a line longer than [`MAX_LINE`] bytes are [`BadLine`]s:
+//! their score is NaN and the caller decides what to do with them. The
+//! reader never drops or merges a line: every line gives exactly one score.
+//!
+//! Probabilities are written as the shortest decimal that reads back to
+//! the same double (Ryū), `nan` for NaN, one per line.
+
+use core::fmt;
+
+/// Longest line read as a score, in bytes without its `\n`: a score needs
+/// a few dozen; the bound keeps the memory of a line without end bounded.
+pub const MAX_LINE: usize = 4096;
+
+/// Characters of a bad line quoted in its message.
+const QUOTED: usize = 40;
+
+/// Why a line holds no score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Nothing but whitespace.
+    Empty,
+    /// Text that is not a number.
+    NotANumber,
+    /// `±inf`, or a number beyond the double range.
+    Infinite,
+    /// More than [`MAX_LINE`] bytes.
+    TooLong,
+}
+
+/// A line that holds no score: its number (from 1) and what it held.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadLine {
+    /// Line number, counted from 1 over the whole input.
+    pub line: u64,
+    /// Why it holds no score.
+    pub fault: Fault,
+    /// The start of the line as quoted in the message: of its first
+    /// `MAX_LINE + 1` bytes, without surrounding whitespace, the first 40
+    /// characters (invalid UTF-8 shown as U+FFFD).
+    pub text: String,
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted = format!("'{}'", self.text.escape_debug());
+        match self.fault {
+            Fault::Empty => write!(
+                f,
+                "line {}: an empty line is not a number (expected one score per line)",
+                self.line
+            ),
+            Fault::NotANumber => write!(
+                f,
+                "line {}: {quoted} is not a number (expected one score per line)",
+                self.line
+            ),
+            Fault::Infinite => write!(
+                f,
+                "line {}: {quoted} is infinite; fitting needs finite scores (write nan for a \
+                 missing score)",
+                self.line
+            ),
+            Fault::TooLong => write!(
+                f,
+                "line {}: a line of more than {MAX_LINE} bytes is not a score (it starts \
+                 {quoted})",
+                self.line
+            ),
+        }
+    }
+}
+
+/// The score on one line (without its `\n`): a finite number, NaN for
+/// `nan`, or why there is none.
+pub fn parse_score(line: &[u8]) -> Result<f64, Fault> {
+    if line.len() > MAX_LINE {
+        return Err(Fault::TooLong);
+    }
+    let text = line.trim_ascii();
+    if text.is_empty() {
+        return Err(Fault::Empty);
+    }
+    match fast_float2::parse::<f64, _>(text) {
+        Ok(v) if v.is_infinite() => Err(Fault::Infinite),
+        Ok(v) => Ok(v),
+        Err(_) => Err(Fault::NotANumber),
+    }
+}
+
+/// The start of a line as its message shows it: its first `MAX_LINE + 1`
+/// bytes (all a reader keeps of a longer line) without surrounding
+/// whitespace, the first 40 characters of that.
+fn quote(line: &[u8]) -> String {
+    let kept = &line[..line.len().min(MAX_LINE + 1)];
+    let text = String::from_utf8_lossy(kept.trim_ascii());
+    text.chars().take(QUOTED).collect()
+}
+
+/// A batch of lines taken from a [`LineReader`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lines {
+    /// Number of the batch's first line (from 1).
+    pub first_line: u64,
+    /// One score per line; NaN for `nan` and for every bad line.
+    pub scores: Vec<f64>,
+    /// The bad lines among them, in order.
+    pub bad: Vec<BadLine>,
+}
+
+/// Reads scores from text fed in pieces of any size, and hands them out in
+/// batches of lines.
+///
+/// Every complete line fed is parsed at once; a line is complete at its
+/// `\n` or, for the last one, when the input ends ([`finish`]).
+///
+/// [`finish`]: LineReader::finish
+#[derive(Clone, Debug, Default)]
+pub struct LineReader {
+    /// The start of the unfinished last line (at most `MAX_LINE + 1`
+    /// bytes: enough to know it is too long and to quote it).
+    partial: Vec<u8>,
+    /// Whether the unfinished line passed `MAX_LINE` bytes.
+    too_long: bool,
+    finished: bool,
+    /// Parsed lines not taken yet, and the number of the first.
+    scores: Vec<f64>,
+    bad: Vec<BadLine>,
+    first_line: u64,
+}
+
+impl LineReader {
+    /// An empty reader; the first line is line 1.
+    pub fn new() -> Self {
+        LineReader {
+            first_line: 1,
+            ..LineReader::default()
+        }
+    }
+
+    /// Adds text; parses every line it completes. Text fed after
+    /// [`finish`](Self::finish) is ignored.
+    pub fn feed(&mut self, mut data: &[u8]) {
+        if self.finished {
+            return;
+        }
+        if !self.partial.is_empty() || self.too_long {
+            let Some(end) = memchr::memchr(b'\n', data) else {
+                self.extend_partial(data);
+                return;
+            };
+            self.extend_partial(&data[..end]);
+            self.end_partial();
+            data = &data[end + 1..];
+        }
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', data) {
+            self.push(&data[start..end], false);
+            start = end + 1;
+        }
+        self.extend_partial(&data[start..]);
+    }
+
+    /// Ends the input: an unfinished last line becomes a line.
+    pub fn finish(&mut self) {
+        if !self.finished && (!self.partial.is_empty() || self.too_long) {
+            self.end_partial();
+        }
+        self.finished = true;
+    }
+
+    /// Whether the input ended.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Lines parsed and not taken yet.
+    pub fn pending(&self) -> usize {
+        self.scores.len()
+    }
+
+    /// The next `max` parsed lines (fewer if fewer are pending).
+    pub fn take(&mut self, max: usize) -> Lines {
+        let n = max.min(self.scores.len());
+        let first_line = self.first_line;
+        let scores = if n == self.scores.len() {
+            std::mem::take(&mut self.scores)
+        } else {
+            self.scores.drain(..n).collect()
+        };
+        self.first_line += n as u64;
+        let split = self.bad.partition_point(|b| b.line < self.first_line);
+        let rest = self.bad.split_off(split);
+        let bad = std::mem::replace(&mut self.bad, rest);
+        Lines {
+            first_line,
+            scores,
+            bad,
+        }
+    }
+
+    fn extend_partial(&mut self, data: &[u8]) {
+        let room = (MAX_LINE + 1).saturating_sub(self.partial.len());
+        if data.len() > room {
+            self.too_long = true;
+        }
+        self.partial
+            .extend_from_slice(&data[..data.len().min(room)]);
+    }
+
+    fn end_partial(&mut self) {
+        let line = std::mem::take(&mut self.partial);
+        let too_long = std::mem::replace(&mut self.too_long, false);
+        self.push(&line, too_long);
+    }
+
+    fn push(&mut self, line: &[u8], too_long: bool) {
+        let parsed = if too_long {
+            Err(Fault::TooLong)
+        } else {
+            parse_score(line)
+        };
+        match parsed {
+            Ok(v) => self.scores.push(v),
+            Err(fault) => {
+                let number = self.first_line + self.scores.len() as u64;
+                self.bad.push(BadLine {
+                    line: number,
+                    fault,
+                    text: quote(line),
+                });
+                self.scores.push(f64::NAN);
+            }
+        }
+    }
+}
+
+/// Appends each probability as the shortest decimal that reads back to the
+/// same double, and a `\n`: `nan` for NaN (`inf`, `-inf` for infinities).
+pub fn write_lines(p: &[f64], out: &mut Vec<u8>) {
+    let mut buffer = ryu::Buffer::new();
+    out.reserve(p.len() * 20);
+    for &v in p {
+        if v.is_finite() {
+            out.extend_from_slice(buffer.format_finite(v).as_bytes());
+        } else if v.is_nan() {
+            out.extend_from_slice(b"nan");
+        } else if v > 0.0 {
+            out.extend_from_slice(b"inf");
+        } else {
+            out.extend_from_slice(b"-inf");
+        }
+        out.push(b'\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn read_all(chunks: &[&[u8]], batch: usize) -> (Vec<f64>, Vec<BadLine>, Vec<u64>) {
+        let mut r = LineReader::new();
+        for c in chunks {
+            r.feed(c);
+        }
+        r.finish();
+        let (mut scores, mut bad, mut firsts) = (vec![], vec![], vec![]);
+        loop {
+            let b = r.take(batch);
+            if b.scores.is_empty() {
+                return (scores, bad, firsts);
+            }
+            firsts.push(b.first_line);
+            scores.extend(b.scores);
+            bad.extend(b.bad);
+        }
+    }
+
+    #[test]
+    fn every_line_gives_one_score() {
+        let (s, bad, firsts) = read_all(&[b"1\n2.5\r\n nan \n\nabc\n-inf\n1e400\n7"], 3);
+        assert_eq!(s.len(), 8);
+        assert_eq!(&s[..2], &[1.0, 2.5]);
+        assert_eq!(s[7], 7.0);
+        assert!(s[2..7].iter().all(|v| v.is_nan()));
+        let faults: Vec<_> = bad.iter().map(|b| (b.line, b.fault)).collect();
+        assert_eq!(
+            faults,
+            vec![
+                (4, Fault::Empty),
+                (5, Fault::NotANumber),
+                (6, Fault::Infinite),
+                (7, Fault::Infinite)
+            ]
+        );
+        assert_eq!(firsts, vec![1, 4, 7]);
+        assert_eq!(
+            bad[1].to_string(),
+            "line 5: 'abc' is not a number (expected one score per line)"
+        );
+    }
+
+    #[test]
+    fn a_trailing_newline_ends_the_last_line_and_adds_none() {
+        assert_eq!(read_all(&[b"1\n2\n"], 10).0, vec![1.0, 2.0]);
+        assert_eq!(read_all(&[b"1\n2"], 10).0, vec![1.0, 2.0]);
+        assert!(read_all(&[b""], 10).0.is_empty());
+        assert_eq!(read_all(&[b"\n"], 10).1[0].fault, Fault::Empty);
+    }
+
+    #[test]
+    fn lines_are_complete_only_at_their_newline() {
+        let mut r = LineReader::new();
+        r.feed(b"1.2");
+        assert_eq!(r.pending(), 0);
+        r.feed(b"5\n3");
+        assert_eq!(r.take(5).scores, vec![1.25]);
+        r.finish();
+        assert_eq!(r.take(5).scores, vec![3.0]);
+        r.feed(b"9\n");
+        assert_eq!(r.pending(), 0);
+    }
+
+    #[test]
+    fn an_endless_line_keeps_its_memory_bounded() {
+        let mut r = LineReader::new();
+        let chunk = vec![b'1'; 1000];
+        for _ in 0..100 {
+            r.feed(&chunk);
+        }
+        assert!(r.partial.len() <= MAX_LINE + 1);
+        r.feed(b"\n2\n");
+        let b = r.take(10);
+        assert_eq!(b.scores.len(), 2);
+        assert_eq!(b.scores[1], 2.0);
+        assert_eq!(b.bad[0].fault, Fault::TooLong);
+        assert_eq!(b.bad[0].text.len(), QUOTED);
+        // A line of exactly MAX_LINE bytes is read.
+        let mut exact = vec![b'0'; MAX_LINE - 1];
+        exact.push(b'5');
+        assert_eq!(parse_score(&exact), Ok(5.0));
+        exact.push(b'0');
+        assert_eq!(parse_score(&exact), Err(Fault::TooLong));
+    }
+
+    #[test]
+    fn messages_quote_the_line() {
+        let (_, bad, _) = read_all(&[b"  it's\xff \n"], 1);
+        assert_eq!(bad[0].text, "it's\u{fffd}");
+        assert!(bad[0].to_string().contains(r"'it\'s"));
+    }
+
+    #[test]
+    fn written_lines_read_back_exactly() {
+        let p = [
+            0.0,
+            1.0,
+            0.5,
+            1e-300,
+            5e-324,
+            0.1,
+            f64::NAN,
+            0.123_456_789_012_345_67,
+        ];
+        let mut out = Vec::new();
+        write_lines(&p, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("0.0\n1.0\n0.5\n1e-300\n5e-324\n0.1\nnan\n"));
+        let back: Vec<f64> = text.lines().map(|l| l.parse().unwrap()).collect();
+        for (a, b) in p.iter().zip(&back) {
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_split_of_the_input_reads_the_same(
+            text in proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b'1'), Just(b'.'), Just(b' '), Just(b'e'),
+                            Just(b'-'), Just(b'x'), Just(b'n'), Just(b'a')], 0..200),
+            cuts in proptest::collection::vec(0usize..200, 0..6),
+            batch in 1usize..50,
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(text.len())).collect();
+            cuts.sort_unstable();
+            let mut chunks = vec![];
+            let mut at = 0;
+            for c in cuts {
+                chunks.push(&text[at..c]);
+                at = c;
+            }
+            chunks.push(&text[at..]);
+            let whole = read_all(&[&text], 1 << 20);
+            let split = read_all(&chunks, batch);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&whole.0), bits(&split.0));
+            prop_assert_eq!(&whole.1, &split.1);
+            // One score per line: the newlines, plus an unterminated last line.
+            let lines = text.split(|&b| b == b'\n').count() - usize::from(text.last().is_none_or(|&b| b == b'\n'));
+            prop_assert_eq!(whole.0.len(), lines);
+        }
+    }
+}
