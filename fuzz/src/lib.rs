@@ -12,12 +12,14 @@
 mod binning;
 mod fit;
 mod input;
+mod lines;
 mod metrics;
 mod state;
 mod transform;
 
 pub use binning::binning;
 pub use fit::fit;
+pub use lines::lines;
 pub use metrics::metrics;
 pub use state::state;
 pub use transform::transform;
@@ -26,10 +28,11 @@ pub use transform::transform;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets by name, as `cargo fuzz` and the corpus folders call them.
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("fit", fit),
     ("transform", transform),
     ("binning", binning),
     ("metrics", metrics),
     ("state", state),
+    ("lines", lines),
 ];
