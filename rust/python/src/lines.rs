@@ -54,6 +54,11 @@ impl PyLineReader {
         reader.is_finished() || reader.pending() >= lines
     }
 
+    /// Lines parsed and not taken yet.
+    fn pending(&self, py: Python<'_>) -> usize {
+        self.lock(py).pending()
+    }
+
     /// The next `lines` lines (fewer at the end of the input).
     #[pyo3(signature = (lines))]
     fn take<'py>(&self, py: Python<'py>, lines: usize) -> Batch<'py> {
