@@ -3,6 +3,7 @@
 
     .venv/bin/python benches/streaming.py            # sketch, window, moments
     .venv/bin/python benches/streaming.py --dask 1e8 # + exact Dask fit vs da.percentile
+    .venv/bin/python benches/streaming.py --cli      # only the `outprob stream` rows
 
 * KLL update throughput of outprob.streaming.KLLSketch vs the
   ``datasketches`` package (same k, same float64 arrays, one thread).
@@ -11,6 +12,8 @@
 * Exact Dask fit (median/nMAD) on a 2-worker LocalCluster with lazily
   generated chunks vs ``da.percentile`` on the same array: time, passes,
   bytes the partitions returned, and da.percentile's error.
+* ``outprob stream`` on 2e6 lines from a file against ``awk '{print $1*2}'``
+  on the same file, and the time to its first output line.
 """
 
 from __future__ import annotations
@@ -127,11 +130,81 @@ def dask_rows(n, chunk=10_000_000):
     return rows
 
 
+# -- the command line ----------------------------------------------------------
+
+
+def _child_run(argv, stdin_path, repeat=3):
+    """Smallest wall time and the CPU time (user + system) of that run of a
+    command reading ``stdin_path`` and writing to /dev/null."""
+    import os
+    import subprocess
+
+    times = []
+    for _ in range(repeat):
+        before = os.times()
+        t = time.perf_counter()
+        with open(stdin_path, "rb") as inp, open(os.devnull, "wb") as out:
+            subprocess.run(argv, stdin=inp, stdout=out, check=True)
+        wall = time.perf_counter() - t
+        after = os.times()
+        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+        times.append((wall, cpu))
+    return min(times)
+
+
+def _first_line(argv, stdin_path, repeat=5):
+    """Smallest time from starting the command to reading its first output
+    line."""
+    import subprocess
+
+    best_t = float("inf")
+    for _ in range(repeat):
+        with open(stdin_path, "rb") as inp:
+            t = time.perf_counter()
+            proc = subprocess.Popen(argv, stdin=inp, stdout=subprocess.PIPE)
+            proc.stdout.readline()
+            best_t = min(best_t, time.perf_counter() - t)
+            proc.stdout.close()
+            proc.wait()
+    return best_t
+
+
+def stream_cli_rows(n=2_000_000):
+    """``outprob stream`` (default variant, default batches) on n lines of a
+    file vs ``awk '{print $1*2}'`` on the same file, in one run."""
+    import shutil
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    x = np.random.default_rng(3).lognormal(size=n)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "scores.txt"
+        path.write_text("".join(f"{v!r}\n" for v in x.tolist()))
+        ours = [sys.executable, "-m", "outprob", "stream"]
+        t, c = _child_run(ours, path)
+        rows.append((f"outprob stream, {n:.0e} lines", f"{t:.3f} s ({n / t / 1e6:.1f} M lines/s), "
+                                                     f"CPU {c:.3f} s"))
+        awk = shutil.which("awk")
+        if awk is not None:
+            ta, ca = _child_run([awk, "{print $1*2}"], path)
+            rows.append(("awk '{print $1*2}', same file", f"{ta:.3f} s, CPU {ca:.3f} s"))
+            rows.append(("  ratio outprob stream / awk", f"{t / ta:.2f}x the wall time, "
+                                                         f"{c / ca:.2f}x the CPU time"))
+        rows.append(("outprob stream, first line", f"{_first_line(ours, path):.3f} s"))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dask", type=float, default=0.0, help="also the Dask fit on this many scores")
+    ap.add_argument("--cli", action="store_true", help="only the command-line rows")
     args = ap.parse_args()
-    rows = sketch_rows() + window_rows() + moments_rows()
+    if args.cli:
+        rows = stream_cli_rows()
+    else:
+        rows = sketch_rows() + window_rows() + moments_rows() + stream_cli_rows()
     if args.dask:
         rows += dask_rows(args.dask)
     width = max(len(r[0]) for r in rows)

@@ -202,9 +202,12 @@ def test_stream_window_and_one_line_errors():
                   "--window", "100", "--flush-every", "1")
     got = np.array([float(t) for t in proc.stdout.split()])
     assert proc.returncode == 0 and got.size == 2000 and np.all(got[1:] == 1.0)
-    assert_one_line_error(stream("1.0\n2.0\nabc\n"), "line 3", "'abc' is not a number")
-    assert_one_line_error(stream("1.0\n\n"), "line 2", "empty line")
-    assert_one_line_error(stream("1\n-inf\n", "-v", "linear", "--flush-every", "1"), "line 2", "infinite")
+    # A bad line stops the stream with --on-error stop (the default, nan,
+    # is tested in test_cli_stream.py).
+    assert_one_line_error(stream("1.0\n2.0\nabc\n", "--on-error", "stop"), "line 3", "'abc' is not a number")
+    assert_one_line_error(stream("1.0\n\n", "--on-error", "stop"), "line 2", "empty line")
+    assert_one_line_error(stream("1\n-inf\n", "-v", "linear", "--flush-every", "1", "--on-error", "stop"),
+                          "line 2", "infinite")
 
 
 def test_fit_prints_json_that_from_dict_loads(table, tmp_path, capsys):

@@ -1,41 +1,25 @@
-"""Scores as text, one per line (``outprob stream``, ``outprob fit``)."""
+"""Scores as text, one per line (``outprob fit``): read by the extension's
+line reader, the one ``outprob stream`` uses (contract §9, "Command line")."""
 
 from __future__ import annotations
-
-import math
-from typing import List, Sequence
 
 import numpy as np
 
 from . import CLIError
 
 
-def parse(lines: Sequence[str], first_line: int, source: str) -> np.ndarray:
-    """The scores of ``lines`` (numbered from ``first_line``): one number per
-    line; ``nan`` (a missing score) is kept, anything else that is not a
-    finite number is an error naming its line."""
-    try:
-        x = np.array(lines, dtype=object).astype(np.float64)
-    except ValueError:
-        x = None  # find the bad line below
-    if x is not None and not np.isinf(x).any():
-        return x
-    for i, text in enumerate(lines):
-        where = f"{source}, line {first_line + i}"
-        try:
-            v = float(text)
-        except ValueError:
-            shown = text.strip()
-            what = "an empty line" if not shown else repr(shown[:40])
-            raise CLIError(f"{where}: {what} is not a number (expected one score per line)") from None
-        if math.isinf(v):
-            raise CLIError(f"{where}: {text.strip()!r} is infinite; fitting needs finite scores "
-                           "(write nan for a missing score)")
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def read_text(path: str) -> np.ndarray:
-    """All scores of a text file, one per line."""
-    with open(path, encoding="utf-8") as fh:
-        lines: List[str] = fh.readlines()
-    return parse(lines, 1, path)
+    """All scores of a text file, one per line; ``nan`` (a missing score) is
+    kept, any other line that is not a finite number is an error naming its
+    line."""
+    from outprob import _core
+
+    reader = _core.LineReader()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            reader.feed(block)
+    reader.finish()
+    _, x, bad = reader.take(reader.pending())
+    if bad:
+        raise CLIError(f"{path}, {bad[0][1]}")
+    return x

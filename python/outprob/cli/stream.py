@@ -7,8 +7,18 @@ fit (partial_fit) and then mapped, so a score's probability uses every
 score up to the end of its batch; the output is flushed after each batch.
 Order statistics come from a KLL sketch (see --k); with --window the fit is
 exact over the newest scores. A line "nan" is a missing score (its
-probability is nan); any other line that is not a finite number stops the
-stream with an error naming the line.
+probability is nan).
+
+A bad line (empty, not a number, infinite, or longer than 4096 bytes) is
+reported on standard error with its line number, and --on-error says what
+happens to it:
+  nan   (default) it is a missing score: its probability is nan, the stream
+        goes on; one output line per input line
+  skip  it gets no output line, the stream goes on
+  stop  every line before it is fitted and written, then the command stops
+        with an error (exit status 1)
+Only the first 10 bad lines are reported one by one; a last warning counts
+them all.
 
 examples:
   outprob stream --variant mean_nmad < scores.txt > probabilities.txt
@@ -18,38 +28,60 @@ examples:
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import warnings
-from typing import Any, Dict
+from typing import Any, Callable, Dict, List, Tuple
 
 NAME = "stream"
 HELP = "map a stream of scores (one per line) to probabilities, fitting as it goes"
 
+#: Largest --window, --refit-every and --flush-every.
+MAX_SIZE = 2**32
+#: Bad lines reported one by one; the rest are counted.
+SHOWN = 10
+_READ = 1 << 20
+
+
+def size(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: an integer in [lo, hi] (a usage error otherwise)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be an integer in [{lo}, {hi}], got {text}")
+        return value
+
+    return parse
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", "-v", default="mean_nmad",
-                   help="registered transformation (default: mean_nmad; see outprob.VARIANTS)")
-    p.add_argument("--window", type=int, help="fit exactly over the newest WINDOW scores")
-    p.add_argument("--refit-every", type=int,
+                   help="registered transformation that can be fitted incrementally: linear or a "
+                        "Gaussian variant (default: mean_nmad; see outprob.VARIANTS)")
+    p.add_argument("--window", type=size(1, MAX_SIZE), metavar="W",
+                   help="fit exactly over the newest W scores (W ≤ 2^32)")
+    p.add_argument("--refit-every", type=size(1, MAX_SIZE), metavar="N",
                    help="with --window: refit after this many scores (default: every batch)")
-    p.add_argument("--k", type=int, default=800,
-                   help="KLL sketch size for order statistics (default 800: rank error 0.35%%)")
-    p.add_argument("--flush-every", type=int,
+    p.add_argument("--k", type=size(8, 65535), default=800,
+                   help="KLL sketch size for order statistics, 8..65535 (default 800: rank "
+                        "error 0.35%%)")
+    p.add_argument("--flush-every", type=size(1, MAX_SIZE), metavar="N",
                    help="batch size: fit, map and flush every N lines (default: 1 on a terminal, "
                         "else 8192)")
+    p.add_argument("--on-error", choices=("nan", "skip", "stop"), default="nan",
+                   help="a bad line's fate: nan (its probability is nan; default), skip (no "
+                        "output line) or stop (exit 1 after writing the lines before it)")
     p.add_argument("--lower-is-outlier", action="store_true", help="lower scores are more outlying")
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import CLIError
-
-    if args.flush_every is not None and args.flush_every < 1:
-        raise CLIError(f"--flush-every must be at least 1, got {args.flush_every}")
     batch = args.flush_every or (1 if sys.stdin.isatty() else 8192)
-    model = _model(args)
+    fit = _fitter(args)
     try:
-        return _loop(model, sys.stdin, sys.stdout, batch)
+        return _loop(fit, sys.stdin, sys.stdout, batch, args.on_error)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
         import os
@@ -58,39 +90,108 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
-def _model(args: argparse.Namespace) -> Any:
-    import outprob
-
-    params: Dict[str, Any] = {"higher_is_outlier": not args.lower_is_outlier, "window": args.window,
-                    "refit_every": args.refit_every}
-    if outprob.VARIANTS.get(args.variant) is not None and outprob.VARIANTS[args.variant].center:
-        params["k"] = args.k
-    return outprob.scaler(args.variant, **params)
-
-
-def _loop(model: Any, inp: Any, out: Any, batch: int) -> int:
+def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
+    """``fit(x)``: adds a batch to the fit and returns its probabilities."""
     import numpy as np
 
-    from ._lines import parse
+    import outprob
 
-    line = 1
+    from . import CLIError
+
+    variant = outprob.VARIANTS.get(args.variant)
+    if variant is None:
+        outprob.scaler(args.variant)  # an unknown name: its error names the known ones
+        raise CLIError(
+            f"--variant {args.variant} cannot be fitted incrementally; the streaming variants "
+            f"are {', '.join(outprob.VARIANTS)}"
+        )
+    params: Dict[str, Any] = {"higher_is_outlier": not args.lower_is_outlier, "window": args.window,
+                              "refit_every": args.refit_every}
+    if variant.center is not None:
+        params["k"] = args.k
+    model = variant.scaler(**params)
     warned = set()
+
+    def fit(x: Any) -> Any:
+        if not model.__sklearn_is_fitted__() and np.isnan(x).all():
+            return x  # nothing to fit yet: missing scores stay missing
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            p = model.partial_fit(x).transform(x)
+        for w in caught:
+            # A stream would repeat a warning at every batch: once is enough.
+            if w.category not in warned:
+                warned.add(w.category)
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        return p
+
+    return fit
+
+
+def _loop(fit: Callable[[Any], Any], inp: Any, out: Any, batch: int, on_error: str) -> int:
+    import numpy as np
+
+    from outprob import _core
+
+    from . import CLIError
+
+    read = _reader(inp)
+    write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
+    lines = _core.LineReader()
+    report = _Report(on_error)
     while True:
-        lines = list(itertools.islice(inp, batch))
-        if not lines:
-            return 0
-        x = parse(lines, line, "standard input")
-        line += len(lines)
-        if model.__sklearn_is_fitted__() or not np.isnan(x).all():
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                p = model.partial_fit(x).transform(x)
-            for w in caught:
-                # A stream would repeat a warning at every batch: once is enough.
-                if w.category not in warned:
-                    warned.add(w.category)
-                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-        else:
-            p = x  # nothing to fit yet: missing scores stay missing
-        out.write("\n".join(map(repr, p.tolist())) + "\n")
-        out.flush()
+        while not lines.ready(batch):
+            data = read()
+            if data:
+                lines.feed(data)
+            else:
+                lines.finish()
+        first, x, bad = lines.take(batch)
+        if not x.size:
+            return report.close()
+        stop: Tuple[int, str] = (0, "")
+        if bad:
+            if on_error == "stop":
+                stop = bad[0]
+                x = x[: stop[0] - first]
+            elif on_error == "skip":
+                x = np.delete(x, [line - first for line, _ in bad])
+            report.add(bad)
+        if x.size:
+            write(_core.format_lines(fit(x)))
+            out.flush()
+        if stop[0]:
+            raise CLIError(f"standard input, {stop[1]}")
+
+
+def _reader(inp: Any) -> Callable[[], bytes]:
+    """Reads what is there (up to 1 MiB) as bytes; b"" at the end."""
+    raw = getattr(inp, "buffer", None)
+    if raw is not None and hasattr(raw, "read1"):
+        return lambda: bytes(raw.read1(_READ))
+    return lambda: inp.read(_READ).encode()
+
+
+class _Report:
+    """Warnings for bad lines: the first SHOWN one by one, then a count."""
+
+    def __init__(self, on_error: str) -> None:
+        self.fate = {"nan": "its probability is nan", "skip": "skipped (no output line)",
+                     "stop": ""}[on_error]
+        self.count = 0
+
+    def add(self, bad: List[Tuple[int, str]]) -> None:
+        if not self.fate:
+            return
+        for _, message in bad[: max(0, SHOWN - self.count)]:
+            _warn(f"standard input, {message}; {self.fate}")
+        self.count += len(bad)
+
+    def close(self) -> int:
+        if self.count > SHOWN:
+            _warn(f"{self.count} bad lines in all ({SHOWN} shown)")
+        return 0
+
+
+def _warn(message: str) -> None:
+    warnings.showwarning(message, UserWarning, "", 0)  # printed on one line by outprob.cli.main

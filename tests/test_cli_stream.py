@@ -1,0 +1,116 @@
+"""``outprob stream`` as a process: one output line per input line, the
+--on-error rules, size arguments refused as usage errors (contract §9,
+"Command line")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import outprob
+
+
+def stream(text: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "outprob", "stream", *args], input=text,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def want(batches, variant="mean_nmad"):
+    """The oracle: the scaler's own partial_fit/transform, batch by batch."""
+    model = outprob.scaler(variant)
+    return np.concatenate([model.partial_fit(np.asarray(b, float)).transform(np.asarray(b, float))
+                           for b in batches])
+
+
+def floats(stdout: str) -> np.ndarray:
+    return np.array([float(t) for t in stdout.splitlines()])
+
+
+def test_every_valid_line_is_written_before_a_bad_one_stops_the_stream():
+    # printf '1\n2\n3\nabc\n' | outprob stream --on-error stop: the three
+    # valid scores are fitted and written, then the error names line 4.
+    proc = stream("1\n2\n3\nabc\n", "--on-error", "stop")
+    assert proc.returncode == 1
+    np.testing.assert_array_equal(floats(proc.stdout), want([[1, 2, 3]]))
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and "line 4" in err[0] and "'abc' is not a number" in err[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_by_default_a_bad_line_is_a_missing_score():
+    proc = stream("1\n2\n3\nabc\n")
+    assert proc.returncode == 0, proc.stderr
+    got = floats(proc.stdout)
+    assert got.size == 4 and np.isnan(got[3])
+    np.testing.assert_array_equal(got, want([[1, 2, 3, np.nan]]))
+    assert "warning: standard input, line 4: 'abc' is not a number" in proc.stderr
+    assert "its probability is nan" in proc.stderr
+
+
+@pytest.mark.parametrize("policy", ["nan", "skip", "stop"])
+def test_bad_lines_inside_batches(policy):
+    text = "1\n2\n\n4\n-inf\n6\n7\nx y\n9\n"
+    proc = stream(text, "--flush-every", "3", "--on-error", policy)
+    got = floats(proc.stdout)
+    if policy == "nan":
+        # Nine lines in, nine out; each batch of three fitted, then mapped.
+        expected = want([[1, 2, np.nan], [4, np.nan, 6], [7, np.nan, 9]])
+        assert proc.returncode == 0 and got.size == 9
+    elif policy == "skip":
+        expected = want([[1, 2], [4, 6], [7, 9]])
+        assert proc.returncode == 0 and got.size == 6
+    else:
+        expected = want([[1, 2]])
+        assert proc.returncode == 1 and "line 3: an empty line" in proc.stderr
+    np.testing.assert_array_equal(got, expected)
+    if policy != "stop":
+        for fragment in ("line 3: an empty line", "line 5: '-inf' is infinite", "line 8: 'x y'"):
+            assert fragment in proc.stderr, proc.stderr
+
+
+def test_bad_lines_past_the_tenth_are_counted():
+    proc = stream("1\n" + "x\n" * 25 + "2\n")
+    assert proc.returncode == 0 and floats(proc.stdout).size == 27
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 11 and "25 bad lines in all (10 shown)" in lines[-1]
+
+
+def test_lines_without_a_final_newline_and_crlf():
+    proc = stream("1\r\n 2 \r\n3")
+    assert proc.returncode == 0 and floats(proc.stdout).size == 3
+    assert stream("").stdout == "" and stream("").returncode == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["--k", "18446744073709551616"], ["--window", "18446744073709551616"],
+    ["--refit-every", "18446744073709551616", "--window", "10"],
+    ["--flush-every", str(2**70)], ["--flush-every", "0"], ["--k", "7"], ["--window", "-1"],
+    ["--k", "1e3"],
+])
+def test_sizes_out_of_range_are_usage_errors(args):
+    proc = stream("1\n", *args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("usage: outprob stream")
+    assert f"argument {args[0]}" in proc.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("variant, fragment", [
+    ("rank", "--variant rank cannot be fitted incrementally"),
+    ("sigmoid", "--variant sigmoid cannot be fitted incrementally"),
+    ("mean_nmda", "unknown variant 'mean_nmda'"),
+])
+def test_variants_that_cannot_stream_are_refused(variant, fragment):
+    proc = stream("1\n", "--variant", variant)
+    assert proc.returncode == 1 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_written_probabilities_read_back_exactly():
+    x = np.random.default_rng(5).lognormal(size=20_000)
+    proc = stream("".join(f"{float(v)!r}\n" for v in x), "--variant", "median_nmad")
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(floats(proc.stdout), want(np.split(x, [8192, 16384]), "median_nmad"))
