@@ -11,11 +11,11 @@ import csv
 import math
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["columns_of", "read_columns", "add_column", "is_parquet"]
+__all__ = ["columns_of", "read_columns", "add_column", "is_parquet", "csv_header"]
 
 _PARQUET = (".parquet", ".pq")
 _MISSING = {"", "na", "nan", "null", "none"}
@@ -39,18 +39,54 @@ def _check(path: Path) -> None:
         raise FileNotFoundError(f"{path}: no such file")
 
 
-def _read_csv(path: Path) -> Dict[str, List[str]]:
-    with open(path, newline="", encoding="utf-8") as fh:
+class _Duplicate(ValueError):
+    """Two columns of one name."""
+
+
+def _check_unique(path: Path, names: Sequence[str]) -> None:
+    """Columns are found by name: two of one name would be read as one."""
+    seen: Dict[str, int] = {}
+    for i, name in enumerate(names, start=1):
+        if name in seen:
+            raise _Duplicate(f"{path}: columns {seen[name]} and {i} are both named {name!r}; "
+                             "rename one (columns are chosen by name)")
+        seen[name] = i
+
+
+def sniff(path: Path) -> Any:
+    """The CSV dialect of a file (``,``, ``;`` or tab separated)."""
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         sample = fh.read(65536)
-        fh.seek(0)
-        try:
-            dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t")
-        except csv.Error:
-            dialect = csv.excel  # a single column: nothing to sniff
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t")
+    except csv.Error:
+        return csv.excel  # a single column: nothing to sniff
+
+
+def _header(path: Path, reader: Any) -> List[str]:
+    header = [h.strip() for h in next(reader, [])]
+    if not header:
+        raise ValueError(f"{path}: empty file, expected a header row with column names")
+    _check_unique(path, header)
+    return header
+
+
+def csv_header(path: Path) -> Tuple[List[str], Any]:
+    """The column names of a CSV file (checked: present, unique) and its
+    dialect."""
+    _check(path)
+    dialect = sniff(path)
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        return _header(path, csv.reader(fh, dialect)), dialect
+
+
+def _read_csv(path: Path) -> Dict[str, List[str]]:
+    # utf-8-sig: a byte order mark (as spreadsheet programs write) is not
+    # part of the first column's name.
+    dialect = sniff(path)
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, dialect)
-        header = [h.strip() for h in next(reader, [])]
-        if not header:
-            raise ValueError(f"{path}: empty file, expected a header row with column names")
+        header = _header(path, reader)
         table: Dict[str, List[str]] = {h: [] for h in header}
         for line, row in enumerate(reader, start=2):
             if not row:
@@ -63,11 +99,19 @@ def _read_csv(path: Path) -> Dict[str, List[str]]:
 
 
 def _read_parquet(path: Path) -> Any:
+    pd = _pandas("reading Parquet")
     try:
-        return _pandas("reading Parquet").read_parquet(path)
-    except ImportError:
-        raise
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ImportError("reading Parquet needs pandas and pyarrow: pip install 'outprob[parquet]'") from exc
+
+    try:
+        names = [str(c) for c in pq.read_schema(path).names]
+        _check_unique(path, names)
+        return pd.read_parquet(path)
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors for a file that is not Parquet
+        if isinstance(exc, _Duplicate):
+            raise
         raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
 
 
@@ -105,6 +149,8 @@ def read_columns(path: Path, names: Sequence[Optional[str]]) -> List[np.ndarray]
         table: Mapping[str, Sequence[Any]] = {str(c): frame[c].tolist() for c in frame.columns}
     else:
         table = _read_csv(path)
+    if not len(next(iter(table.values()), [])):
+        raise ValueError(f"{path} has no rows: a header and no scores")
     out = []
     for name in names:
         if name is None:
@@ -125,7 +171,8 @@ def add_column(src: Path, dst: Optional[Path], name: str, values: np.ndarray) ->
     _check(src)
     if is_parquet(src) or is_parquet(dst):
         pd = _pandas("Parquet")
-        frame = _read_parquet(src) if is_parquet(src) else pd.read_csv(src, sep=None, engine="python")
+        frame = _read_parquet(src) if is_parquet(src) else pd.read_csv(src, sep=None, engine="python",
+                                                                             encoding="utf-8-sig")
         frame[name] = values
         if dst is None:
             frame.to_csv(sys.stdout, index=False, float_format="%.17g")

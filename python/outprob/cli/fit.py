@@ -94,7 +94,13 @@ def _fit_dask(model: Any, path: Path, suffix: str, column: Any) -> Any:
     elif suffix in (".parquet", ".pq", ".csv"):
         import dask.dataframe as dd
 
-        frame = dd.read_parquet(path) if suffix != ".csv" else dd.read_csv(path)
+        if suffix == ".csv":
+            from outprob._columns import csv_header
+
+            _, dialect = csv_header(path)  # the in-memory reader's separators and checks
+            frame = dd.read_csv(path, sep=dialect.delimiter, encoding="utf-8-sig")
+        else:
+            frame = dd.read_parquet(path)
         names = list(frame.columns)
         if column is None:
             if len(names) != 1:
