@@ -45,6 +45,8 @@ _LAZY = {
     "ConvergenceWarning": "._exceptions",
     "NotFittedError": "._exceptions",
     "InputError": "._exceptions",
+    "FittedMap": "._map",
+    "load_map": "._map",
 }
 _MODULES = ("stats", "metrics", "compare", "reference")
 
@@ -61,6 +63,8 @@ if TYPE_CHECKING:
     from ._exceptions import NotFittedError as NotFittedError
     from ._exceptions import OutprobWarning as OutprobWarning
     from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._map import FittedMap as FittedMap
+    from ._map import load_map as load_map
     from ._gamma import GammaScaler as GammaScaler
     from ._gaussian import GaussianScaler as GaussianScaler
     from ._linear import LinearScaler as LinearScaler
@@ -83,6 +87,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ConformalScaler",
     "ConvergenceWarning",
+    "FittedMap",
     "GammaScaler",
     "GaussianScaler",
     "InputError",
@@ -104,6 +109,7 @@ __all__ = [
     "compare",
     "fpr_upper_bound",
     "from_dict",
+    "load_map",
     "metrics",
     "reference",
     "scaler",

@@ -45,6 +45,7 @@ _F64 = npt.NDArray[np.float64]
 _Out = Optional[np.ndarray]
 Notes = List[Tuple[type, str]]
 if TYPE_CHECKING:
+    from ._map import FittedMap
 
     class _Estimator:
         """What the scalers inherit from scikit-learn, typed: scikit-learn
@@ -430,6 +431,23 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
 
     def _fitted_summary(self, state: State) -> str:
         return ", ".join(f"{n}={_short(state.attributes[n])}" for n in self._PAIR)
+
+    def to_map(self) -> "FittedMap":
+        """The fitted map alone: what :meth:`transform` applies, as an
+        :class:`outprob.FittedMap` that a scoring service loads
+        (:func:`outprob.load_map`) without scikit-learn or pandas.
+
+        Examples
+        --------
+        >>> import outprob
+        >>> s = outprob.scaler("median_nmad").fit([1.0, 2.0, 2.5, 3.0, 9.0])
+        >>> m = s.to_map()
+        >>> bool((m.transform([2.0, 9.0]) == s.transform([2.0, 9.0])).all())
+        True
+        """
+        from ._map import FittedMap
+
+        return FittedMap(self._current_map(self._fitted_state()))
 
     # -- serialisation (outprob._persist) ---------------------------------------
     def to_dict(self) -> Dict[str, Any]:

@@ -16,6 +16,7 @@ from ._base import Notes, ScalerBase, column_label
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._fitted import Fitted, Bools, Floats, Intervals, Ints, Strs
 from ._incremental import bounds, refit_every
+from ._notes import scale_notes, stream_notes
 from ._input import (
     MAX_COUNT,
     MAX_ITER,
@@ -343,18 +344,10 @@ class GaussianScaler(ScalerBase):
 
     def _scale_notes(self, center: float, scale: float, scale_used: str, where: str) -> Notes:
         """The warnings of the §2 fallback chain."""
-        chosen = self.scale if isinstance(self.scale, str) else "value"
-        if scale == 0.0:
-            return [(ZeroScaleWarning, (
-                f"every scale estimate{where} is zero: the scores are constant "
-                f"({center!r}); scores at or below it map to 0, higher ones to 1"
-            ))]
-        if scale_used != chosen:
-            return [(ZeroScaleWarning, (
-                f"scale {chosen!r}{where} is zero (common when many scores tie); "
-                f"fell back to {scale_used!r}"
-            ))]
-        return []
+        return scale_notes(self._chosen_scale(), center, scale, scale_used, where)
+
+    def _chosen_scale(self) -> str:
+        return self.scale if isinstance(self.scale, str) else "value"
 
     #: The parameters partial_fit implements (others must keep their defaults).
     _STREAMABLE = ("center", "scale", "trim", "ddof", "maxiter", "tol", "nan_policy",
@@ -384,13 +377,7 @@ class GaussianScaler(ScalerBase):
         if r.n_iter is not None:
             fit["n_iter_"], fit["converged_"] = r.n_iter, r.converged
         fit.update(bounds(r, "center", "scale"))
-        where = column_label(column)
-        notes = self._scale_notes(r.center, r.scale, r.scale_used, where)
-        if r.converged is False:
-            notes.append((ConvergenceWarning, (
-                f"Huber's proposal 2{where} did not converge within maxiter={self.maxiter} "
-                f"iterations (tol={self.tol}); using the last iterate"
-            )))
+        notes = stream_notes(r, self._chosen_scale(), self.maxiter, self.tol, column_label(column))
         return fit, notes
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:

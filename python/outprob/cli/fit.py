@@ -1,7 +1,9 @@
 """Fit a transformation to a file of outlier scores and print it as JSON.
 
 The JSON is what outprob.from_dict(json.load(...)) turns back into the
-fitted scaler, e.g. in a scoring service. Scores come from a column of a
+fitted scaler; with --map it is the fitted map alone, which
+outprob.load_map reads (and outprob stream --map, outprob scale --map
+apply) without importing scikit-learn, e.g. in a scoring service. Scores come from a column of a
 Parquet or CSV table, a .npy array (1-D, or 2-D: one score column per
 column) or a text file with one score per line. With --dask the file is
 read and fitted by Dask (outprob[dask]; Parquet, CSV or .npy), exactly:
@@ -9,6 +11,7 @@ the same parameters as the in-memory fit.
 
 examples:
   outprob fit scores.parquet --column lof --variant median_nmad > scaler.json
+  outprob fit scores.csv --column lof --map > fitted.json   # for outprob stream --map
   outprob fit scores.npy --variant huber --dask
 """
 
@@ -33,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask", action="store_true", help="read and fit with Dask (exact)")
     p.add_argument("--lower-is-outlier", action="store_true", help="lower scores are more outlying")
     p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
+    p.add_argument("--map", action="store_true",
+                   help="print the fitted map alone (for outprob.load_map) instead of the scaler")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         fitted = _fit_dask(model, path, suffix, args.column)
     else:
         fitted = model.fit(_read(path, suffix, args.column))
-    print(json.dumps(fitted.to_dict(), indent=args.indent or None))
+    data = fitted.to_map().to_dict() if args.map else fitted.to_dict()
+    print(json.dumps(data, indent=args.indent or None))
     return 0
 
 

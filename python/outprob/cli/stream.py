@@ -20,9 +20,13 @@ happens to it:
 Only the first 10 bad lines are reported one by one; a last warning counts
 them all.
 
+With --map the scores are mapped by a stored fitted map (outprob fit --map)
+and nothing is fitted.
+
 examples:
   outprob stream --variant mean_nmad < scores.txt > probabilities.txt
   tail -f scores.log | outprob stream --variant median_nmad --window 100000 --flush-every 1
+  outprob stream --map fitted.json < new_scores.txt
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
 NAME = "stream"
@@ -75,11 +80,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a bad line's fate: nan (its probability is nan; default), skip (no "
                         "output line) or stop (exit 1 after writing the lines before it)")
     p.add_argument("--lower-is-outlier", action="store_true", help="lower scores are more outlying")
+    p.add_argument("--map", type=Path, metavar="JSON",
+                   help="map with this stored fitted map (outprob fit --map); fit nothing")
 
 
 def run(args: argparse.Namespace) -> int:
     batch = args.flush_every or (1 if sys.stdin.isatty() else 8192)
-    fit = _fitter(args)
+    fit = _fitter(args) if args.map is None else _stored(args)
     try:
         return _loop(fit, sys.stdin, sys.stdout, batch, args.on_error)
     except BrokenPipeError:
@@ -90,40 +97,71 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
+def _stored(args: argparse.Namespace) -> Callable[[Any], Any]:
+    """``fit(x)`` of a stored map: its probabilities, nothing fitted."""
+    from . import CLIError
+    from .scale import load
+
+    given = [o for o, v in (("--window", args.window), ("--refit-every", args.refit_every),
+                            ("--lower-is-outlier", args.lower_is_outlier)) if v]
+    if given:
+        raise CLIError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to "
+                       "--map: a stored map is not refitted and keeps the orientation it was "
+                       "fitted with")
+    return load(args.map).transform
+
+
 def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
-    """``fit(x)``: adds a batch to the fit and returns its probabilities."""
+    """``fit(x)``: adds a batch to the fit and returns its probabilities —
+    those of the variant's scaler after ``partial_fit(x)``, computed from
+    the same streaming state and the same fitted map without the scaler
+    classes (and so without importing scikit-learn)."""
     import numpy as np
 
-    import outprob
+    from outprob import _core
+    from outprob._notes import stream_notes
+    from outprob._paper_variants import VARIANTS
+    from outprob.streaming import StreamingFit
 
     from . import CLIError
 
-    variant = outprob.VARIANTS.get(args.variant)
+    variant = VARIANTS.get(args.variant)
     if variant is None:
+        import outprob
+
         outprob.scaler(args.variant)  # an unknown name: its error names the known ones
         raise CLIError(
             f"--variant {args.variant} cannot be fitted incrementally; the streaming variants "
-            f"are {', '.join(outprob.VARIANTS)}"
+            f"are {', '.join(VARIANTS)}"
         )
-    params: Dict[str, Any] = {"higher_is_outlier": not args.lower_is_outlier, "window": args.window,
-                              "refit_every": args.refit_every}
-    if variant.center is not None:
-        params["k"] = args.k
-    model = variant.scaler(**params)
-    warned = set()
+    negate = args.lower_is_outlier
+    # A window refits at every batch unless told otherwise (as partial_fit).
+    every = args.refit_every if args.window is None or args.refit_every else 1
+    if variant.center is None:
+        stream = StreamingFit(scaling="linear", higher_is_outlier=not negate, window=args.window,
+                              refit_every=every)
+    else:
+        stream = StreamingFit(variant.center, variant.scale, higher_is_outlier=not negate,
+                              k=args.k, window=args.window, refit_every=every)
+    p = stream.params
+    shown = set()
 
     def fit(x: Any) -> Any:
-        if not model.__sklearn_is_fitted__() and np.isnan(x).all():
+        if stream.n == 0 and np.isnan(x).all():
             return x  # nothing to fit yet: missing scores stay missing
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            p = model.partial_fit(x).transform(x)
-        for w in caught:
-            # A stream would repeat a warning at every batch: once is enough.
-            if w.category not in warned:
-                warned.add(w.category)
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-        return p
+        r = stream.update(x).result()
+        if variant.center is None:
+            kind, params = "linear", {"min": [r.center], "max": [r.scale]}
+        else:
+            kind, params = "gaussian", {"center": [r.center], "scale": [r.scale]}
+            for category, message in stream_notes(r, variant.scale, p["maxiter"], p["tol"], ""):
+                # A stream would repeat a warning at every batch: once is enough.
+                if category not in shown:
+                    shown.add(category)
+                    warnings.showwarning(message, category, "", 0)  # type: ignore[arg-type]
+        fitted = _core.FittedMap({"kind": kind, "negate": negate, "two_d": False,
+                                  "pretransform": None, "params": params, "sorted": None})
+        return fitted.transform(x)
 
     return fit
 
