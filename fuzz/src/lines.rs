@@ -119,7 +119,7 @@ fn trim(mut s: &[u8]) -> &[u8] {
 }
 
 /// Doubles written one per line read back as themselves, in the fewest
-/// digits (those of `{:e}`, the standard library's shortest round trip),
+/// digits (as many as `{:e}`, the standard library's shortest round trip),
 /// and through the reader, one score per line (±inf as bad lines).
 fn write_and_read(data: &[u8], chunk: usize, batch: usize) {
     let mut r = Input::new(data);
@@ -143,9 +143,12 @@ fn write_and_read(data: &[u8], chunk: usize, batch: usize) {
                 let digits: String = m.chars().filter(char::is_ascii_digit).collect();
                 digits.trim_matches('0').to_owned()
             };
+            // As many digits as the standard library's shortest round trip;
+            // the digits themselves may differ in the last place when the
+            // double lies halfway (Ryū rounds that tie to even).
             assert_eq!(
-                mantissa(line),
-                mantissa(&format!("{v:e}")),
+                mantissa(line).len(),
+                mantissa(&format!("{v:e}")).len(),
                 "{v:e} written as {line}"
             );
         }
