@@ -205,7 +205,8 @@ def test_stream_window_and_one_line_errors():
     # A bad line stops the stream with --on-error stop (the default, nan,
     # is tested in test_cli_stream.py).
     assert_one_line_error(stream("1.0\n2.0\nabc\n", "--on-error", "stop"), "line 3", "'abc' is not a number")
-    assert_one_line_error(stream("1.0\n\n", "--on-error", "stop"), "line 2", "empty line")
+    # (linear: the one score before the bad line fits without a zero-scale warning)
+    assert_one_line_error(stream("1.0\n\n", "-v", "linear", "--on-error", "stop"), "line 2", "empty line")
     assert_one_line_error(stream("1\n-inf\n", "-v", "linear", "--flush-every", "1", "--on-error", "stop"),
                           "line 2", "infinite")
 

@@ -447,7 +447,11 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         """
         from ._map import FittedMap
 
-        return FittedMap(self._current_map(self._fitted_state()))
+        fitted = self._current_map(self._fitted_state())
+        if not isinstance(fitted, _core.FittedMap):
+            raise TypeError(f"a {type(self).__name__}'s map is not one of the fitted maps of "
+                            "contract §4/§10; store the scaler with to_dict() instead")
+        return FittedMap(fitted)
 
     # -- serialisation (outprob._persist) ---------------------------------------
     def to_dict(self) -> Dict[str, Any]:

@@ -46,6 +46,8 @@ __all__ = [
     "fit_mixture",
     "fit_gamma",
     "FittedMap",
+    "LineReader",
+    "format_lines",
     "_erf",
     "_gamma_pq",
     "evaluate",
@@ -483,3 +485,20 @@ def conformal_select(
     lam: float,
     threads: int = 0,
 ) -> SelectionFit: ...
+
+# -- score lines (outprob stream, contract §9 "Command line") -------------------------
+
+class LineReader:
+    """One score per line from text fed in pieces, handed out in batches."""
+
+    def __new__(cls) -> "LineReader": ...
+    def feed(self, data: bytes) -> None: ...
+    def finish(self) -> None: ...
+    def ready(self, lines: int) -> bool: ...
+    def pending(self) -> int: ...
+    def take(
+        self, lines: int
+    ) -> Tuple[int, npt.NDArray[np.float64], List[Tuple[int, str]]]:
+        """(first line number, one score per line, [(line, message)] of bad lines)."""
+
+def format_lines(p: npt.NDArray[np.float64]) -> bytes: ...
