@@ -307,6 +307,11 @@ def test_streaming_fit_from_dict_raises_value_error():
         lambda: outprob.streaming.KLLSketch.deserialize(outprob.streaming.KLLSketch().serialize(), seed=-1),
         lambda: outprob.streaming.StreamingFit(seed=2**64),
         lambda: outprob.streaming.normalized_rank_error(2**70),
+        lambda: outprob.SigmoidScaler(maxiter=2**64).fit([1.0, 2.0, 5.0]),
+        lambda: outprob.MixtureScaler(maxiter=2**64).fit([1.0, 2.0, 5.0]),
+        lambda: outprob.TopKScaler(k=2**64).fit([1.0, 2.0, 5.0]),
+        lambda: outprob.GaussianScaler(threads=2**64).fit([1.0, 2.0, 5.0]),
+        lambda: stats.std([1.0, 2.0, 5.0], ddof=2**70),
     ],
 )
 def test_size_parameters_refuse_any_int_with_value_error(make):

@@ -297,6 +297,8 @@ MIN_K, MAX_K = 8, 65_535
 MAX_WINDOW = 2**32
 MAX_COUNT = 2**53
 MAX_SEED = 2**64 - 1
+#: The most threads a call may ask for (each count gets a kept pool).
+MAX_THREADS = 1024
 
 
 def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None) -> int:
@@ -340,7 +342,7 @@ def check_threads(threads: Any) -> int:
     either. Results never depend on it."""
     if threads is None:
         return 0
-    return check_int(threads, "threads", 1)
+    return check_int(threads, "threads", 1, MAX_THREADS)
 
 
 def check_out(out: Any, like: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ from . import _core
 from ._base import Notes, ScalerBase, column_label
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._fitted import Fitted, Bools, Floats, Ints
-from ._input import check_int, check_positive, check_threads
+from ._input import MAX_COUNT, check_int, check_positive, check_threads
 
 
 
@@ -98,7 +98,7 @@ class MixtureScaler(ScalerBase):
 
     def _check_params(self) -> None:
         super()._check_params()
-        check_int(self.maxiter, "maxiter", 1)
+        check_int(self.maxiter, "maxiter", 1, MAX_COUNT)
         check_positive(self.tol, "tol")
 
     def __sklearn_tags__(self) -> Any:

@@ -11,7 +11,7 @@ from . import _core
 from ._base import Notes, ScalerBase, column_label
 from ._exceptions import ConvergenceWarning, ZeroScaleWarning
 from ._fitted import Fitted, Bools, Floats, Ints
-from ._input import check_int, check_threads
+from ._input import MAX_COUNT, check_int, check_threads
 
 
 
@@ -92,7 +92,7 @@ class SigmoidScaler(ScalerBase):
 
     def _check_params(self) -> None:
         super()._check_params()
-        check_int(self.maxiter, "maxiter", 1)
+        check_int(self.maxiter, "maxiter", 1, MAX_COUNT)
 
     def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
         f = _core.fit_sigmoid(

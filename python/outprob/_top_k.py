@@ -10,7 +10,7 @@ import numpy as np
 from . import _core
 from ._base import Notes, ScalerBase
 from ._fitted import Bools, Fitted, Floats, Ints
-from ._input import check_fraction, check_int, check_threads
+from ._input import MAX_COUNT, check_fraction, check_int, check_threads
 
 
 class TopKScaler(ScalerBase):
@@ -87,7 +87,7 @@ class TopKScaler(ScalerBase):
     def _check_params(self) -> None:
         super()._check_params()
         if self.k is not None:
-            check_int(self.k, "k", 1)
+            check_int(self.k, "k", 1, MAX_COUNT)
         check_fraction(self.fraction, "fraction")
         if self.k is None and self.fraction == 0.0:
             raise ValueError("fraction must be in (0, 1) when k is None, got 0.0")

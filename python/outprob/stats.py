@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from . import _core, _exceptions
 from ._input import (
+    MAX_COUNT,
     MAX_ITER,
     as_float_array,
     check_fraction,
@@ -155,7 +156,7 @@ def std(
     >>> float(stats.std([2, 4, 4, 4, 5, 5, 7, 9]))
     2.0
     """
-    ddof = check_int(ddof, "ddof", 0)
+    ddof = check_int(ddof, "ddof", 0, MAX_COUNT)
     t = check_threads(threads)
     return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof=ddof, nan_policy=nan_policy, threads=t))
 
