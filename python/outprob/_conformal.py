@@ -88,7 +88,10 @@ class ConformalScaler(ScalerBase):
         The calibration scores hold outliers: drop the largest ⌊c·n⌋ before
         computing p-values (c a fraction in [0, 1), or ``"auto"``: c chosen
         from the scores by the Q–Q criterion of ``trim="auto"``, contract
-        §10). What validity is left is stated in contract §11.
+        §10). What validity is left is stated in contract §11: trimming
+        inliers' scores (detectors rank some outliers below inliers) makes
+        the p-values of inliers anti-conservative — measured on the shipped
+        datasets, P(p ≤ 0.1 | inlier) = 0.25 with ``"auto"``.
     nan_policy : {"omit", "raise"}, default "omit"
     higher_is_outlier : bool, default True
     threads : int, optional
