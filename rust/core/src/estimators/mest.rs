@@ -9,6 +9,21 @@ use crate::numeric::reduce::binary_exponent;
 use crate::sample::Sample;
 use blocks::{Blocks, Expect};
 
+/// Whether the ablation benchmark switched the layer `$name` off in this
+/// build (`--cfg outprob_ablate="$name"`; `benches/ablation.py`).
+macro_rules! ablated {
+    ($name:literal) => {
+        $crate::estimators::mest::switched_off(cfg!(outprob_ablate = $name))
+    };
+}
+
+/// `off`, through a call so that clippy does not simplify the conditions
+/// it takes part in as if the switch were the constant of this build.
+#[inline(always)]
+const fn switched_off(off: bool) -> bool {
+    off
+}
+
 mod blocks;
 mod bulk;
 mod direct;
@@ -200,6 +215,26 @@ pub fn m_estimate_from_median<T: Float>(
     params: &MParams,
     median: f64,
 ) -> Result<MEstimate, Error> {
+    fit(s, params, median, false)
+}
+
+/// [`m_estimate`] by the direct path: every score read at every step, the
+/// definition the sorted and bucketed paths are tested against
+/// (`docs/design/m-estimation.md`). For tests and benchmarks; it costs a
+/// read of the scores per step.
+pub fn m_estimate_direct<T: Float>(
+    s: &Sample<'_, T>,
+    params: &MParams,
+) -> Result<MEstimate, Error> {
+    fit(s, params, median(s), true)
+}
+
+fn fit<T: Float>(
+    s: &Sample<'_, T>,
+    params: &MParams,
+    median: f64,
+    direct: bool,
+) -> Result<MEstimate, Error> {
     params.check()?;
     let mu0 = median;
     let (sigma0, start) = start_scale(s, mu0)?;
@@ -226,21 +261,29 @@ pub fn m_estimate_from_median<T: Float>(
     // scaled score stays finite in the element type.
     let k = scale_exponent::<T>(s, sigma0);
     let (mu, sigma) = (ldexp(mu0, -k), ldexp(sigma0, -k));
-    let est = if s.len() < bucketed_min(params.norm) {
+    let small = s.len() < bucketed_min(params.norm);
+    let sorted = (small || ablated!("bucketed")) && !ablated!("sorted");
+    let bulk = if ablated!("bulk") { 0.0 } else { BULK };
+    let est = if direct || sorted {
         let scaled: Vec<f64> = (s.x.iter())
             .filter(|v| !v.is_nan())
             .map(|v| ldexp(s.orient(v.to_f64()), -k))
             .collect();
-        let radius = BULK * params.tuning.min(params.c) * sigma;
-        let sorted = Sorted::new(scaled, params.norm, Some((mu, radius)));
-        iterate(&sorted, params, mu, sigma, start)
+        if direct {
+            iterate(&direct::Direct(&scaled), params, mu, sigma, start)
+        } else {
+            let radius = bulk * params.tuning.min(params.c) * sigma;
+            let around = (radius > 0.0).then_some((mu, radius));
+            let sorted = Sorted::new(scaled, params.norm, around);
+            iterate(&sorted, params, mu, sigma, start)
+        }
     } else {
         let expect = Expect {
             location: mu,
             scale: sigma,
             widths: [params.tuning, params.c],
-            bulk: BULK * params.tuning.min(params.c),
-            far: if s.len() < FAR_BELOW {
+            bulk: bulk * params.tuning.min(params.c),
+            far: if s.len() < FAR_BELOW && !ablated!("far_tails") {
                 FAR * params.tuning.max(params.c)
             } else {
                 0.0

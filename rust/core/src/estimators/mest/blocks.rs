@@ -58,6 +58,9 @@ const MAX_BUCKETS: usize = 1 << 12;
 /// from 4.3–5.5 to 3.0–4.0 ms, at 0.1–0.6 ms more on one). A function of
 /// `n` alone: the sums are the same whatever the number of threads.
 fn chunk_of(n: usize) -> usize {
+    if ablated!("read_chunks") {
+        return 1 << 20;
+    }
     (n / 4).next_power_of_two().clamp(1 << 18, 1 << 20)
 }
 /// Up to this many scores, the first fetch takes every leaf (their trees
@@ -213,7 +216,7 @@ impl<'a, T: Float> Blocks<'a, T> {
     pub fn scaled(s: &Sample<'a, T>, k: i32, reciprocal: bool, expect: Option<Expect>) -> Self {
         let (g, lo, hi) = Geometry::new(s, k, if reciprocal { 16.0 } else { 8.0 });
         let layout = Layout::new(&g, (lo, hi), expect, reciprocal);
-        let gathering = expect.is_some();
+        let gathering = expect.is_some() && !ablated!("band_gather");
         let read = read::read(s.x, &g, &layout, gathering);
         let mut leaves = Vec::new();
         let mut leaf_of = vec![u32::MAX; g.buckets];
@@ -241,7 +244,12 @@ impl<'a, T: Float> Blocks<'a, T> {
         let n_leaves = leaves.len();
         let mut values: Vec<Option<Fetched>> = (0..n_leaves).map(|_| None).collect();
         if gathering {
-            let lists = grouped::joined(&read.gathered, layout.band_buckets.len());
+            let slots = layout.band_buckets.len();
+            let lists = if ablated!("grouping") {
+                grouped::pushed(&read.gathered, slots, |y| layout.band_slot[g.bucket(y)])
+            } else {
+                grouped::joined(&read.gathered, slots)
+            };
             for (list, &b) in lists.into_iter().zip(&layout.band_buckets) {
                 // A band bucket is a leaf of its own (never the bulk's or a
                 // far tail's), unless it holds no score.
@@ -276,7 +284,7 @@ impl<'a, T: Float> Blocks<'a, T> {
         (m, sigma, t): (f64, f64, f64),
         f: impl FnOnce(&Fetched) -> R,
     ) -> R {
-        if self.values.borrow()[leaf].is_none() && self.len <= FETCH_ALL {
+        if self.values.borrow()[leaf].is_none() && self.len <= FETCH_ALL && !ablated!("fetch_all") {
             self.fetch((0..self.n_leaves).collect());
         }
         if self.values.borrow()[leaf].is_none() {
@@ -284,7 +292,11 @@ impl<'a, T: Float> Blocks<'a, T> {
             // The edges move little from step to step: a band of
             // FETCH_BAND·σ about each (a fifth of the data for Huber's
             // t = 1.345, c = 1.5) is usually all a fit ever reads.
-            let [a, b] = self.widths.get();
+            let [a, b] = if ablated!("fetch_edges") {
+                [t; 2]
+            } else {
+                self.widths.get()
+            };
             for w in [t, a, b] {
                 for e in [m - w * sigma, m + w * sigma] {
                     self.leaves_within(e - FETCH_BAND * sigma, e + FETCH_BAND * sigma, &mut wanted);
@@ -337,6 +349,10 @@ impl<'a, T: Float> Blocks<'a, T> {
                 (keys[len], out[len]) = (s, y);
                 len += usize::from(s != NONE);
             }
+            if ablated!("grouping") {
+                out.truncate(len);
+                return Grouped::ungrouped(out);
+            }
             Grouped::by_keys(&keys[..len], &out[..len], wanted.len())
         };
         let parts: Vec<Grouped> = if self.x.len() < PARALLEL_MIN {
@@ -347,7 +363,11 @@ impl<'a, T: Float> Blocks<'a, T> {
                 .map(gather)
                 .collect()
         };
-        let lists = grouped::joined(&parts, wanted.len());
+        let lists = if ablated!("grouping") {
+            grouped::pushed(&parts, wanted.len(), |y| slot[g.bucket(y)])
+        } else {
+            grouped::joined(&parts, wanted.len())
+        };
         for (&l, list) in wanted.iter().zip(lists) {
             values[l] = Some(Fetched::new(list, self.all));
         }

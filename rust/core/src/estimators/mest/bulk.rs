@@ -97,7 +97,7 @@ impl Bulk {
             return keep_numbers(ys, rest);
         }
         #[cfg(target_arch = "x86_64")]
-        if crate::numeric::simd::has_avx2() {
+        if crate::numeric::simd::has_avx2() && !ablated!("bulk_avx2") {
             // SAFETY: the CPU supports AVX2; `rest` is as long as `ys`.
             return unsafe {
                 if self.powers == 3 {

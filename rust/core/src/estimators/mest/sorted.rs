@@ -182,7 +182,15 @@ impl Sums for Sorted {
         let sums = match p.norm {
             Norm::Huber => {
                 let [s0, s1] = Self::shifted(&self.power_sums::<2>(lo, hi), delta);
-                let reciprocal = t * sigma * self.tails.reciprocal_sum(&self.s, m, lo, hi);
+                let tails = if ablated!("tail_expansion") {
+                    let mut sum = [0.0];
+                    super::inverse_powers::sums(&self.s[..lo], m, -1.0, &mut sum);
+                    super::inverse_powers::sums(&self.s[hi..], m, 1.0, &mut sum);
+                    sum[0]
+                } else {
+                    self.tails.reciprocal_sum(&self.s, m, lo, hi)
+                };
+                let reciprocal = t * sigma * tails;
                 let sides = (self.s.len() - hi) as f64 - lo as f64;
                 (s0 + reciprocal, s1 + t * sigma * sides)
             }
@@ -233,6 +241,9 @@ impl Sums for Sorted {
 /// searched from `guess`: a few steps, then bisection of the rest.
 fn edge(s: &[f64], guess: usize, pred: impl Fn(f64) -> bool) -> usize {
     const STEPS: usize = 4;
+    if ablated!("edge_guess") {
+        return s.partition_point(|&v| pred(v));
+    }
     let mut i = guess.min(s.len());
     if i < s.len() && pred(s[i]) {
         for _ in 0..STEPS {

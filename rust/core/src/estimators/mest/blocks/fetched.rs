@@ -29,6 +29,9 @@ pub(super) struct Fetched {
 /// at 1e7 scores took 2.09 ms with runs of 32, 1.58 with runs of 128; a
 /// Tukey fit of 3e4 scores, whose leaves are small, is fastest with 32).
 fn run_length(n: usize) -> usize {
+    if ablated!("run_length") {
+        return 32;
+    }
     let root = (n as f64).sqrt() as usize;
     root.next_power_of_two().clamp(32, 256)
 }
@@ -60,7 +63,8 @@ impl Fetched {
         // while a leaf cut once — as the windows widen past it — is not
         // worth its runs (measured: 3.2 against 3.4 ms of a Huber fit's
         // iteration at 1e7 scores, 1.2 against 1.4 ms of Tukey's).
-        let in_runs = self.vals.len() <= RUNS_AT_ONCE || self.cuts >= 2;
+        let in_runs = (self.vals.len() <= RUNS_AT_ONCE || self.cuts >= 2 || ablated!("second_cut"))
+            && !ablated!("runs");
         if self.vals.is_empty() || (!self.nodes.is_empty() && (self.in_runs || !in_runs)) {
             return;
         }
@@ -103,6 +107,10 @@ impl Fetched {
 fn runs(vals: &mut [f64]) -> Vec<(usize, usize)> {
     let n = vals.len();
     let run = run_length(n);
+    if ablated!("counting_sort") {
+        sort_by_order_key(vals);
+        return (0..n).step_by(run).map(|s| (s, run.min(n - s))).collect();
+    }
     let (lo, hi) = vals
         .iter()
         .map(|&v| order_key(v))

@@ -50,6 +50,15 @@ impl Grouped {
         Grouped { starts, vals: out }
     }
 
+    /// `vals` as they are, for [`pushed`] to group (the ablation of the
+    /// grouping in chunks).
+    pub(super) fn ungrouped(vals: Vec<f64>) -> Grouped {
+        Grouped {
+            starts: vec![0, vals.len()],
+            vals,
+        }
+    }
+
     /// The values of slot `s` (none for a slot beyond this chunk's).
     fn group(&self, s: usize) -> &[f64] {
         match (self.starts.get(s), self.starts.get(s + 1)) {
@@ -86,6 +95,22 @@ pub(super) fn joined(parts: &[Grouped], slots: usize) -> Vec<Vec<f64>> {
     } else {
         (0..slots).into_par_iter().map(one).collect()
     }
+}
+
+/// [`joined`] of parts left [`Grouped::ungrouped`]: each value pushed in
+/// turn onto its slot's list (`slot_of`), one thread.
+pub(super) fn pushed(
+    parts: &[Grouped],
+    slots: usize,
+    slot_of: impl Fn(f64) -> u32,
+) -> Vec<Vec<f64>> {
+    let mut lists = vec![Vec::new(); slots];
+    for &y in parts.iter().flat_map(|p| &p.vals) {
+        if let Some(list) = lists.get_mut(slot_of(y) as usize) {
+            list.push(y);
+        }
+    }
+    lists
 }
 
 #[cfg(test)]

@@ -39,7 +39,11 @@ pub(super) fn read<T: Float>(x: &[T], g: &Geometry, layout: &Layout, gathering: 
         };
         read_chunk(c, g, (&mut bulk, &mut far), &mut m);
         let slots = layout.band_buckets.len();
-        let out = Grouped::new(&out, slots, |y| layout.band_slot[g.bucket(y)]);
+        let out = if ablated!("grouping") {
+            Grouped::ungrouped(out)
+        } else {
+            Grouped::new(&out, slots, |y| layout.band_slot[g.bucket(y)])
+        };
         (acc, out, bulk, far)
     };
     if x.len() < PARALLEL_MIN {

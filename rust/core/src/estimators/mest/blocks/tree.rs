@@ -55,6 +55,25 @@ fn shift_into<const M: usize>(moments: &[f64; K], ratio: f64, h: f64, out: &mut 
     }
 }
 
+/// [`shift_into`] as a Taylor shift by repeated synthetic division (the
+/// ablation of the independent sums).
+fn taylor_shift(moments: &[f64; K], kept: usize, ratio: f64, h: f64, out: &mut [f64; K]) {
+    let mut q = [0.0; K];
+    let mut rp = 1.0;
+    for (qk, &pk) in q.iter_mut().zip(moments).take(kept) {
+        *qk = pk * rp;
+        rp *= ratio;
+    }
+    for j in 1..kept {
+        for k in (j..kept).rev() {
+            q[k] += h * q[k - 1];
+        }
+    }
+    for (pk, qk) in out.iter_mut().zip(q) {
+        *pk += qk;
+    }
+}
+
 /// A set of scores contiguous in value: a bucket (leaf) or the union of
 /// two nodes.
 #[derive(Debug, Clone)]
@@ -200,6 +219,10 @@ impl Node {
             // the moments in units of U (u/U a power of two, exact), then
             // shifted by h = (c − C)/U.
             let (ratio, h) = (c.unit / unit, (c.center - center) / unit);
+            if ablated!("tree_kernels") {
+                taylor_shift(&c.p, kept, ratio, h, &mut p);
+                continue;
+            }
             match kept {
                 K => shift_into::<K>(&c.p, ratio, h, &mut p),
                 6 => shift_into::<6>(&c.p, ratio, h, &mut p),
@@ -253,6 +276,10 @@ impl Node {
         // scheme: four dependent steps instead of Horner's twelve (|z| <=
         // 2·RHO, where either is as accurate).
         let z = -self.unit / h;
+        if ablated!("tree_kernels") {
+            let acc = self.p.iter().rev().fold(0.0, |acc, &pk| acc * z + pk);
+            return Some((acc * (sigma / h)).abs());
+        }
         let p = &self.p;
         let (z2, z4) = (z * z, z * z * (z * z));
         let a: [f64; K / 2] = core::array::from_fn(|i| p[2 * i] + p[2 * i + 1] * z);
@@ -391,7 +418,7 @@ pub(super) fn read_values<const J: usize>(vals: &[f64], w: &Window, acc: &mut Ac
 /// Independent sums per value read (value `i` goes to lane `i % LANES`):
 /// one chain of additions per sum was the bound of a cut leaf's read, and
 /// lanes let it vectorise.
-pub(super) const LANES: usize = 4;
+pub(super) const LANES: usize = if ablated!("lanes") { 1 } else { 4 };
 
 /// `one(v, lane)` for each value of `vals`, value `i` in lane `i % LANES`,
 /// in whole groups of `LANES` (which vectorise) and then the rest.
@@ -412,8 +439,11 @@ pub(super) fn by_lanes(vals: &[f64], mut one: impl FnMut(f64, usize)) {
 /// in).
 #[inline(always)]
 pub(super) fn pairwise(l: [f64; LANES]) -> f64 {
-    const { assert!(LANES == 4, "pairwise adds four lanes") };
-    (l[0] + l[1]) + (l[2] + l[3])
+    match l.as_slice() {
+        [a] => *a,
+        [a, b, c, d] => (a + b) + (c + d),
+        _ => unreachable!("one or four lanes"),
+    }
 }
 
 crate::numeric::simd::multiversion! {
@@ -431,6 +461,29 @@ crate::numeric::simd::multiversion! {
         let (mut left, mut right) = ([0usize; LANES], [0usize; LANES]);
         let mut direct = [[0.0f64; LANES]; J];
         let mut reciprocal = [0.0f64; LANES];
+        if ablated!("branch_free") {
+            let one = |v: f64, i: usize| {
+                let z = (v - m) / sigma;
+                if z < -t || z > t {
+                    if z < -t {
+                        left[i] += 1;
+                    } else {
+                        right[i] += 1;
+                    }
+                    if RECIPROCAL {
+                        reciprocal[i] += 1.0 / z.abs();
+                    }
+                } else {
+                    let u = if SAME { z } else { (v - r) / s };
+                    let mut pow = 1.0;
+                    for d in &mut direct {
+                        d[i] += pow;
+                        pow *= u;
+                    }
+                }
+            };
+            by_lanes(vals, one);
+        } else {
         let one = |v: f64, i: usize| {
             let z = (v - m) / sigma;
             let (l, h) = (z < -t, z > t);
@@ -449,6 +502,7 @@ crate::numeric::simd::multiversion! {
             }
         };
         by_lanes(vals, one);
+        }
         for (a, d) in acc.direct.iter_mut().zip(direct) {
             *a += pairwise(d);
         }
