@@ -16,7 +16,7 @@ same in every sign pattern). The p-value is
   is SciPy's ``method="exact"``; with them it is SciPy's exact permutation
   test (``method=PermutationMethod()``, all ``2ⁿ`` sign patterns), which
   SciPy's ``"auto"`` runs only up to n = 13 at ``2ⁿ`` cost — here it costs
-  O(n³) additions, microseconds at n = 50.
+  O(n³) additions.
 * ``"asymptotic"``: the normal approximation with SciPy's tie and zero
   corrections and no continuity correction (``scipy.stats.wilcoxon``'s
   defaults), computed by SciPy.

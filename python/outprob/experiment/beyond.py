@@ -21,8 +21,8 @@ from .findings import _SHORT, his_comparison, skill_scores
 
 __all__ = ["PAIRS", "Comparison", "head_to_head", "beyond_the_paper"]
 
-#: (challenger, incumbent, question): the pairs issue #12 asks about; a
-#: pair is reported when both were run.
+#: (challenger, incumbent, question): the variants beyond the paper against
+#: the ones they refine; a pair is reported when both were run.
 PAIRS: Tuple[Tuple[str, str, str], ...] = (
     ("robust_gamma", "gamma", "does robust gamma scaling beat gamma scaling?"),
     ("trimmed_mean_nmad_auto", "trimmed_mean_nmad", "does trim='auto' beat the fixed 10 % trim?"),
