@@ -16,8 +16,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 # The public names load on first use (PEP 562): ``import outprob.reference``
 # works without the compiled core, and ``import outprob`` stays cheap.
 _LAZY = {
@@ -53,6 +51,7 @@ _MODULES = ("stats", "metrics", "compare", "reference")
 # Type checkers see the names the lazy loading provides (``X as X``: an
 # explicit re-export).
 if TYPE_CHECKING:
+    __version__: str
     from . import compare as compare
     from . import metrics as metrics
     from . import reference as reference
@@ -118,8 +117,21 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    # One version, the Cargo workspace's: maturin writes it into the
+    # package metadata, read here on first use.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("outprob")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     elif name in _MODULES:
         value = importlib.import_module(f".{name}", __name__)
