@@ -42,7 +42,7 @@ DEV_WHEELS = ROOT / "target" / "dev-wheels"
 # Each job and the extras of pyproject.toml it installs (the lists live there).
 JOBS = {
     "demo": [],
-    "test": ["test", "docs", "wheel"],
+    "test": ["test", "docs", "wheel", "lint"],
     "wheel": ["wheel"],
     "docs": ["docs"],
     "bench": ["bench"],
