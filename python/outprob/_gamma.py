@@ -158,7 +158,7 @@ class GammaScaler(ScalerBase):
 
     @property
     def shape_(self) -> Floats:
-        """Fitted k = mean_/scale_ (inf for constant scores)."""
+        """Fitted k = ``mean_ / scale_`` (inf for constant scores)."""
         mean, scale = self.mean_, self.scale_
         with np.errstate(divide="ignore", invalid="ignore"):
             k = np.where(np.asarray(scale) > 0, np.asarray(mean) / np.asarray(scale), np.inf)

@@ -126,7 +126,7 @@ class GaussianScaler(ScalerBase):
         confidence, 99 %; degenerate when exact).
     probability_error_ : float or ndarray of shape (k,)
         After :meth:`partial_fit` (not for M-estimates): bound on the
-        largest |p̂ − p| over all scores the intervals allow.
+        largest ``|p̂ − p|`` over all scores the intervals allow.
     n_features_in_ : int
         Number of score columns (1 for 1-D scores).
     feature_names_in_ : ndarray of str
@@ -181,7 +181,7 @@ class GaussianScaler(ScalerBase):
         stream=True,
     )
     probability_error_ = Fitted[Floats](
-        float, "Bound on |p̂ − p| over all scores after :meth:`partial_fit`.", stream=True
+        float, "Bound on ``|p̂ − p|`` over all scores after :meth:`partial_fit`.", stream=True
     )
 
     def __init__(

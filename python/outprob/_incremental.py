@@ -107,7 +107,7 @@ class Incremental:
           ε(800) = 0.345 %), with guaranteed intervals for μ and σ in
           ``center_interval_``/``scale_interval_``, the sketch's
           ``rank_error_`` and the implied bound ``probability_error_`` on
-          |p̂ − p| over all scores; M-estimates from the sketch (no
+          ``|p̂ − p|`` over all scores; M-estimates from the sketch (no
           interval);
         * with ``window=W``: exactly the in-memory fit of the newest W
           scores, refitted every ``refit_every`` scores (default: every

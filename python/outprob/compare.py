@@ -15,7 +15,7 @@ are errors) unless ``lower_is_better=False``. With k methods and n rows:
    difference is zero. With ``method="auto"`` the p-value is exact
    (the permutation distribution of the signed ranks, ties and zeros
    included) for at most 50 differences and the normal approximation with
-   SciPy's tie and zero corrections above; :attr:`Comparison.p_value_methods`
+   SciPy's tie and zero corrections above; ``Comparison.p_value_methods``
    and the printed summary say which (see ``outprob._wilcoxon``).
 3. Holm–Bonferroni. With the raw p-values sorted, ``p_(1) <= ... <= p_(m)``,
    ``p̃_(i) = max_{j <= i} min(1, (m − j + 1)·p_(j))``. Methods j and l

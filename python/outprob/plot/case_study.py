@@ -39,7 +39,7 @@ def case_study(
     scaling (the paper: median and nMAD).
 
     (a) the empirical density of the scores with the fitted Gaussian
-    densities N(center_, scale_) of both; (b) both score → probability maps
+    densities ``N(center_, scale_)`` of both; (b) both score → probability maps
     with the fraction of outliers in equal-width score bins; (c) histograms
     of the probabilities per class, one panel per scaling; (d) box plots of
     the residuals ``|y − p|`` per class, one panel per scaling.

@@ -113,7 +113,7 @@ def std(x, ddof: int = 0) -> float:
 
 
 def nmad(x) -> float:
-    """median(|s − median(s)|) / Φ⁻¹(3/4)."""
+    """``median(|s − median(s)|) / Φ⁻¹(3/4)``."""
     s = _scores(x)
     return median(np.abs(s - median(s))) / NMAD_DIVISOR
 

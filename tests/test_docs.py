@@ -1,0 +1,66 @@
+"""The documentation site builds with no warning (nitpicky, warnings as
+errors, the gallery executed), its API reference lists every public name,
+and its gallery renders its figures. What ``python3 scripts/dev.py docs``
+builds, into a temporary folder."""
+
+from __future__ import annotations
+
+import importlib
+import posixpath
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx")
+pytest.importorskip("sphinx_gallery")
+
+from sphinx.util.inventory import InventoryFile  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["outprob", "outprob.stats", "outprob.metrics", "outprob.pyod", "outprob.dask",
+           "outprob.streaming", "outprob.experiment", "outprob.plot"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    run = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-b", "html",
+         "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
+        capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-5000:]
+    return out / "html"
+
+
+def test_every_public_name_is_in_the_reference(site):
+    with open(site / "objects.inv", "rb") as f:
+        inventory = InventoryFile.load(f, "", posixpath.join)
+    documented = {name for objects in inventory.values() for name in objects}
+    missing = []
+    for name in MODULES:
+        module = importlib.import_module(name)
+        assert name in documented, name
+        missing += [f"{name}.{member}" for member in module.__all__
+                    if f"{name}.{member}" not in documented]
+    assert not missing, missing
+
+
+def test_the_gallery_renders_its_figures(site):
+    examples = sorted((ROOT / "examples" / "gallery").glob("plot_*.py"))
+    assert len(examples) >= 5
+    for example in examples:
+        page = site / "gallery" / f"{example.stem}.html"
+        assert page.is_file(), page
+        figures = list((site / "_images").glob(f"sphx_glr_{example.stem}_0*.png"))
+        assert figures, f"{example.name} drew no figure"
+        assert all(f.stat().st_size > 10_000 for f in figures), figures
+
+
+def test_the_site_has_its_pages(site):
+    for page in ["index", "getting-started", "contract", "performance", "changelog",
+                 "api/index", "user-guide/index", "user-guide/streaming", "user-guide/cli"]:
+        assert (site / f"{page}.html").is_file(), page
+    assert "outprob reproduce" in (site / "user-guide" / "cli.html").read_text(encoding="utf-8")
