@@ -499,7 +499,8 @@ def test_plot_draws_every_method_and_clique():
         assert f"{m} ({rank:.2f})" in texts
     bars = [line for line in ax.lines if line.get_linewidth() == 3]
     assert len(bars) == len(r.cliques) == 1
-    assert_allclose(sorted(bars[0].get_xdata()), [2.5 - 0.03, 2.5 + 0.03])
+    # Two tied methods (both at rank 2.5): a bar half a rank wide, not a dot.
+    assert_allclose(sorted(bars[0].get_xdata()), [2.5 - 0.25, 2.5 + 0.25])
 
 
 def test_to_frame_ranks_and_pairs():

@@ -126,3 +126,34 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"outprob\[plot\]"):
         _mpl.pyplot()
+
+
+def test_cd_diagram_legible_at_the_study_size():
+    """22 methods over 200 score sets, as the committed study draws: every
+    text inside the figure, rank labels thinned and apart, each clique a
+    bar rather than a dot."""
+    rng = np.random.default_rng(4)
+    names = [f"transformation_number_{i:02d}" for i in range(22)]
+    # Neighbouring methods differ little, so the cliques join near-equal ranks.
+    table = {n: rng.normal(0.05 * i, 1.0, 200) for i, n in enumerate(names)}
+    comparison = compare(table)
+    assert comparison.cliques, "the data should give cliques"
+    ax = plot.cd_diagram(comparison)
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    canvas = fig.bbox
+    texts = [*ax.texts, ax.title]  # the axis itself is off: its tick labels are not drawn
+    for t in texts:
+        box = t.get_window_extent(renderer)
+        assert box.x0 >= canvas.x0 - 0.5 and box.x1 <= canvas.x1 + 0.5, t.get_text()
+        assert box.y0 >= canvas.y0 - 0.5 and box.y1 <= canvas.y1 + 0.5, t.get_text()
+    ticks = sorted((t for t in ax.texts if t.get_text().isdigit()), key=lambda t: int(t.get_text()))
+    assert 3 <= len(ticks) <= 13 and ticks[0].get_text() == "1"
+    boxes = [t.get_window_extent(renderer) for t in ticks]
+    assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:])), "rank labels overlap"
+    bars = [ln for ln in ax.get_lines() if ln.get_linewidth() >= 3]
+    assert len(bars) == len(comparison.cliques)
+    for bar in bars:
+        (x0, _), (x1, _) = ax.transData.transform(np.c_[bar.get_xdata(), bar.get_ydata()])
+        assert x1 - x0 >= 8, "a clique drawn as a dot"

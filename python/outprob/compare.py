@@ -286,10 +286,13 @@ class Comparison:
     def plot(self, ax: Any = None) -> Any:
         """Critical-difference-style diagram on a matplotlib ``Axes``.
 
-        The mean-rank axis runs from 1 (left, best) to k; each method is
-        linked to its mean rank, the better half labelled on the left, and
-        a thick bar under the axis spans each clique. Draws on ``ax`` (a new
-        figure by default) and returns it. Needs matplotlib.
+        The mean-rank axis runs from 1 (left, best) to k, its labels thinned
+        to at most about a dozen; each method is linked to its mean rank,
+        the better half labelled on the left; a thick bar under the axis
+        spans each clique (at least half a rank wide, so that a clique of
+        nearly equal ranks still reads as a bar). The horizontal range is
+        widened until every label lies inside the axes. Draws on ``ax`` (a
+        new figure by default) and returns it. Needs matplotlib.
         """
         try:
             import matplotlib  # noqa: F401
@@ -304,30 +307,76 @@ class Comparison:
         if ax is None:
             import matplotlib.pyplot as plt
 
-            _, ax = plt.subplots(figsize=(7, 1.2 + 0.3 * (rows + len(cliques))))
+            # Wider with more methods, so that the rank axis keeps ~0.3 in a rank.
+            size = (max(8.0, 4.0 + 0.3 * k), 1.6 + 0.3 * (rows + len(cliques)))
+            _, ax = plt.subplots(figsize=size, layout="constrained")
         line = dict(color="black", linewidth=0.8)
         ax.plot([1, k], [0, 0], **line)
+        step = _tick_step(k)
         for t in range(1, k + 1):
-            ax.plot([t, t], [0, 0.08], **line)
-            ax.text(t, 0.14, str(t), ha="center", va="bottom")
+            labelled = t == 1 or t % step == 0
+            ax.plot([t, t], [0, 0.1 if labelled else 0.05], **line)
+            if labelled:
+                ax.text(t, 0.14, str(t), ha="center", va="bottom")
         for c, clique in enumerate(cliques):
             y = -0.2 - 0.18 * c
             lo, hi = ranks[clique[0]], ranks[clique[-1]]
-            ax.plot([lo - 0.03, hi + 0.03], [y, y], color="black", linewidth=3, solid_capstyle="butt")
+            widen = max(0.05, (0.5 - (hi - lo)) / 2)
+            ax.plot([lo - widen, hi + widen], [y, y], color="black", linewidth=3,
+                    solid_capstyle="butt")
         top = -0.2 - 0.18 * len(cliques)
-        margin = 0.1 + 0.1 * (k - 1)
+        reach = 0.5 + 0.05 * k  # the elbows' horizontal run beyond the axis
+        labels = []
         for i, m in enumerate(order):
             left = i < n_left
             y = top - 0.3 * ((i if left else k - 1 - i) + 1)
-            x_label = 1 - margin if left else k + margin
+            x_label = 1 - reach if left else k + reach
             r = ranks[m]
             ax.plot([r, r, x_label], [0, y, y], **line)
-            ax.text(x_label + (-0.05 if left else 0.05), y, f"{m} ({r:.2f})",
-                    ha="right" if left else "left", va="center")
-        ax.set_xlim(1 - 3 * margin, k + 3 * margin)
+            labels.append(ax.text(x_label + (-0.05 if left else 0.05), y, f"{m} ({r:.2f})",
+                                  ha="right" if left else "left", va="center"))
         ax.set_ylim(top - 0.3 * (rows + 1), 0.5)
         ax.set_axis_off()
+        _fit_texts(ax, labels, (1 - reach, k + reach))
         return ax
+
+
+def _tick_step(k: int) -> int:
+    """Label every rank up to 12 methods, else every 2nd, 5th, 10th, ...: at
+    most about a dozen labels however many methods."""
+    for step in (1, 2, 5, 10, 20, 50, 100):
+        if k // step <= 12:
+            return step
+    return 10 ** len(str(k))
+
+
+def _renderer(fig: Any) -> Any:
+    """The figure's renderer, or an Agg one of its size for a figure without
+    a drawing canvas (``Figure()`` made directly)."""
+    if hasattr(fig.canvas, "get_renderer"):
+        return fig.canvas.get_renderer()
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    return RendererAgg(fig.bbox.width, fig.bbox.height, fig.dpi)
+
+
+def _fit_texts(ax: Any, texts: list, span: tuple) -> None:
+    """Widen ``ax``'s x range around ``span`` until every text lies inside
+    the axes. Texts keep their size in points while the range grows, so
+    the extents are measured again after each change."""
+    lo, hi = span
+    pad = 0.02 * (hi - lo)
+    ax.set_xlim(lo - pad, hi + pad)
+    renderer = _renderer(ax.figure)
+    for _ in range(5):
+        inverse = ax.transData.inverted()
+        extents = [inverse.transform(t.get_window_extent(renderer).get_points())[:, 0] for t in texts]
+        left = min([lo, *(e.min() for e in extents)]) - pad
+        right = max([hi, *(e.max() for e in extents)]) + pad
+        current = ax.get_xlim()
+        if left >= current[0] and right <= current[1]:
+            return
+        ax.set_xlim(min(left, current[0]), max(right, current[1]))
 
 
 def _check_alpha(alpha: Any) -> float:

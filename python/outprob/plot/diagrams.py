@@ -31,11 +31,7 @@ def cd_diagram(comparison: Any, *, ax: Optional[Any] = None, title: Optional[str
     -------
     matplotlib.axes.Axes
     """
-    if ax is None:
-        k = comparison.n_methods
-        _, ax = pyplot().subplots(figsize=(8, 1.6 + 0.3 * ((k + 1) // 2 + len(comparison.cliques))),
-                                  layout="constrained")
-    comparison.plot(ax=ax)
+    ax = comparison.plot(ax=ax)
     if title is None:
         title = (f"Mean ranks of {comparison.n_methods} methods over {comparison.n_sets} score sets "
                  f"({'lower' if comparison.lower_is_better else 'higher'} is better)\n"
