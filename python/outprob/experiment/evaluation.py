@@ -132,7 +132,7 @@ def score_set_rows(
     """Rows ``(transformation, measure, class, value)`` for one score set,
     and the count of each warning category the transformations raised
     (e.g. ``ZeroScaleWarning``: the chosen scale was 0 and fell back).
-    With a ``selection`` list, the rows of :func:`.selection.selection_rows`
+    With a ``selection`` list, the rows of ``selection.selection_rows``
     (BH at ``selection_alphas``) are appended to it."""
     values: Dict[str, Dict[str, Dict[str, float]]] = {}
     warned: Dict[str, int] = {}

@@ -101,7 +101,7 @@ class StudyResult:
     """Per "transformation: warning category", the score sets where it warned."""
     selection: Any = None
     """One row per score set × transformation × selection rule
-    (:data:`~outprob.experiment.selection.SELECTION_COLUMNS`)."""
+    (columns ``outprob.experiment.selection.SELECTION_COLUMNS``)."""
 
     def scores(self, dataset: str, detector: str) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         """(scores, labels) of a measured score set, from the score cache
