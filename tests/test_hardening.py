@@ -44,6 +44,32 @@ def test_partial_fit_refuses_a_scale_beyond_the_double_range_as_fit_does(center,
     assert not s.__sklearn_is_fitted__()
 
 
+@pytest.mark.parametrize("center,scale", [("median", "nmad"), ("huber", "huber"), ("tukey", "tukey")])
+@pytest.mark.parametrize("window", [None, 50])
+def test_a_refused_batch_is_not_kept(center, scale, window):
+    """A batch whose fit is refused leaves the stream as it was: the fit
+    after the next batch is the in-memory fit of the batches kept, and the
+    checkpoint taken in between loads (contract §9)."""
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(30, 2)), rng.normal(size=(20, 2))
+    bad = np.column_stack([np.ones(100), np.tile(HUGE, 25)])  # column 1 alone is refused
+    s = outprob.GaussianScaler(center, scale, window=window)
+    quiet(s.partial_fit, a)
+    before = (s.n_samples_seen_.copy(), s.center_.copy(), s.scale_.copy())
+    with pytest.raises(ValueError, match=BEYOND):
+        quiet(s.partial_fit, bad)
+    after = (s.n_samples_seen_, s.center_, s.scale_)
+    for x, y in zip(before, after):
+        np.testing.assert_array_equal(x, y)
+    resumed = outprob.from_dict(s.to_dict())
+    for t in (s, resumed):
+        quiet(t.partial_fit, b)
+        want = quiet(outprob.GaussianScaler(center, scale).fit, np.vstack([a, b]))
+        np.testing.assert_allclose(t.center_, want.center_, rtol=1e-12)
+        np.testing.assert_allclose(t.scale_, want.scale_, rtol=1e-12)
+        np.testing.assert_array_equal(t.n_samples_seen_, [50, 50])
+
+
 @pytest.mark.parametrize(
     "x",
     [HUGE, np.full(20, 1.7e308), np.array([1.0, 1.5e308, 1.6e308, 1.7e308, 1.79e308])],

@@ -198,8 +198,8 @@ class Incremental:
             if not _names_equal(mine_state.names, state.names):
                 raise ValueError("the scalers were fitted on columns of different names")
             mine = ours
-        mine.merge(theirs)
-        self._publish(mine, state.ndim, state.names, 4)
+        results = mine._merge_and_results(theirs)
+        self._publish(mine, results, state.ndim, state.names, 4)
 
     @_if_streamable
     def refit(self: _S) -> _S:
@@ -217,9 +217,9 @@ class Incremental:
                     f"this {type(self).__name__} has no streaming state to refit: "
                     "call partial_fit first"
                 )
-            stream.refit()
+            results = stream.refit()
             state = self._fitted_state()
-            self._publish(stream, state.ndim, state.names, 3)
+            self._publish(stream, results, state.ndim, state.names, 3)
         return self
 
     def _stream_lock(self) -> "threading.RLock":
@@ -264,13 +264,17 @@ class Incremental:
             if type(X) is not np.ndarray or state.names is not None:
                 check_names(self, names, state.names)
                 names = state.names
-        stream.update(x)
-        self._publish(stream, x.ndim, names, stacklevel + 1)
+        # A batch whose fit is refused is not kept (contract §9).
+        results = stream._update_and_results(x)
+        self._publish(stream, results, x.ndim, names, stacklevel + 1)
 
-    def _publish(self, stream: StreamingFit, ndim: int, names: Any, stacklevel: int) -> None:
+    def _publish(
+        self, stream: StreamingFit, results: List[StreamingResult], ndim: int, names: Any,
+        stacklevel: int,
+    ) -> None:
         """Builds the fitted state from the stream's results and publishes it."""
         fits = []
-        for j, r in enumerate(stream.results()):
+        for j, r in enumerate(results):
             fit, notes = self._stream_column(r, j if ndim == 2 else None)
             fits.append(fit)
             for category, message in notes:

@@ -377,6 +377,35 @@ class StreamingFit:
         contract §5 applies per batch: a batch holding ±inf (or NaN with
         ``nan_policy="raise"``) raises ``ValueError`` and changes no column.
         """
+        a = self._batch(scores)
+        if self.params["window"] is None:
+            self._state.update(a)
+        else:
+            # A window refits when due (refit_every new scores) or on demand.
+            self._state.update(a, nan_policy=self.params["nan_policy"])
+        return self
+
+    def _update_and_results(self, scores: Any) -> List[StreamingResult]:
+        """:meth:`update`, then :meth:`results`, as one step: a batch whose
+        fit is refused (contract §5: a scale beyond the double range)
+        raises ``ValueError`` and changes nothing. The scalers'
+        ``partial_fit``, which publishes a fit after every batch."""
+        a = self._batch(scores)
+        p = self.params
+        if p["scaling"] == "linear":  # the extremes of finite scores: never refused
+            return self.update(a).results()
+        if p["window"] is None:
+            return [_streaming_result(r) for r in self._state.update_and_fit(a)]
+        fits = self._state.update_and_fit_gaussian(
+            a, nan_policy=p["nan_policy"], spec=self.spec(), refit=self._fitted is None
+        )
+        if fits is not None:
+            self._fitted = self._window_fits(fits)
+        return list(self._fitted)
+
+    def _batch(self, scores: Any) -> np.ndarray:
+        """The batch as a float array of the fit's kind (the first batch
+        makes the state)."""
         a = as_float_array(scores)
         if a.ndim not in (1, 2):
             raise ValueError(f"scores must be 1-D or 2-D, got {a.ndim}-D")
@@ -391,34 +420,40 @@ class StreamingFit:
             raise ValueError(
                 f"batch of shape {a.shape} does not match the {fitted} column(s) fitted so far"
             )
-        if self.params["window"] is None:
-            self._state.update(a)
-            self._fitted = None
-        else:
-            # A window refits when due (refit_every new scores) or on demand.
-            self._state.update(a, nan_policy=self.params["nan_policy"])
-        return self
+        return a
 
     def merge(self, other: "StreamingFit") -> "StreamingFit":
         """Adds the scores ``other`` has seen (same parameters required)."""
+        self._merged(other, fit=False)
+        return self
+
+    def _merge_and_results(self, other: "StreamingFit") -> List[StreamingResult]:
+        """:meth:`merge`, then :meth:`results`, as one step: a merge whose
+        fit is refused raises ``ValueError`` and changes nothing."""
+        results = self._merged(other, fit=True)
+        return self.results() if results is None else results
+
+    def _merged(self, other: "StreamingFit", fit: bool) -> Optional[List[StreamingResult]]:
         if not isinstance(other, StreamingFit) or other.params != self.params:
             raise ValueError("only a StreamingFit with the same parameters can be merged")
         if self.params["window"] is not None:
             raise ValueError("windowed fits do not merge: a window is the newest scores of one stream")
         if other._state is None:
-            return self
+            return None
         with self._lock:
             if self._state is None:
                 self._ndim = other._ndim
                 self._state = self._state_from(other._state.parts())
-                return self
+                return None
         try:
+            if fit and self.params["scaling"] == "gaussian":
+                return [_streaming_result(r) for r in self._state.merge_and_fit(other._state)]
             self._state.merge(other._state)
         except ValueError as exc:
             if self._ndim != other._ndim or len(self._state.n()) != len(other._state.n()):
                 raise ValueError("the fits have different numbers of columns") from None
             raise exc
-        return self
+        return None
 
     def _state_from(self, parts: List[Dict[str, Any]]) -> Any:
         """A running state from its per-column parts (``to_dict``, ``merge``)."""
@@ -428,8 +463,8 @@ class StreamingFit:
         return _core.StreamingState.from_parts(spec=self.spec(), parts=parts)
 
     def refit(self) -> List[StreamingResult]:
-        """Refits now (windowed fits); returns :meth:`results`."""
-        self._fitted = None
+        """Refits now (windowed fits); returns :meth:`results`. A refused
+        refit keeps the last fit."""
         return self.results(force=True)
 
     def results(self, force: bool = False) -> List[StreamingResult]:
@@ -454,12 +489,16 @@ class StreamingFit:
                     for f, n in zip(s.fit_linear(negate=negate), counts)
                 ]
             else:
-                fits = s.fit_gaussian(spec=self.spec())
-                self._fitted = [
-                    _window_result(f.center, f.scale, f.scale_used, *_iterations(f), n)
-                    for f, n in zip(fits, counts)
-                ]
+                self._fitted = self._window_fits(s.fit_gaussian(spec=self.spec()))
         return list(self._fitted)
+
+    def _window_fits(self, fits: List[Any]) -> List[StreamingResult]:
+        """A window's Gaussian refits (the core's) as results."""
+        counts = [min(int(n), self.params["window"]) for n in self._state.seen()]
+        return [
+            _window_result(f.center, f.scale, f.scale_used, *_iterations(f), n)
+            for f, n in zip(fits, counts)
+        ]
 
     def result(self) -> StreamingResult:
         """The fitted parameters of a 1-D fit (of column 0 for 2-D)."""

@@ -6,6 +6,7 @@
 use crate::convert::start_name;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
 use outprob_core::evaluation::metrics::Strata as CoreStrata;
+use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
 use outprob_core::transformations::gamma::GammaFit as CoreGammaFit;
 use outprob_core::transformations::mixture::MixtureFit as CoreMixtureFit;
@@ -246,6 +247,22 @@ record!(
         n: u64,
     }
 );
+
+impl From<&CoreStreamingResult> for StreamingResult {
+    fn from(r: &CoreStreamingResult) -> Self {
+        StreamingResult {
+            center: r.center,
+            scale: r.scale,
+            scale_used: r.scale_used.name().to_owned(),
+            center_interval: r.center_interval.map(|i| (i.lo, i.hi)),
+            scale_interval: r.scale_interval.map(|i| (i.lo, i.hi)),
+            probability_error: r.probability_error,
+            rank_error: r.rank_error,
+            m_estimates: MEstimate::all(&r.m_estimates),
+            n: r.n,
+        }
+    }
+}
 
 record!(
     /// A KLL sketch's parameters and state (DataSketches' names).

@@ -4,21 +4,25 @@
 //! Each object is frozen and keeps its state behind a `Mutex`: calls from
 //! several threads serialise (waiting without the GIL) instead of failing,
 //! and a merge copies the other state first, so `a.merge(a)` and two
-//! threads merging each other's states cannot deadlock.
+//! threads merging each other's states cannot deadlock. The `*_and_fit`
+//! methods change and fit under one lock, as one step (`atomically`): a
+//! scaler never keeps scores whose fit it refused.
 
 use crate::convert::{item, Wrap};
-use crate::results::{GaussianFit, LinearFit, MEstimate, SketchInfo, StreamingResult};
+use crate::results::{GaussianFit, LinearFit, SketchInfo, StreamingResult};
 use crate::spec::Spec;
 use crate::{with_slice, Floats, Result};
 use numpy::{IntoPyArray, PyArray1};
+use outprob_core::error::Error as CoreError;
 use outprob_core::sample::NanPolicy;
-use outprob_core::streaming::columns::{merge_columns, update_columns};
-use outprob_core::streaming::fit::StreamingGaussian;
+use outprob_core::streaming::columns::{atomically, merge_columns, update_columns};
+use outprob_core::streaming::fit::{StreamingGaussian, StreamingResult as CoreResult};
 use outprob_core::streaming::kll::serde::serialize;
 use outprob_core::streaming::kll::KllSketch;
 use outprob_core::streaming::moments::MomentsParts;
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
 use outprob_core::streaming::window::Window;
+use outprob_core::transformations::fit::{GaussianFit as CoreFit, GaussianSpec as CoreSpec};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyDict};
@@ -185,9 +189,34 @@ impl PyStreaming {
         ))?)
     }
 
+    /// `update`, then the fit of each column, as one step: a batch whose
+    /// fit is refused changes no column.
+    fn update_and_fit(&self, py: Python<'_>, x: Floats<'_>) -> Result<Vec<StreamingResult>> {
+        let mut g = lock(py, &self.0);
+        let nan = g.first().map_or(NanPolicy::Omit, |s| s.spec().nan_policy);
+        let (states, shape) = (&mut g[..], x.shape());
+        let results = with_slice!(py, x, |s| atomically(
+            states,
+            |st| update_columns(st, s, &shape, nan, StreamingGaussian::update),
+            |st| fit_all(st)
+        ))?;
+        Ok(results.iter().map(StreamingResult::from).collect())
+    }
+
     fn merge(&self, py: Python<'_>, other: &PyStreaming) -> Result<()> {
         let theirs = lock(py, &other.0).clone();
         Ok(merge_columns(&mut lock(py, &self.0), &theirs)?)
+    }
+
+    /// `merge`, then the fit of each column, as one step: a merge whose
+    /// fit is refused changes no column.
+    fn merge_and_fit(&self, py: Python<'_>, other: &PyStreaming) -> Result<Vec<StreamingResult>> {
+        let theirs = lock(py, &other.0).clone();
+        let mut g = lock(py, &self.0);
+        let states = &mut g[..];
+        let results =
+            py.detach(|| atomically(states, |st| merge_columns(st, &theirs), |st| fit_all(st)))?;
+        Ok(results.iter().map(StreamingResult::from).collect())
     }
 
     /// Scores seen, per column.
@@ -198,25 +227,8 @@ impl PyStreaming {
     /// The fit of each column.
     fn results(&self, py: Python<'_>) -> Result<Vec<StreamingResult>> {
         let g = lock(py, &self.0);
-        let results = py.detach(|| {
-            g.iter()
-                .map(StreamingGaussian::result)
-                .collect::<std::result::Result<Vec<_>, _>>()
-        })?;
-        Ok(results
-            .iter()
-            .map(|r| StreamingResult {
-                center: r.center,
-                scale: r.scale,
-                scale_used: r.scale_used.name().to_owned(),
-                center_interval: r.center_interval.map(|i| (i.lo, i.hi)),
-                scale_interval: r.scale_interval.map(|i| (i.lo, i.hi)),
-                probability_error: r.probability_error,
-                rank_error: r.rank_error,
-                m_estimates: MEstimate::all(&r.m_estimates),
-                n: r.n,
-            })
-            .collect())
+        let results = py.detach(|| fit_all(&g))?;
+        Ok(results.iter().map(StreamingResult::from).collect())
     }
 
     /// Each column's state as plain data: moments, the sketch's bytes
@@ -259,6 +271,19 @@ impl PyStreaming {
     }
 }
 
+/// The fit of every column.
+fn fit_all(states: &[StreamingGaussian]) -> std::result::Result<Vec<CoreResult>, CoreError> {
+    states.iter().map(StreamingGaussian::result).collect()
+}
+
+/// The Gaussian fit of every window (each resets its refit counter).
+fn refit_all(
+    windows: &mut [Window<f64>],
+    spec: &CoreSpec,
+) -> std::result::Result<Vec<CoreFit>, CoreError> {
+    windows.iter_mut().map(|w| w.fit_gaussian(spec)).collect()
+}
+
 /// The most recent W scores of one or more columns, refitted exactly.
 #[pyclass(frozen, module = "outprob._core", name = "WindowState")]
 pub(crate) struct PyWindow(Mutex<Vec<Window<f64>>>);
@@ -289,6 +314,34 @@ impl PyWindow {
         ))?)
     }
 
+    /// `update`, then, when `refit` or when due, the Gaussian fit of each
+    /// column's window (None when not refitted), as one step: a batch
+    /// whose refit is refused changes no column.
+    #[pyo3(signature = (x, *, nan_policy, spec, refit))]
+    fn update_and_fit_gaussian(
+        &self,
+        py: Python<'_>,
+        x: Floats<'_>,
+        nan_policy: Wrap<NanPolicy>,
+        spec: &Spec,
+        refit: bool,
+    ) -> Result<Option<Vec<GaussianFit>>> {
+        let mut g = lock(py, &self.0);
+        let (windows, shape, nan) = (&mut g[..], x.shape(), nan_policy.0);
+        let fits = with_slice!(py, x, |s| atomically(
+            windows,
+            |ws| update_columns(ws, s, &shape, nan, |w, v| w.update(v, nan)),
+            |ws| {
+                if refit || ws.iter().any(Window::due) {
+                    refit_all(ws, &spec.core).map(Some)
+                } else {
+                    Ok(None)
+                }
+            }
+        ))?;
+        Ok(fits.map(|f| f.iter().map(|f| GaussianFit::of(f, None)).collect()))
+    }
+
     /// Whether `refit_every` scores arrived since the last refit (in any
     /// column).
     fn due(&self, py: Python<'_>) -> bool {
@@ -300,17 +353,13 @@ impl PyWindow {
         lock(py, &self.0).iter().map(Window::seen).collect()
     }
 
-    /// The Gaussian fit of each column's window.
+    /// The Gaussian fit of each column's window (every column's refit
+    /// counter reset, or none when a fit is refused).
     #[pyo3(signature = (*, spec))]
     fn fit_gaussian(&self, py: Python<'_>, spec: &Spec) -> Result<Vec<GaussianFit>> {
         let mut g = lock(py, &self.0);
         let windows = &mut g[..];
-        let fits = py.detach(|| {
-            windows
-                .iter_mut()
-                .map(|w| w.fit_gaussian(&spec.core))
-                .collect::<std::result::Result<Vec<_>, _>>()
-        })?;
+        let fits = py.detach(|| atomically(windows, |_| Ok(()), |ws| refit_all(ws, &spec.core)))?;
         Ok(fits.iter().map(|f| GaussianFit::of(f, None)).collect())
     }
 

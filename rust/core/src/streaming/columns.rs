@@ -1,6 +1,9 @@
 //! Streaming state of k score columns fed by row-major (n, k) batches. A
 //! batch is checked whole under contract §5 before any column changes, so
 //! a refused batch changes no column; merges check every column first.
+//! [`atomically`] also takes a batch or merge back, in every column, when
+//! the fit it leads to is refused (contract §9: a stream never keeps
+//! scores whose fit it would not publish).
 
 use crate::error::Error;
 use crate::numeric::float::Float;
@@ -42,6 +45,47 @@ pub fn update_columns<S, T: Float>(
     Ok(())
 }
 
+/// A column's state that can return to a point marked before a change.
+pub trait Restore {
+    /// What `restore` needs.
+    type Mark;
+    /// The state now.
+    fn mark(&self) -> Self::Mark;
+    /// Back to `mark`, taken before the one change since.
+    fn restore(&mut self, mark: Self::Mark);
+}
+
+impl Restore for StreamingGaussian {
+    // The sketch compacts in place: a copy (bounded by ≈ 3k items, no
+    // larger than the sorted view the fit reads next).
+    type Mark = StreamingGaussian;
+
+    fn mark(&self) -> StreamingGaussian {
+        self.clone()
+    }
+
+    fn restore(&mut self, mark: StreamingGaussian) {
+        *self = mark;
+    }
+}
+
+/// Applies `change` (one batch or merge) to the columns and then `fit`s
+/// them, as one step: when either is refused, every column is as before.
+pub fn atomically<S: Restore, R>(
+    states: &mut [S],
+    change: impl FnOnce(&mut [S]) -> Result<(), Error>,
+    fit: impl FnOnce(&mut [S]) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let marks: Vec<S::Mark> = states.iter().map(Restore::mark).collect();
+    let out = change(states).and_then(|()| fit(states));
+    if out.is_err() {
+        for (state, mark) in states.iter_mut().zip(marks) {
+            state.restore(mark);
+        }
+    }
+    out
+}
+
 /// Adds `theirs` to `ours` column by column: refused whole, nothing
 /// changed, unless both have the same number of columns and spec.
 pub fn merge_columns(
@@ -66,7 +110,7 @@ pub fn merge_columns(
 mod tests {
     use super::*;
     use crate::streaming::window::Window;
-    use crate::transformations::fit::{Center, GaussianSpec, Scale};
+    use crate::transformations::fit::{fit_gaussian, Center, GaussianSpec, Scale};
 
     #[test]
     fn a_refused_batch_changes_no_column() {
@@ -108,5 +152,78 @@ mod tests {
         ];
         assert!(merge_columns(&mut states, &other).is_err());
         assert_eq!(states, before);
+    }
+
+    fn fit_all(states: &mut [StreamingGaussian]) -> Result<Vec<f64>, Error> {
+        states.iter().map(|s| Ok(s.result()?.scale)).collect()
+    }
+
+    /// contract §5's example of an nMAD beyond the double range.
+    const HUGE: [f64; 4] = [-1.7e308, -1.7e308, 1.7e308, 1.7e308];
+
+    #[test]
+    fn a_batch_or_merge_whose_fit_is_refused_changes_no_column() {
+        let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+        let mut states = vec![StreamingGaussian::new(spec, 200, 0).unwrap(); 2];
+        let update = |st: &mut [StreamingGaussian], x: &[f64]| {
+            update_columns(
+                st,
+                x,
+                &[x.len() / 2, 2],
+                NanPolicy::Omit,
+                StreamingGaussian::update,
+            )
+        };
+        let first = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        atomically(&mut states, |st| update(st, &first), fit_all).unwrap();
+        let before = states.clone();
+        // Column 0 takes the batch, column 1's nMAD leaves the double range.
+        let bad: Vec<f64> = HUGE.iter().flat_map(|&h| [7.0, h]).collect();
+        let err = atomically(&mut states, |st| update(st, &bad), fit_all).unwrap_err();
+        assert!(
+            err.to_string().contains("exceeds the double range"),
+            "{err}"
+        );
+        assert_eq!(states, before);
+        // A merge whose union's fit is refused is taken back too.
+        let mut other = vec![StreamingGaussian::new(spec, 200, 0).unwrap(); 2];
+        update(&mut other, &bad).unwrap();
+        assert!(atomically(&mut states, |st| merge_columns(st, &other), fit_all).is_err());
+        assert_eq!(states, before);
+        // And the stream goes on.
+        let scales = atomically(&mut states, |st| update(st, &first), fit_all).unwrap();
+        assert_eq!(states[0].n(), 6);
+        assert!(scales.iter().all(|s| s.is_finite()));
+    }
+
+    #[test]
+    fn a_window_batch_whose_refit_is_refused_is_taken_back() {
+        let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+        let refit = |ws: &mut [Window<f64>]| {
+            ws.iter_mut()
+                .map(|w| w.fit_gaussian(&spec))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        // Without and with the buffer moving the window to its front.
+        for first in [&[1.0, 2.0][..], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]] {
+            let mut windows = vec![Window::<f64>::new(4, 1).unwrap()];
+            let update = |ws: &mut [Window<f64>], x: &[f64]| {
+                update_columns(ws, x, &[x.len()], NanPolicy::Omit, |w, c| {
+                    w.update(c, NanPolicy::Omit)
+                })
+            };
+            atomically(&mut windows, |ws| update(ws, first), refit).unwrap();
+            update(&mut windows, &[f64::NAN, 7.0]).unwrap();
+            let before = windows.clone();
+            assert!(atomically(&mut windows, |ws| update(ws, &HUGE), refit).is_err());
+            assert_eq!(windows, before);
+            assert_eq!(windows[0].since_refit(), 1);
+            let held = windows[0].values().to_vec();
+            let fits = atomically(&mut windows, |ws| update(ws, &[8.0]), refit).unwrap();
+            let mut want = held[held.len().saturating_sub(3)..].to_vec();
+            want.push(8.0);
+            assert_eq!(fits[0], fit_gaussian(&want, &spec).unwrap());
+            assert_eq!(windows[0].since_refit(), 0);
+        }
     }
 }

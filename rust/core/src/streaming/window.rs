@@ -1,11 +1,12 @@
 //! Exact fitting over the most recent W scores: a buffer of at most 2W
-//! scores that keeps the window contiguous (when it fills, the newest W
-//! move to the front: one extra copy per score, amortised), so a refit is
-//! the in-memory fit of [`crate::transformations::fit`] on one slice.
+//! scores that keeps the window contiguous (when it fills, the window moves
+//! to the front: one extra copy per score, amortised), so a refit is the
+//! in-memory fit of [`crate::transformations::fit`] on one slice.
 
 use crate::error::Error;
 use crate::numeric::float::Float;
 use crate::sample::{check_batch, NanPolicy};
+use crate::streaming::columns::Restore;
 use crate::streaming::stored::{add_counts, check_count};
 use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec};
 use crate::transformations::scaling::Linear;
@@ -14,7 +15,9 @@ use crate::transformations::scaling::Linear;
 pub const MAX_WINDOW: usize = 1 << 32;
 
 /// The most recent `size` scores (NaN omitted) and when to refit.
-#[derive(Debug, Clone, PartialEq)]
+/// Equality is that of the state (the window, counters and sizes), not of
+/// the buffer's layout.
+#[derive(Debug, Clone)]
 pub struct Window<T> {
     size: usize,
     refit_every: usize,
@@ -68,10 +71,11 @@ impl<T: Float> Window<T> {
             kept += usize::from(!x[start].is_nan());
         }
         if self.buf.len() + kept > 2 * self.size {
-            let from = (self.buf.len() + kept)
-                .saturating_sub(self.size)
-                .min(self.buf.len());
-            self.buf.drain(..from);
+            // Only the scores before the window go: the window stays whole
+            // in the buffer until the batch is kept, so that taking the
+            // batch back (`Restore`) is a truncation.
+            let before = self.buf.len() - self.values().len();
+            self.buf.drain(..before);
         }
         // Scores of another float type are converted (exactly, when
         // widening float32 into a float64 window).
@@ -96,16 +100,20 @@ impl<T: Float> Window<T> {
         self.refit_every > 0 && self.since_refit >= self.refit_every
     }
 
-    /// Fits a Gaussian scaling to the window (resets the refit counter).
+    /// Fits a Gaussian scaling to the window (resets the refit counter,
+    /// unless the fit is refused).
     pub fn fit_gaussian(&mut self, spec: &GaussianSpec) -> Result<GaussianFit, Error> {
+        let fit = fit_gaussian(self.values(), spec)?;
         self.since_refit = 0;
-        fit_gaussian(self.values(), spec)
+        Ok(fit)
     }
 
-    /// Fits linear scaling to the window (resets the refit counter).
+    /// Fits linear scaling to the window (resets the refit counter,
+    /// unless the fit is refused).
     pub fn fit_linear(&mut self, negate: bool) -> Result<Linear, Error> {
+        let fit = fit_linear(self.values(), NanPolicy::Omit, negate)?;
         self.since_refit = 0;
-        fit_linear(self.values(), NanPolicy::Omit, negate)
+        Ok(fit)
     }
 
     /// Rebuilds a window from its scores (oldest first) and counters,
@@ -150,6 +158,41 @@ impl<T: Float> Window<T> {
     /// The refit counter.
     pub fn since_refit(&self) -> usize {
         self.since_refit
+    }
+}
+
+impl<T: Float> PartialEq for Window<T> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.size, self.refit_every, self.since_refit, self.seen)
+            == (other.size, other.refit_every, other.since_refit, other.seen)
+            && self.values() == other.values()
+    }
+}
+
+/// A window's counters before a batch: the batch's scores are the last
+/// `min(seen − mark.seen, size)` of the buffer, after the whole earlier
+/// window (`update` drops only scores before it).
+#[derive(Debug, Clone, Copy)]
+pub struct WindowMark {
+    seen: u64,
+    since_refit: usize,
+}
+
+impl<T: Float> Restore for Window<T> {
+    type Mark = WindowMark;
+
+    fn mark(&self) -> WindowMark {
+        WindowMark {
+            seen: self.seen,
+            since_refit: self.since_refit,
+        }
+    }
+
+    fn restore(&mut self, mark: WindowMark) {
+        let added = (self.seen - mark.seen).min(self.size as u64) as usize;
+        self.buf.truncate(self.buf.len() - added);
+        self.seen = mark.seen;
+        self.since_refit = mark.since_refit;
     }
 }
 
