@@ -238,6 +238,33 @@ def test_pickled_stream_must_agree_with_the_fit():
     assert back.to_dict() == s.to_dict()
 
 
+# -- 7. a gamma of subnormal shape: the exact map, no panic -------------------------
+def test_gamma_of_a_subnormal_shape_matches_scipy():
+    from scipy import special
+
+    s = outprob.GammaScaler(offset=1e-155).fit([-1.0, 1.0])
+    k = s.mean_ / s.scale_
+    assert 0 < k < np.finfo(float).tiny  # subnormal
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 1e10])
+    t = (x + s.offset_) / s.scale_
+    with np.errstate(invalid="ignore"):
+        q = special.gammaincc(k, np.maximum(t, 0.0)) / special.gammaincc(k, k)
+    want = np.where(t <= k, 0.0, 1 - q)  # at or below the mean: 0 (contract §10)
+    np.testing.assert_allclose(s.transform(x), want, rtol=1e-12, atol=0)
+
+
+def test_gamma_from_untrusted_json_with_a_huge_scale_maps():
+    from scipy import special
+
+    d = outprob.GammaScaler().fit(np.random.default_rng(0).gamma(2.0, size=100)).to_dict()
+    d["fitted"]["scale_"] = 1e308
+    s = outprob.from_dict(d)
+    x = np.array([1.0, 2.0, 1e300])
+    k, t = s.mean_ / s.scale_, (x + s.offset_) / s.scale_
+    want = np.maximum(0.0, 1 - special.gammaincc(k, t) / special.gammaincc(k, k))
+    np.testing.assert_allclose(s.transform(x), want, rtol=1e-12, atol=1e-300)
+
+
 # -- 8. malformed stored state: ValueError, never another exception -------------------
 HOSTILE = [None, -1, 2**64, 2**70, -(2**70), float("inf"), float("nan"), 1.5, True, "x", [], {}, [1, -1]]
 

@@ -30,6 +30,10 @@ const SUB_BITS: u32 = 4;
 const UNIFORM_PIECES: usize = 128;
 /// `h` at which `e⁻ʰ < 2⁻⁵⁶`: p is 1 in f64 beyond.
 const H_MAX: f64 = 39.0;
+/// Octaves of `x/k` a table may span; beyond (a shape so small, down to
+/// subnormal, that `x_max/k` overflows or the table would hold thousands
+/// of pieces) the exact map is used instead.
+const MAX_OCTAVES: f64 = 64.0;
 
 /// A fitted gamma scaling with its table.
 #[derive(Debug, Clone)]
@@ -87,8 +91,12 @@ impl GammaTable {
             .collect();
         // Piece j's x at local z ∈ [−1, 1].
         let octaves = x_max / k >= 2.0;
+        let n_oct = (x_max / k).log2().ceil();
+        if octaves && (n_oct.is_nan() || n_oct > MAX_OCTAVES) {
+            return Ok(table);
+        }
         let pieces = if octaves {
-            let n_oct = (x_max / k).log2().ceil() as usize;
+            let n_oct = n_oct as usize;
             n_oct << SUB_BITS
         } else {
             UNIFORM_PIECES
@@ -275,6 +283,19 @@ mod tests {
         let flat = GammaTable::new(Gamma::new(0.0, 2.0, 0.0)).unwrap();
         assert_eq!([flat.probability(2.0), flat.probability(2.5)], [0.0, 1.0]);
         assert!(GammaTable::new(Gamma::new(0.0, -1.0, 1.0)).is_err());
+    }
+
+    #[test]
+    fn a_tiny_or_subnormal_shape_keeps_the_exact_map() {
+        // x_max/k overflows or spans more octaves than a table holds.
+        for k in [1e-30, 1e-155, 1e-300, 5e-324] {
+            let g = Gamma::new(0.0, k, 1.0);
+            let t = GammaTable::new(g).unwrap();
+            assert!(t.exact, "k = {k}");
+            for s in [0.0, k, 2.0 * k, 1e-3, 1.0, 40.0] {
+                assert_eq!(t.probability(s).to_bits(), g.probability(s).to_bits());
+            }
+        }
     }
 
     proptest! {
