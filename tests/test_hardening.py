@@ -265,6 +265,21 @@ def test_gamma_from_untrusted_json_with_a_huge_scale_maps():
     np.testing.assert_allclose(s.transform(x), want, rtol=1e-12, atol=1e-300)
 
 
+# -- docs: a float32 sketch refuses what float32 cannot hold --------------------------
+def test_float32_sketch_refuses_scores_beyond_float32():
+    from outprob.streaming import KLLSketch
+
+    s = KLLSketch(k=200, dtype="float32")
+    s.update(np.array([1.0, 2.0]))
+    before = s.serialize()
+    for x in ([3.0, 1e300], [-1e39], np.array([3.0, 1e300])):
+        with pytest.raises(ValueError, match="float32"):
+            s.update(np.asarray(x, dtype=float))
+        assert s.serialize() == before  # nothing added
+    s.update(np.array([np.inf, 3.4e38]))  # ±inf and the float32 range stay allowed
+    assert s.n == 4
+
+
 # -- 8. malformed stored state: ValueError, never another exception -------------------
 HOSTILE = [None, -1, 2**64, 2**70, -(2**70), float("inf"), float("nan"), 1.5, True, "x", [], {}, [1, -1]]
 

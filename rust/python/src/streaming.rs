@@ -60,8 +60,7 @@ impl PyKll {
     fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
         let mut g = lock(py, &self.0);
         let s = g.sketch_mut();
-        with_slice!(py, x, |v| s.update(v));
-        Ok(())
+        Ok(with_slice!(py, x, |v| s.update(v))?)
     }
 
     fn merge(&self, py: Python<'_>, other: &PyKll) -> Result<()> {

@@ -33,16 +33,32 @@ macro_rules! each {
 pub trait SketchInput: Float {
     /// Adds `x` to a doubles sketch.
     fn feed_double(x: &[Self], s: &mut KllSketch<f64>);
-    /// Adds `x` to a floats sketch.
-    fn feed_float(x: &[Self], s: &mut KllSketch<f32>);
+    /// Adds `x` to a floats sketch, or nothing when a finite score would
+    /// round to ±inf in float32 (an item no query could place).
+    fn feed_float(x: &[Self], s: &mut KllSketch<f32>) -> Result<(), Error>;
 }
 
 impl SketchInput for f64 {
     fn feed_double(x: &[f64], s: &mut KllSketch<f64>) {
         s.update(x);
     }
-    fn feed_float(x: &[f64], s: &mut KllSketch<f32>) {
-        s.update(&x.iter().map(|&v| f32::from_f64(v)).collect::<Vec<f32>>());
+    fn feed_float(x: &[f64], s: &mut KllSketch<f32>) -> Result<(), Error> {
+        let narrow: Vec<f32> = x.iter().map(|&v| f32::from_f64(v)).collect();
+        if let Some((&v, _)) = x
+            .iter()
+            .zip(&narrow)
+            .find(|(v, w)| v.is_finite() && !w.is_finite())
+        {
+            return Err(Error::invalid(
+                "x",
+                format!(
+                    "{v:e} is beyond the range of a float32 sketch (±3.4e38); \
+                     use a float64 sketch (dtype=\"float64\")"
+                ),
+            ));
+        }
+        s.update(&narrow);
+        Ok(())
     }
 }
 
@@ -50,8 +66,9 @@ impl SketchInput for f32 {
     fn feed_double(x: &[f32], s: &mut KllSketch<f64>) {
         s.update(&x.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>());
     }
-    fn feed_float(x: &[f32], s: &mut KllSketch<f32>) {
+    fn feed_float(x: &[f32], s: &mut KllSketch<f32>) -> Result<(), Error> {
         s.update(x);
+        Ok(())
     }
 }
 
@@ -83,9 +100,12 @@ impl AnySketch {
     }
 
     /// Adds scores of either float type (NaN skipped).
-    pub fn update<T: SketchInput>(&mut self, x: &[T]) {
+    pub fn update<T: SketchInput>(&mut self, x: &[T]) -> Result<(), Error> {
         match self {
-            AnySketch::Double(s) => T::feed_double(x, s),
+            AnySketch::Double(s) => {
+                T::feed_double(x, s);
+                Ok(())
+            }
             AnySketch::Float(s) => T::feed_float(x, s),
         }
     }
