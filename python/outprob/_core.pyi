@@ -59,9 +59,11 @@ __all__ = [
     "StreamingState",
     "WindowState",
     "kll_normalized_rank_error",
+    "result_from_sketch",
     "part_census",
     "part_histogram",
     "part_collect",
+    "part_pretransform",
     "select_exact",
     "order_key",
     "from_order_key",
@@ -256,6 +258,13 @@ class GaussianSpec:
     @property
     def fallbacks(self) -> List[str]:
         """The scales tried after the chosen one while σ is 0 (contract §5)."""
+    @property
+    def needs_sketch(self) -> bool:
+        """Whether a streaming fit keeps a sketch (order statistics)."""
+    @property
+    def reads_moments(self) -> bool:
+        """Whether a streaming fit reads the exact moments (mean, trimmed
+        mean, SD) other than by a §5 fallback."""
 
 # -- estimators (contract §1–§3) -----------------------------------------------------
 
@@ -383,6 +392,10 @@ class StreamingState:
     @staticmethod
     def from_parts(*, spec: GaussianSpec, parts: List[Dict[str, Any]]) -> "StreamingState": ...
 
+def result_from_sketch(sketch: KllSketch, *, spec: GaussianSpec) -> Optional[StreamingResult]:
+    """The fit from a doubles sketch of the oriented scores alone; ``None``
+    when it reads the exact moments (mean, trimmed mean, SD)."""
+
 class WindowState:
     """The most recent ``size`` scores of each of ``columns`` columns."""
 
@@ -408,6 +421,7 @@ def part_histogram(
 def part_collect(
     x: _Scores, *, center: Optional[float], negate: bool, lo: int, hi: int
 ) -> npt.NDArray[np.float64]: ...
+def part_pretransform(x: _Scores, *, kind: str, min: float) -> npt.NDArray[np.float64]: ...
 def select_exact(values: List[float], *, ranks: List[int]) -> List[float]: ...
 def order_key(v: float) -> int: ...
 def from_order_key(k: int) -> float: ...

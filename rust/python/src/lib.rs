@@ -142,8 +142,8 @@ mod _core {
     #[pymodule_export]
     use crate::partition::{
         exact_total, from_order_key, m_iterate, median_value, order_key, part_census, part_collect,
-        part_histogram, part_m_sums, part_squares_below, part_sum_below, quantile_ranks,
-        quantile_value, select_exact,
+        part_histogram, part_m_sums, part_pretransform, part_squares_below, part_sum_below,
+        quantile_ranks, quantile_value, select_exact,
     };
     #[pymodule_export]
     use crate::results::{
@@ -154,5 +154,7 @@ mod _core {
     #[pymodule_export]
     use crate::spec::Spec;
     #[pymodule_export]
-    use crate::streaming::{kll_normalized_rank_error, PyKll, PyStreaming, PyWindow};
+    use crate::streaming::{
+        kll_normalized_rank_error, result_from_sketch, PyKll, PyStreaming, PyWindow,
+    };
 }

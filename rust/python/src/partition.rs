@@ -9,6 +9,7 @@ use numpy::{IntoPyArray, PyArray1};
 use outprob_core::estimators::mest::{MParams, Norm};
 use outprob_core::numeric::reduce::summarize;
 use outprob_core::streaming::partition as part;
+use outprob_core::transformations::gaussian_options::PretransformKind;
 use pyo3::prelude::*;
 
 #[pyfunction]
@@ -56,6 +57,21 @@ pub(crate) fn part_collect<'py>(
     let key = part::key(center, negate);
     let v = with_slice!(py, x, |v| part::collect(v, key, lo, hi));
     Ok(v.into_pyarray(py))
+}
+
+/// The pretransformed scores `f(s)` (`min`: the fitted minimum of
+/// `"sqrt"`; NaN stays NaN).
+#[pyfunction]
+#[pyo3(signature = (x, *, kind, min))]
+pub(crate) fn part_pretransform<'py>(
+    py: Python<'py>,
+    x: Floats<'_>,
+    kind: Wrap<PretransformKind>,
+    min: f64,
+) -> Result<Bound<'py, PyArray1<f64>>> {
+    let pre = kind.0.fitted(min);
+    let y = with_slice!(py, x, |v| pre.apply_all(v));
+    Ok(y.into_pyarray(py))
 }
 
 #[pyfunction]

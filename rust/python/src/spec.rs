@@ -5,6 +5,7 @@
 use crate::convert::{Estimator, Wrap};
 use crate::Result;
 use outprob_core::sample::NanPolicy;
+use outprob_core::streaming::fit::{needs_sketch, reads_moments};
 use outprob_core::transformations::fit::{Center, GaussianSpec as CoreSpec, Scale};
 use outprob_core::transformations::gaussian_options::PretransformKind;
 use pyo3::prelude::*;
@@ -84,5 +85,18 @@ impl Spec {
     #[getter]
     fn fallbacks(&self) -> Vec<&'static str> {
         self.core.scale.chain().iter().map(|s| s.name()).collect()
+    }
+
+    /// Whether a streaming fit keeps a sketch (it needs order statistics).
+    #[getter(needs_sketch)]
+    fn streaming_needs_sketch(&self) -> bool {
+        needs_sketch(&self.core)
+    }
+
+    /// Whether a streaming fit reads the exact moments (the mean, the
+    /// trimmed mean's total, the SD) other than by a §5 fallback.
+    #[getter(reads_moments)]
+    fn streaming_reads_moments(&self) -> bool {
+        reads_moments(&self.core)
     }
 }

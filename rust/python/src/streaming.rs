@@ -16,13 +16,16 @@ use numpy::{IntoPyArray, PyArray1};
 use outprob_core::error::Error as CoreError;
 use outprob_core::sample::NanPolicy;
 use outprob_core::streaming::columns::{atomically, merge_columns, update_columns};
-use outprob_core::streaming::fit::{StreamingGaussian, StreamingResult as CoreResult};
+use outprob_core::streaming::fit::{
+    result_from_sketch as result_from_core_sketch, StreamingGaussian, StreamingResult as CoreResult,
+};
 use outprob_core::streaming::kll::serde::serialize;
 use outprob_core::streaming::kll::KllSketch;
 use outprob_core::streaming::moments::MomentsParts;
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
 use outprob_core::streaming::window::Window;
 use outprob_core::transformations::fit::{GaussianFit as CoreFit, GaussianSpec as CoreSpec};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyDict};
@@ -281,6 +284,25 @@ fn refit_all(
     spec: &CoreSpec,
 ) -> std::result::Result<Vec<CoreFit>, CoreError> {
     windows.iter_mut().map(|w| w.fit_gaussian(spec)).collect()
+}
+
+/// The fit of `spec` from a doubles sketch of the oriented scores alone
+/// (a Spark aggregate's), or `None` when the fit reads the exact moments.
+#[pyfunction]
+#[pyo3(signature = (sketch, *, spec))]
+pub(crate) fn result_from_sketch(
+    py: Python<'_>,
+    sketch: &PyKll,
+    spec: &Spec,
+) -> Result<Option<StreamingResult>> {
+    let r: Result<Option<CoreResult>> = sketch.read(py, |s| match s {
+        AnySketch::Double(s) => Ok(result_from_core_sketch(&spec.core, s)?),
+        AnySketch::Float(_) => Err(PyValueError::new_err(
+            "a fit from a sketch needs a doubles sketch (kll_doubles_sketch), got a floats sketch",
+        )
+        .into()),
+    });
+    Ok(r?.as_ref().map(StreamingResult::from))
 }
 
 /// The most recent W scores of one or more columns, refitted exactly.

@@ -45,6 +45,13 @@ pub fn needs_sketch(spec: &GaussianSpec) -> bool {
     center || scale
 }
 
+/// Whether a spec's fit reads the exact moments: the mean, the trimmed
+/// mean (its interval uses the exact total) or the SD — other than by a §5
+/// fallback to the SD, which only the data decide.
+pub fn reads_moments(spec: &GaussianSpec) -> bool {
+    matches!(spec.center, Center::Mean | Center::TrimmedMean) || spec.scale == Scale::Std
+}
+
 /// Running state of a streaming Gaussian (or linear) fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamingGaussian {
@@ -171,14 +178,6 @@ impl StreamingGaussian {
         Ok(())
     }
 
-    fn orient(&self, v: f64) -> f64 {
-        if self.spec.negate {
-            -v
-        } else {
-            v
-        }
-    }
-
     /// `(min, max)` of the oriented scores (linear scaling).
     pub fn extremes(&self) -> Result<(f64, f64), Error> {
         let (lo, hi) = self.moments.extremes()?;
@@ -191,66 +190,110 @@ impl StreamingGaussian {
 
     /// The fitted μ and σ with their intervals.
     pub fn result(&self) -> Result<StreamingResult, Error> {
-        let n = self.moments.n();
-        if n == 0 {
-            return Err(Error::Empty { len: 0 });
-        }
-        let view = match &self.sketch {
-            Some(s) => Some(s.sorted_view()?),
-            None => None,
-        };
-        let rank_error = match &self.sketch {
-            Some(s) if s.is_estimation_mode() => s.normalized_rank_error(false),
-            _ => 0.0,
-        };
-        let mut ctx = Context {
-            fit: self,
-            brackets: view.as_ref().map(|v| Brackets::new(v, rank_error)),
-            median: None,
-            m: Vec::new(),
-        };
-        let center = ctx.center()?;
-        let mut scale_used = self.spec.scale;
-        let mut scale = ctx.scale(self.spec.scale, &center)?;
-        for &fallback in self.spec.scale.chain() {
-            if scale.0 > 0.0 || scale.0.is_nan() {
-                break;
+        fit_result(&self.spec, Some(&self.moments), self.sketch.as_ref())?.ok_or_else(|| {
+            Error::InvalidParameter {
+                name: "state",
+                reason: "the exact moments are missing".into(),
             }
-            scale_used = fallback;
-            scale = ctx.scale(fallback, &center)?;
-        }
-        // contract §5, as the in-memory fit: a parameter beyond the double
-        // range is refused, never published.
-        if !scale.0.is_finite() {
-            let what = format_args!("the fitted {} scale", scale_used.name());
-            return Err(Error::beyond_range("scale", what));
-        }
-        if !center.0.is_finite() {
-            let what = format_args!("the fitted {} center", self.spec.center.name());
-            return Err(Error::beyond_range("center", what));
-        }
-        let probability_error = match (center.1, scale.1) {
-            (Some(c), Some(s)) => Some(probability_band(c, s)),
-            _ => None,
-        };
-        Ok(StreamingResult {
-            center: center.0,
-            scale: scale.0.max(0.0),
-            scale_used,
-            center_interval: center.1,
-            scale_interval: scale.1,
-            probability_error,
-            rank_error,
-            m_estimates: ctx.m,
-            n,
         })
     }
+}
+
+/// The fit of `spec` from a sketch of the oriented scores alone, for an
+/// engine that sketches natively (Spark's `kll_sketch_agg_double`) and
+/// reads the exact moments only when the fit needs them: `None` when it
+/// does (the center is the mean or the trimmed mean, whose interval uses
+/// the exact total, or the scale — chosen or reached by the §5 fallback
+/// chain — is the SD). Otherwise the result equals that of a
+/// [`StreamingGaussian`] holding the same sketch.
+pub fn result_from_sketch(
+    spec: &GaussianSpec,
+    sketch: &KllSketch<f64>,
+) -> Result<Option<StreamingResult>, Error> {
+    spec.check()?;
+    fit_result(spec, None, Some(sketch))
+}
+
+/// The result of a spec from its moments (`None`: not taken) and sketch;
+/// `None` when the fit reads the moments and they are missing.
+fn fit_result(
+    spec: &GaussianSpec,
+    moments: Option<&Moments>,
+    sketch: Option<&KllSketch<f64>>,
+) -> Result<Option<StreamingResult>, Error> {
+    let n = match (moments, sketch) {
+        (Some(m), _) => m.n(),
+        (None, Some(s)) => s.n(),
+        (None, None) => 0,
+    };
+    if n == 0 {
+        return Err(Error::Empty { len: 0 });
+    }
+    let view = match sketch {
+        Some(s) => Some(s.sorted_view()?),
+        None => None,
+    };
+    let rank_error = match sketch {
+        Some(s) if s.is_estimation_mode() => s.normalized_rank_error(false),
+        _ => 0.0,
+    };
+    let mut ctx = Context {
+        spec,
+        moments,
+        brackets: view.as_ref().map(|v| Brackets::new(v, rank_error)),
+        median: None,
+        m: Vec::new(),
+    };
+    let Some(center) = ctx.center()? else {
+        return Ok(None);
+    };
+    let mut scale_used = spec.scale;
+    let Some(mut scale) = ctx.scale(spec.scale, &center)? else {
+        return Ok(None);
+    };
+    for &fallback in spec.scale.chain() {
+        if scale.0 > 0.0 || scale.0.is_nan() {
+            break;
+        }
+        scale_used = fallback;
+        let Some(next) = ctx.scale(fallback, &center)? else {
+            return Ok(None);
+        };
+        scale = next;
+    }
+    // contract §5, as the in-memory fit: a parameter beyond the double
+    // range is refused, never published.
+    if !scale.0.is_finite() {
+        let what = format_args!("the fitted {} scale", scale_used.name());
+        return Err(Error::beyond_range("scale", what));
+    }
+    if !center.0.is_finite() {
+        let what = format_args!("the fitted {} center", spec.center.name());
+        return Err(Error::beyond_range("center", what));
+    }
+    let probability_error = match (center.1, scale.1) {
+        (Some(c), Some(s)) => Some(probability_band(c, s)),
+        _ => None,
+    };
+    Ok(Some(StreamingResult {
+        center: center.0,
+        scale: scale.0.max(0.0),
+        scale_used,
+        center_interval: center.1,
+        scale_interval: scale.1,
+        probability_error,
+        rank_error,
+        m_estimates: ctx.m,
+        n,
+    }))
 }
 
 type Value = (f64, Option<Interval>);
 
 struct Context<'a> {
-    fit: &'a StreamingGaussian,
+    spec: &'a GaussianSpec,
+    /// `None` when only the sketch was taken.
+    moments: Option<&'a Moments>,
     brackets: Option<Brackets<'a>>,
     median: Option<Estimate>,
     m: Vec<(Norm, MEstimate)>,
@@ -262,6 +305,14 @@ impl Context<'_> {
             name: "state",
             reason: "this estimator needs the sketch".into(),
         })
+    }
+
+    fn orient(&self, v: f64) -> f64 {
+        if self.spec.negate {
+            -v
+        } else {
+            v
+        }
     }
 
     fn median(&mut self) -> Result<Estimate, Error> {
@@ -277,10 +328,9 @@ impl Context<'_> {
         if let Some((_, e)) = self.m.iter().find(|(n, _)| *n == norm) {
             return Ok(*e);
         }
-        let spec = &self.fit.spec;
         let params = MParams {
-            maxiter: spec.maxiter,
-            tol: spec.tol,
+            maxiter: self.spec.maxiter,
+            tol: self.spec.tol,
             ..MParams::new(norm)
         };
         let e = self.brackets()?.m_estimate(&params)?;
@@ -288,11 +338,15 @@ impl Context<'_> {
         Ok(e)
     }
 
-    fn center(&mut self) -> Result<Value, Error> {
-        let f = self.fit;
-        Ok(match f.spec.center {
+    /// μ with its interval; `None` when it needs the missing moments.
+    fn center(&mut self) -> Result<Option<Value>, Error> {
+        let spec = self.spec;
+        Ok(Some(match spec.center {
             Center::Mean => {
-                let m = f.orient(f.moments.mean()?);
+                let Some(moments) = self.moments else {
+                    return Ok(None);
+                };
+                let m = self.orient(moments.mean()?);
                 (m, Some(Interval::exact(m)))
             }
             Center::Median => {
@@ -300,28 +354,34 @@ impl Context<'_> {
                 (m.value, Some(m.interval))
             }
             Center::TrimmedMean => {
-                let total = f
-                    .moments
+                let Some(moments) = self.moments else {
+                    return Ok(None);
+                };
+                let total = moments
                     .exact_sum()
                     .to_limbs()
-                    .map(|(neg, limbs)| ExactSum::from_limbs(neg != f.spec.negate, &limbs));
+                    .map(|(neg, limbs)| ExactSum::from_limbs(neg != spec.negate, &limbs));
                 let e = self
                     .brackets()?
-                    .upper_trimmed_mean(f.spec.trim, total.as_ref());
+                    .upper_trimmed_mean(spec.trim, total.as_ref());
                 (e.value, Some(e.interval))
             }
             Center::M(norm) => (self.m_estimate(norm)?.location, None),
             Center::Value(c) => (c, Some(Interval::exact(c))),
-        })
+        }))
     }
 
-    fn scale(&mut self, which: Scale, center: &Value) -> Result<Value, Error> {
-        let f = self.fit;
-        Ok(match which {
+    /// σ with its interval; `None` when it needs the missing moments.
+    fn scale(&mut self, which: Scale, center: &Value) -> Result<Option<Value>, Error> {
+        let spec = self.spec;
+        Ok(Some(match which {
             Scale::Std => {
+                let Some(moments) = self.moments else {
+                    return Ok(None);
+                };
                 // Correct to the last bit or so, not exactly rounded: the
                 // in-memory SD may differ by an ulp or two.
-                let s = f.moments.std(f.spec.ddof).unwrap_or(0.0);
+                let s = moments.std(spec.ddof).unwrap_or(0.0);
                 (s, Some(Interval::exact(s).widen(s, 4.0)))
             }
             Scale::Nmad => {
@@ -340,19 +400,19 @@ impl Context<'_> {
                         value: center.0,
                         interval: Interval::exact(center.0),
                     };
-                    let e = self.brackets()?.trimmed_std(&c, f.spec.trim);
-                    return Ok((e.value, None));
+                    let e = self.brackets()?.trimmed_std(&c, spec.trim);
+                    return Ok(Some((e.value, None)));
                 };
                 let c = Estimate {
                     value: center.0,
                     interval: iv,
                 };
-                let e = self.brackets()?.trimmed_std(&c, f.spec.trim);
+                let e = self.brackets()?.trimmed_std(&c, spec.trim);
                 (e.value, Some(e.interval))
             }
             Scale::M(norm) => (self.m_estimate(norm)?.scale, None),
             Scale::Value(v) => (v, Some(Interval::exact(v))),
-        })
+        }))
     }
 }
 

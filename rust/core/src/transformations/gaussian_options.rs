@@ -58,6 +58,12 @@ impl Pretransform {
         }
     }
 
+    /// `f(s)` of every score, as [`apply`](Self::apply): what a
+    /// distributed fit's partitions read in place of the raw scores.
+    pub fn apply_all<T: Float>(self, x: &[T]) -> Vec<f64> {
+        x.iter().map(|v| self.apply(v.to_f64())).collect()
+    }
+
     /// The pretransform of kind `kind` fitted to the raw scores `x` (NaN
     /// ignored; `x` already checked by §5).
     pub fn fit<T: Float>(kind: PretransformKind, x: &[T]) -> Result<Self, Error> {

@@ -223,3 +223,42 @@ fn counts_stop_at_the_headroom() {
     assert!(st.merge(&other).is_err());
     assert_eq!(st, before);
 }
+
+#[test]
+fn a_sketch_alone_fits_what_reads_no_moments() {
+    let x: Vec<f64> = (0..5000)
+        .map(|i| f64::from(i * 7919 % 1013).sqrt())
+        .collect();
+    for (c, s, reads) in [
+        ("median", "nmad", false),
+        ("huber", "huber", false),
+        ("median", "trimmed_std", false),
+        ("tukey", "niqr", false),
+        ("mean", "nmad", true),
+        ("trimmed_mean", "niqr", true),
+        ("median", "std", true),
+    ] {
+        for negate in [false, true] {
+            let mut spec = GaussianSpec::new(c.parse().unwrap(), s.parse().unwrap());
+            spec.negate = negate;
+            let mut st = StreamingGaussian::new(spec, 64, 3).unwrap();
+            st.update(&x).unwrap();
+            let alone = result_from_sketch(&spec, st.sketch().unwrap()).unwrap();
+            assert_eq!(reads_moments(&spec), reads, "{c} {s}");
+            if reads {
+                assert!(alone.is_none(), "{c} {s}");
+            } else {
+                assert_eq!(alone, Some(st.result().unwrap()), "{c} {s} {negate}");
+            }
+        }
+    }
+    // Constant scores: the chain falls back to the SD, which needs the moments.
+    let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+    let mut st = StreamingGaussian::new(spec, 64, 0).unwrap();
+    st.update(&[2.0; 100]).unwrap();
+    assert_eq!(
+        result_from_sketch(&spec, st.sketch().unwrap()).unwrap(),
+        None
+    );
+    assert!(st.result().is_ok());
+}
