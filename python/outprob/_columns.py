@@ -53,8 +53,9 @@ def _check_unique(path: Path, names: Sequence[str]) -> None:
         seen[name] = i
 
 
-def sniff(path: Path) -> Any:
-    """The CSV dialect of a file (``,``, ``;`` or tab separated)."""
+def csv_dialect(path: Path) -> Any:
+    """The CSV dialect of a file: its delimiter sniffed among ``,``, ``;``
+    and tab (every reader of a CSV file uses it: in memory, Dask, Spark)."""
     with open(path, newline="", encoding="utf-8-sig") as fh:
         sample = fh.read(65536)
     try:
@@ -75,7 +76,7 @@ def csv_header(path: Path) -> Tuple[List[str], Any]:
     """The column names of a CSV file (checked: present, unique) and its
     dialect."""
     _check(path)
-    dialect = sniff(path)
+    dialect = csv_dialect(path)
     with open(path, newline="", encoding="utf-8-sig") as fh:
         return _header(path, csv.reader(fh, dialect)), dialect
 
@@ -83,7 +84,7 @@ def csv_header(path: Path) -> Tuple[List[str], Any]:
 def _read_csv(path: Path) -> Dict[str, List[str]]:
     # utf-8-sig: a byte order mark (as spreadsheet programs write) is not
     # part of the first column's name.
-    dialect = sniff(path)
+    dialect = csv_dialect(path)
     with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, dialect)
         header = _header(path, reader)
