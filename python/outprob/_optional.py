@@ -12,6 +12,8 @@ EXTRAS = {
     "polars": "polars",
     "matplotlib": "plot",
     "dask": "dask",
+    "pyspark": "spark",
+    "pyarrow": "spark",
 }
 
 
