@@ -91,6 +91,25 @@ def test_options_equal_the_in_memory_fit(params):
     np.testing.assert_allclose(got.transform(x), want.transform(x), rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("name", ["huber", "tukey"])
+def test_m_estimates_by_reductions_and_gathered(name):
+    """Above collect_max one reduction per location step; within it the
+    column is gathered once and the steps' sums taken on the client (both
+    within 1e-12 of the in-memory fit)."""
+    x = scores(2000, 9)
+    arr = da.from_array(x, chunks=600)
+    want = in_memory(outprob.scaler(name), x)
+    reduced, info = fit(outprob.scaler(name), arr, collect_max=100, return_info=True)
+    assert reduced.center_ == pytest.approx(want.center_, rel=1e-12, abs=1e-12 * want.scale_)
+    assert reduced.scale_ == pytest.approx(want.scale_, rel=1e-12)
+    assert reduced.n_iter_ == want.n_iter_ and info["passes"] > 10
+    gathered, info = fit(outprob.scaler(name), arr, return_info=True)
+    assert gathered.center_ == pytest.approx(want.center_, rel=1e-12, abs=1e-12 * want.scale_)
+    assert gathered.scale_ == pytest.approx(want.scale_, rel=1e-12)
+    assert gathered.n_iter_ == want.n_iter_
+    assert info["passes"] == 4  # census, median and nMAD brackets, gather
+
+
 def test_fixed_center_zero_scale_falls_back_about_the_center():
     x = np.r_[np.full(60, 2.0), np.linspace(0, 10, 11)]
     for scale in ("nmad", "std"):

@@ -49,8 +49,7 @@ def assert_same_fit(got, want, name):
 @pytest.fixture(scope="module")
 def data(spark):
     """1000 scores (normal, Pareto outliers, a run of ties, NaN and nulls)
-    in 2 partitions of uneven sizes, cached. (Each pass is a Spark job, and
-    the M-estimates take one per location step: ~100 here.)"""
+    in 2 partitions of uneven sizes, cached."""
     rng = np.random.default_rng(1)
     x = rng.normal(size=1000)
     x[rng.integers(1000, size=20)] = 5 + rng.pareto(2.0, 20)
@@ -81,6 +80,14 @@ def test_every_variant_equals_in_memory(data):
     lin = fit(LinearScaler(higher_is_outlier=False), df, "score")
     want = in_memory(LinearScaler(higher_is_outlier=False), x)
     assert (lin.min_, lin.max_) == (want.min_, want.max_)
+
+
+def test_m_estimation_by_reductions(data):
+    """A column larger than collect_max: one Spark job per location step."""
+    df, x = data
+    got, info = fit(outprob.scaler("huber"), df, "score", collect_max=400, return_info=True)
+    assert_same_fit(got, in_memory(outprob.scaler("huber"), x), "huber")
+    assert info["passes"] > 10
 
 
 def test_median_and_nmad_take_three_passes_and_no_python_census(data, monkeypatch):

@@ -276,6 +276,10 @@ class Column:
         return float(np.ldexp(np.sqrt(total / keep), e))
 
     def m_estimate(self, norm: str) -> Tuple[float, float, int, bool]:
+        """Huber's proposal 2 (§3) with the norm's location, started from
+        the median and nMAD: each location step's sums reduced in one pass,
+        or — when the column fits in ``collect_max`` values — the column
+        gathered in one pass and the sums taken on the client."""
         key = ("m", norm)
         if key in self.cache:
             return self.cache[key]  # type: ignore[no-any-return]
@@ -285,19 +289,25 @@ class Column:
         if sigma0 <= 0:
             sigma0 = self.std() if self.p["ddof"] == 0 else self._std0()
         if sigma0 <= 0:
-            result = (mu0, 0.0, 0, True)
-        else:
-            negate = self.negate
+            self.cache[key] = (mu0, 0.0, 0, True)
+            return self.cache[key]  # type: ignore[no-any-return]
+        negate = self.negate
+        if self.n <= self.collect_max:
+            keys = (_core.order_key(self.lo), _core.order_key(self.hi))
+            (pieces,) = self.run(collect_step(None, negate, [keys]))
+            oriented = np.concatenate(pieces)
 
+            def reduce(m: float, sigma: float) -> List[float]:
+                return list(_core.part_m_sums(oriented, negate=False, norm=norm, m=m, sigma=sigma))
+        else:
             def reduce(m: float, sigma: float) -> List[float]:
                 out = self.run(m_sums_step(negate, norm, m, sigma))
                 return [math.fsum(float(o[i]) for o in out) for i in range(6)]
 
-            e = _core.m_iterate(reduce, norm=norm, maxiter=self.p["maxiter"], tol=self.p["tol"],
-                                n=self.n, mu0=mu0, sigma0=sigma0)
-            result = (e.location, e.scale, e.n_iter, e.converged)
-        self.cache[key] = result
-        return result
+        e = _core.m_iterate(reduce, norm=norm, maxiter=self.p["maxiter"], tol=self.p["tol"],
+                            n=self.n, mu0=mu0, sigma0=sigma0)
+        self.cache[key] = (e.location, e.scale, e.n_iter, e.converged)
+        return self.cache[key]  # type: ignore[no-any-return]
 
     def _std0(self) -> float:
         """The SD with ddof = 0 (the M-estimation's last starting scale)."""
