@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _core
 from ._plan_steps import (
-    CensusPart, Step, bracket_step, collect_step, histogram_step, m_sums_step, moments_spec,
+    Step, bracket_step, collect_step, histogram_step, m_sums_step, moments_spec,
     pretransformed, squares_below_step, sum_below_step,
 )
 from .stats import NIQR_DIVISOR, NMAD_DIVISOR

@@ -16,7 +16,8 @@ passes a fit needs and reads the fit from their results:
 3. sums below a cut-off (trimmed mean, trimmed SD; the SD about a fixed
    center);
 4. M-estimation: the core's iteration, each location step's sums reduced
-   in one pass.
+   in one pass — or taken on the client from the column, gathered in one
+   pass, when it holds at most ``collect_max`` scores.
 
 Options of :class:`~outprob.GaussianScaler`: a pretransform is applied by
 the core to the scores of every pass (``"sqrt"`` after a first census
@@ -29,7 +30,7 @@ scaler whose fit the passes cannot express.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _core
 from ._exceptions import ZeroScaleWarning
@@ -62,8 +63,9 @@ class Engine:
         return self.run(census_step(negate, sketch_k, moments_ddof, pre, pre_min))
 
 
-def _refusal(scaler: Any) -> Optional[str]:
-    """Why ``scaler`` has no distributed fit (None: it has one)."""
+def _refusal(scaler: Any) -> Optional[Exception]:
+    """Why ``scaler`` has no distributed fit, as the exception to raise
+    (None: it has one)."""
     from ._scalers import GaussianScaler, LinearScaler
 
     name = type(scaler).__name__
@@ -74,21 +76,22 @@ def _refusal(scaler: Any) -> Optional[str]:
             "SigmoidScaler": "is fitted by EM iterations that each read every score",
             "MixtureScaler": "is fitted by EM iterations that each read every score",
         }.get(name, "has no planned distributed fit (the Gaussian and linear scalings have)")
-        return f"{name} cannot be fitted on a distributed collection: it {why}; fit it in memory"
+        return TypeError(
+            f"{name} cannot be fitted on a distributed collection: it {why}; fit it in memory")
     if getattr(scaler, "window", None) is not None:
-        return ("window fits the newest W scores of one ordered stream, and a distributed "
-                "collection has no order: fit without window")
+        return ValueError("window fits the newest W scores of one ordered stream, and a "
+                          "distributed collection has no order: fit without window")
     if isinstance(getattr(scaler, "trim", None), str):
-        return ("trim='auto' correlates every sorted score with normal quantiles, which the "
-                "passes of a distributed fit do not read: pass a fixed trim")
+        return ValueError("trim='auto' correlates every sorted score with normal quantiles, "
+                          "which the passes of a distributed fit do not read: pass a fixed trim")
     return None
 
 
 def parameters(scaler: Any) -> Dict[str, Any]:
     """The checked parameters of a distributed fit of ``scaler``."""
-    why = _refusal(scaler)
-    if why is not None:
-        raise (ValueError if "window" in why or "trim" in why else TypeError)(why)
+    refused = _refusal(scaler)
+    if refused is not None:
+        raise refused
     scaler._check_params()
     p = dict(scaler.get_params())
     p["negate"] = not p["higher_is_outlier"]
@@ -103,8 +106,6 @@ def parameters(scaler: Any) -> Dict[str, Any]:
         p["fallbacks"] = list(_core.GaussianSpec(**p["spec"]).fallbacks)
     p.setdefault("pretransform", None)
     return p
-
-
 
 
 def _gaussian_column(col: Column, p: Dict[str, Any]) -> Dict[str, Any]:
@@ -192,9 +193,9 @@ def fit_sketch(scaler: Any, engines: Sequence[Engine], ndim: int, names: Any = N
     column — two when a sketch-only fit falls back to the SD."""
     from .streaming import StreamingFit, StreamingResult, _streaming_result
 
-    why = _refusal(scaler)
-    if why is not None:
-        raise (ValueError if "window" in why else TypeError)(why)
+    refused = _refusal(scaler)
+    if refused is not None:
+        raise refused
     try:
         params = scaler._stream_params()  # the parameters of partial_fit, checked
     except TypeError as exc:
