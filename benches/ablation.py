@@ -2,8 +2,7 @@
 """What each layer of the M-estimation earns: every layer switched off in
 turn, its Huber and Tukey fits timed against all layers on, in one run.
 
-    flock /tmp/outprob-bench.lock python3 benches/ablation.py \\
-        --out benches/results/DATE-mest-ablation-MACHINE.md
+    python3 benches/ablation.py --out benches/results/DATE-mest-ablation-MACHINE.md
     python3 benches/ablation.py --layers far_tails,runs --sizes 3e4,1e5 --rounds 2   # a few
 
 Each layer is a ``cfg`` of the core (``--cfg outprob_ablate="far_tails"``,
@@ -13,7 +12,10 @@ declared in the workspace's ``Cargo.toml``; the layers are described in
 target directory under ``target/ablation``, so rebuilds are incremental),
 once with every layer on, and times the fits of the suite's long-tailed
 scores with each binary in turn, round after round (the order rotated each
-round), so that every comparison is between runs minutes apart.
+round), so that every comparison is between runs minutes apart. The
+builds run first, niced; each round of timings then holds the benchmark
+lock (``--lock``, ``/tmp/outprob-bench.lock``: one benchmark at a time on a
+shared machine) and records the load average before and after it.
 
 A layer is only timed at the sizes where it is used (``ACTIVE``): switched
 off elsewhere, the code that runs is the same. One thread is timed by the
@@ -32,7 +34,8 @@ run there (``bucketed`` is timed up to 1e7).
 from __future__ import annotations
 
 import argparse
-import datetime
+import contextlib
+import fcntl
 import json
 import os
 import platform
@@ -46,6 +49,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "target" / "ablation"
+#: The sizes of the table; 1.5e4 is where `fetch_all` applies to Huber's fits.
 SIZES = "1e2,1e3,1e4,1.5e4,3e4,1e5,1e6,1e7,1e8"
 #: Where the fit reads the scores in parallel (``numeric::par::PARALLEL_MIN``).
 PARALLEL_MIN = 1 << 18
@@ -125,6 +129,20 @@ def run(exe: Path, sizes: List[int], threads: int, direct: bool) -> List[dict]:
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
+@contextlib.contextmanager
+def locked(path: str):
+    """Holds the benchmark lock `path` (none if empty) while timing."""
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def seconds(rec: dict, threads: int) -> float:
     """The median CPU time of one thread's calls, else the median wall time."""
     return statistics.median(rec["cpu"] if threads == 1 else rec["wall"])
@@ -139,6 +157,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--threads", default="1,2")
     p.add_argument("--no-direct", action="store_true")
     p.add_argument("--out", help="markdown file to write (also printed)")
+    p.add_argument("--build-only", action="store_true", help="build the binaries, time nothing")
+    p.add_argument("--lock", default="/tmp/outprob-bench.lock", help="held during each round ('' for none)")
     args = p.parse_args(argv)
     layers = [x for x in args.layers.split(",") if x]
     unknown = [x for x in layers if x not in ACTIVE]
@@ -146,33 +166,43 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.error(f"unknown layers {unknown}; known: {', '.join(ACTIVE)}")
     sizes = parse_sizes(args.sizes)
     thread_counts = [int(t) for t in args.threads.split(",")]
-    load_before = os.getloadavg()
     started = time.time()
     exes = {ALL_ON: binary(None), **{x: binary(x) for x in layers}}
+    if args.build_only:
+        return 0
     variants: List[Tuple[str, Path, bool]] = [(ALL_ON, exes[ALL_ON], False)]
     if not args.no_direct:
         variants.append((DIRECT, exes[ALL_ON], True))
     variants += [(x, exes[x], False) for x in layers]
     # times[(variant, threads, fit, n)] = one time per round
     times: Dict[Tuple[str, int, str, int], List[float]] = {}
+    loads: List[Tuple[Tuple[float, ...], Tuple[float, ...]]] = []
     for r in range(args.rounds):
-        k = r % len(variants)
-        for name, exe, direct in variants[k:] + variants[:k]:
-            lo, hi = ACTIVE.get(name, (0, BIG))
-            for threads in thread_counts:
-                chosen = [n for n in sizes if lo <= n < hi and (threads == 1 or n >= PARALLEL_MIN)
-                          and (n < 10**8 or r < args.large_rounds)]
-                print(f"round {r + 1}: {name}, {threads} thread(s), N = {', '.join(map(fmt_n, chosen))}",
-                      file=sys.stderr, flush=True)
-                for rec in run(exe, chosen, threads, direct):
-                    fit = rec["fit"].split()[0]
-                    times.setdefault((name, threads, fit, rec["n"]), []).append(seconds(rec, threads))
-    lines = report(times, variants, sizes, thread_counts, args, load_before, started)
+        with locked(args.lock):
+            loads.append((os.getloadavg(), ()))
+            one_round(r, variants, sizes, thread_counts, args, times)
+            loads[-1] = (loads[-1][0], os.getloadavg())
+    lines = report(times, variants, sizes, thread_counts, args, loads, started)
     text = "\n".join(lines)
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
     return 0
+
+
+def one_round(r, variants, sizes, thread_counts, args, times) -> None:
+    """Round `r`: every variant at its sizes, in an order rotated by `r`."""
+    k = r % len(variants)
+    for name, exe, direct in variants[k:] + variants[:k]:
+        lo, hi = ACTIVE.get(name, (0, BIG))
+        for threads in thread_counts:
+            chosen = [n for n in sizes if lo <= n < hi and (threads == 1 or n >= PARALLEL_MIN)
+                      and (n < 10**8 or r < args.large_rounds)]
+            print(f"round {r + 1}: {name}, {threads} thread(s), N = {', '.join(map(fmt_n, chosen))}",
+                  file=sys.stderr, flush=True)
+            for rec in run(exe, chosen, threads, direct):
+                fit = rec["fit"].split()[0]
+                times.setdefault((name, threads, fit, rec["n"]), []).append(seconds(rec, threads))
 
 
 def cpu_model() -> str:
@@ -203,17 +233,18 @@ def ratio_cell(off: List[float], on: List[float]) -> str:
     return f"{med:.2f} ({min(ratios):.2f}–{max(ratios):.2f})"
 
 
-def report(times, variants, sizes, thread_counts, args, load_before, started) -> List[str]:
+def report(times, variants, sizes, thread_counts, args, loads, started) -> List[str]:
     out = [
         "# M-estimation: what each layer earns",
         "",
-        "Command: `flock /tmp/outprob-bench.lock python3 benches/ablation.py "
+        "Command: `python3 benches/ablation.py "
         + " ".join(a for a in (sys.argv[1:] if args is not None else [])) + "`",
         "",
         f"CPU: {cpu_model()}; {os.cpu_count()} logical cores; {platform.system()} {platform.release()}",
         f"{version(['rustc', '-V'])}; outprob at {version(['git', 'rev-parse', '--short', 'HEAD'])}",
-        "load average before: " + ", ".join(f"{v:.2f}" for v in load_before)
-        + "; after: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()),
+        "load average (1, 5, 15 min) before and after each round: " + "; ".join(
+            f"round {i + 1}: {' '.join(f'{v:.2f}' for v in a)} → {' '.join(f'{v:.2f}' for v in b)}"
+            for i, (a, b) in enumerate(loads)),
         f"{args.rounds} rounds ({args.large_rounds} with 1e8); wall time {time.time() - started:.0f} s",
         "",
         "Scores: long-tailed (lognormal bulk, 3% outliers at 10 + lognormal(2, 1); "
@@ -244,6 +275,23 @@ def report(times, variants, sizes, thread_counts, args, load_before, started) ->
                     on = times.get((ALL_ON, threads, fit, n))
                     cells.append(ratio_cell(off, on) if off and on else "–")
                 out.append(f"| {name} | " + " | ".join(cells) + " |")
+    out += ["", "## Each layer's largest gain", "",
+            "The cell of the tables above with the largest median, and the smallest "
+            "ratio of any round in it.", "",
+            "| layer | largest median (range) | at |", "|---|---|---|"]
+    for name, _, _ in variants[1:]:
+        best = None
+        for threads in thread_counts:
+            for fit in ("huber", "tukey"):
+                for n in sizes:
+                    off, on = times.get((name, threads, fit, n)), times.get((ALL_ON, threads, fit, n))
+                    if off and on:
+                        ratios = [a / b for a, b in zip(off, on)]
+                        key = statistics.median(ratios)
+                        if best is None or key > best[0]:
+                            best = (key, ratio_cell(off, on), f"{fit}, N={fmt_n(n)}, {threads} thread(s)")
+        if best:
+            out.append(f"| {name} | {best[1]} | {best[2]} |")
     base_med = {}
     for (name, threads, fit, n), v in times.items():
         if name == ALL_ON and fit == "median_nmad":

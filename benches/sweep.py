@@ -15,7 +15,9 @@ off; see its docstring):
 1. **Size sweep**: ``fit_transform`` of every variant, the two
    M-estimates and the Gaussian transform at every N, each against the
    NumPy/SciPy/statsmodels expression a user would write (the operations of
-   ``operations.py``), in ns per score.
+   ``operations.py``), in ns per score. The M-estimates also by their
+   direct path (every score read at every step, the reference the fast
+   paths are tested against; ``docs/design/m-estimation.md``).
 2. **M-estimation against median_nmad**: the time of a Huber/Tukey fit
    over that of a ``median_nmad`` fit of the same scores at each N (goal
    ≤ 3×), and whether the time per call grows monotonically with N.
@@ -33,6 +35,7 @@ import argparse
 import os
 import sys
 import time
+from functools import partial
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -40,9 +43,10 @@ from scipy.special import erf
 
 import baselines
 import compare
-from operations import OPERATIONS, Case, Operation, fmt_n
+from operations import OPERATIONS, Case, Operation, fmt_n, m_estimate_check
 
 import outprob
+from outprob import _core
 
 SIZES = "1e2,1e3,1e4,1e5,1e6,1e7"
 BATCHES = (1, 10, 100, 1000)
@@ -65,13 +69,30 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return args
 
 
+def _direct_m_estimate(norm: str, case: Case, threads: int) -> _core.MEstimate:
+    return _core.m_estimate(
+        case.x, norm=norm, c=1.5, tuning=None, maxiter=baselines.MAXITER, tol=1e-8,
+        nan_policy="omit", threads=threads, direct=True,
+    )
+
+
+#: The M-estimates by the direct path, against the same baseline.
+DIRECT_PATH = tuple(
+    Operation(
+        f"{norm} fit (direct path)", partial(_direct_m_estimate, norm), f"statsmodels Huber({kind})",
+        lambda c, norm=norm: baselines.m_estimate(c.x, norm), m_estimate_check, slow_baseline=True,
+    )
+    for norm, kind in (("huber", "HuberT"), ("tukey", "TukeyBiweight"))
+)
+
+
 def swept(op: Operation) -> bool:
     """The operations of the sweep: every fit_transform, the M-estimates,
     and the transform against the NumPy expression (not against the
     floor)."""
     return (
         op.name.startswith("fit_transform")
-        or op.name.endswith("(m_estimate)")
+        or op.name.endswith(("(m_estimate)", "(direct path)"))
         or (op.name.startswith("gaussian transform") and "floor" not in op.baseline_name)
     )
 
@@ -79,7 +100,8 @@ def swept(op: Operation) -> bool:
 def sweep_table(args: argparse.Namespace) -> List[compare.Row]:
     bench = compare.Bench(args)
     rows: List[compare.Row] = []
-    chosen = [op for op in OPERATIONS if swept(op) and compare.selected(op.name, args.only)]
+    ops = [*OPERATIONS, *DIRECT_PATH]
+    chosen = [op for op in ops if swept(op) and compare.selected(op.name, args.only)]
     for n in args.sizes:
         bench.drop_cases(n)
         for dtype in args.dtypes:

@@ -280,7 +280,7 @@ def trimmed_std(
 ) -> float: ...
 def m_estimate(
     x: _Scores, *, norm: str, c: float, tuning: Optional[float], maxiter: int, tol: float,
-    nan_policy: str, threads: int = ...,
+    nan_policy: str, threads: int = ..., direct: bool = ...,
 ) -> MEstimate: ...
 
 # -- fitting (contract §4–§5, §10) ---------------------------------------------------

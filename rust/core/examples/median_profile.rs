@@ -1,4 +1,4 @@
-//! Where the median's time goes at large N (issue #11): one thread, against
+//! Where the median's time goes at large N: one thread, against
 //! a plain sum (one read) of the same scores. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example median_profile [N]`.
 
@@ -53,8 +53,8 @@ fn time_stages<T: outprob_core::Float + Into<f64>>(x: &[T], best: &mut [f64; 5])
 fn main() {
     // In a pool, as the Python binding runs every call: called from outside
     // one, each parallel step hands its work to the global pool and waits
-    // for it (a Huber fit of 1e7 scores took 55–62 ms on one thread there,
-    // 52 ms in a pool). RAYON_NUM_THREADS sets the pool's size.
+    // for it, which costs a parallel step's hand-over each time.
+    // RAYON_NUM_THREADS sets the pool's size.
     rayon::ThreadPoolBuilder::new()
         .build()
         .expect("a thread pool")

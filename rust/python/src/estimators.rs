@@ -3,7 +3,9 @@
 use crate::convert::Wrap;
 use crate::results::MEstimate;
 use crate::{with_slice, Floats, Result};
-use outprob_core::estimators::mest::{m_estimate as core_m_estimate, MParams, Norm};
+use outprob_core::estimators::mest::{
+    m_estimate as core_m_estimate, m_estimate_direct, MParams, Norm,
+};
 use outprob_core::estimators::{location, scale};
 use outprob_core::sample::{NanPolicy, Sample};
 use outprob_core::{Error, Float};
@@ -76,7 +78,7 @@ pub(crate) fn quantile(
 }
 
 #[pyfunction]
-#[pyo3(signature = (x, *, norm, c, tuning, maxiter, tol, nan_policy, threads = 0))]
+#[pyo3(signature = (x, *, norm, c, tuning, maxiter, tol, nan_policy, threads = 0, direct = false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn m_estimate(
     py: Python<'_>,
@@ -88,6 +90,7 @@ pub(crate) fn m_estimate(
     tol: f64,
     nan_policy: Wrap<NanPolicy>,
     threads: usize,
+    direct: bool,
 ) -> Result<MEstimate> {
     let params = MParams {
         c,
@@ -97,7 +100,11 @@ pub(crate) fn m_estimate(
         ..MParams::new(norm.0)
     };
     let e = with_slice!(py, threads, x, |s| checked(s, nan_policy.0, |d| {
-        core_m_estimate(d, &params)
+        if direct {
+            m_estimate_direct(d, &params)
+        } else {
+            core_m_estimate(d, &params)
+        }
     }))?;
     Ok(MEstimate::of(norm.0, &e))
 }

@@ -1,6 +1,13 @@
 //! Joint M-estimation of location and scale: Huber's proposal 2 (contract §3),
 //! with the semantics of `statsmodels.robust.scale.Huber(norm=...)` except
 //! that non-convergence is reported, not raised.
+//!
+//! One iteration (`iterate`) runs on three representations of the scores —
+//! direct (every score read at every step: the reference the others are
+//! tested against), sorted (small N) and bucketed (large N) — each
+//! answering a step's sums through [`Sums`]. Why three, when each applies,
+//! every tuning constant and what each layer earns: the design page
+//! `docs/design/m-estimation.md`.
 
 use crate::error::Error;
 use crate::estimators::location::median;
@@ -350,10 +357,9 @@ const BULK: f64 = 0.8;
 /// leaves a margin of half a window more.
 const FAR: f64 = 2.0;
 /// Far tails are set apart below this many scores only: they make the
-/// tree smaller, which pays while its build and walks dominate (5–11%
-/// faster at 3e4–1e5 scores, as fast at 3e5); above, the split that sets
-/// them apart costs more per score than the bucket updates it saves (15–19%
-/// slower at 1e6–1e7; `examples/mest_profile.rs`).
+/// tree smaller, which pays while its build and walks dominate; above, the
+/// split that sets them apart costs more per score than the bucket updates
+/// it saves.
 const FAR_BELOW: usize = 1 << 18;
 
 /// From this many scores on, the iteration runs on bucketed scores with
@@ -361,10 +367,8 @@ const FAR_BELOW: usize = 1 << 18;
 /// prefix power sums. Either way a step costs far less than a read of the
 /// scores, and the bulk about μ₀ is summed in one vectorised read, not
 /// sorted or bucketed; the sort's N·log N is what makes the buckets
-/// cheaper for large N (issue #11, one thread, long-tailed scores, best of
-/// 150: Huber 84 against 95 µs at 5 000 scores, 99–124 against 121–161 at
-/// 8 000, 147 against 141–146 at 12 000, 182–201 against 169 at 16 000;
-/// Tukey 130 against 138 µs at 16 000, 188 against 182 at 24 000).
+/// cheaper for large N (the crossing was measured on the benchmark suite's
+/// long-tailed scores, one thread).
 pub fn bucketed_min(norm: Norm) -> usize {
     match norm {
         Norm::Huber => 12_288,

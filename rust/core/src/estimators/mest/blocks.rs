@@ -53,10 +53,9 @@ const MAX_BUCKETS: usize = 1 << 12;
 /// Scores per chunk of the parallel read of `n` scores: large, so that the
 /// per-chunk accumulators (a few hundred kB) cost little against the
 /// chunk's scores, but about four chunks from 2^20 scores down to 2^18, so
-/// that more threads share the read (one chunk of 2^20 left a fit of 1e6
-/// scores on one thread: two threads now take a Huber fit of 1e6 scores
-/// from 4.3–5.5 to 3.0–4.0 ms, at 0.1–0.6 ms more on one). A function of
-/// `n` alone: the sums are the same whatever the number of threads.
+/// that more threads share the read (one chunk of 2^20 leaves a fit of 1e6
+/// scores to one thread). A function of `n` alone: the sums are the same
+/// whatever the number of threads.
 fn chunk_of(n: usize) -> usize {
     if ablated!("read_chunks") {
         return 1 << 20;
@@ -133,9 +132,7 @@ impl Geometry {
         // a leaf the window cuts a read per step: √(per·N) buckets balance
         // the two over the iteration's ~200 steps — per = 8 for Tukey, 16
         // for Huber, whose reciprocal sums need leaves narrow against their
-        // distance to the window (measured with `examples/mest_profile`;
-        // with the bulk set apart, Huber's 16 beat its former 32 by 5–8% at
-        // 4e4 and 1e6 scores).
+        // distance to the window (docs/design/m-estimation.md, §5).
         let want = ((per * n as f64).sqrt() as usize).clamp(1, MAX_BUCKETS);
         let range = kmax - kmin;
         let shifted = |k: u64, shift: u32| k.checked_shr(shift).unwrap_or(0);

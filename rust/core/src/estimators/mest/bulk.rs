@@ -5,7 +5,7 @@
 //! read that vectorises; only the other scores are sorted (fits on sorted
 //! scores) or put in buckets with their moments (bucketed fits), each a
 //! few times the cost of that read per score. For Huber's t = 1.345 a bulk
-//! of 0.8·t·σ₀ about μ₀ holds about 60% of a Gaussian sample (issue #11).
+//! of 0.8·t·σ₀ about μ₀ holds about 60% of a Gaussian sample.
 //!
 //! The bulk is a closed range of order-preserving keys (`numeric::float`),
 //! so a bucketed fit can make it a whole number of buckets: a score is in

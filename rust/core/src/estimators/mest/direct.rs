@@ -7,9 +7,8 @@
 //! `pairwise_sum` within a block, which is what the reference's `np.sum`
 //! does — and the chunks' sums are joined by TwoSum. The error of a sum is
 //! at most ~11ε·Σ|term|: for the location step `Δm = Σ w(s − m)/Σ w` that is
-//! ≤ 11ε·tσ, eight orders below the tolerance `tol·σ`. A sequential
-//! compensated sum, one dependent addition per score, bounded the small
-//! fits (issue #11).
+//! ≤ 11ε·tσ, eight orders below the tolerance `tol·σ`, without the one
+//! dependent addition per score of a sequential compensated sum.
 
 use super::{MParams, Norm, Sums};
 use crate::numeric::simd::multiversion;

@@ -26,8 +26,7 @@
 //! not wander so far from the median it starts at), where a combination is
 //! not finite, or where `1/σ` overflows, the step reads every score
 //! instead; a window that does not hold the bulk is summed over all the
-//! scores sorted, once (issue #11: this replaces ~200 reads of every score
-//! in a fit of up to a few ten thousand).
+//! scores sorted, once. See docs/design/m-estimation.md, §2.2.
 
 use super::direct::must_divide;
 use super::tails::Tails;

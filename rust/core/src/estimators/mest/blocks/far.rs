@@ -8,7 +8,7 @@
 //! the one read, in lanes that vectorise — instead of the dozen per-bucket
 //! moment updates per score of the other scores outside the bulk. On
 //! long-tailed scores the far tails hold a sixth of them, and their buckets
-//! most of the tree's leaves (issue #11). Where the location moves too far
+//! most of the tree's leaves. Where the location moves too far
 //! for the series, the tail is read value by value like any cut leaf.
 
 use crate::estimators::mest::inverse_powers;

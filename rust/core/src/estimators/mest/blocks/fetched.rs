@@ -25,9 +25,8 @@ pub(super) struct Fetched {
 /// Values per run of a fetched leaf of `n` values, on average: about √n
 /// (a power of two from 32 to 256). A run costs a join of moments to
 /// build, each of its values a read per step that cuts it; a large leaf
-/// is cut by few steps against its values (issue #11: Huber's iteration
-/// at 1e7 scores took 2.09 ms with runs of 32, 1.58 with runs of 128; a
-/// Tukey fit of 3e4 scores, whose leaves are small, is fastest with 32).
+/// is cut by few steps against its values, a small one (a Tukey fit of a
+/// few ten thousand scores) by many.
 fn run_length(n: usize) -> usize {
     if ablated!("run_length") {
         return 32;
@@ -59,10 +58,8 @@ impl Fetched {
         // Runs of a small leaf pay for themselves at once. A large one is
         // read whole the first time a step cuts it, and put in runs if
         // another step does: at 1e7 scores a leaf holds ~10⁴ of them and
-        // the edges cut the same few leaves at every step (issue #11),
-        // while a leaf cut once — as the windows widen past it — is not
-        // worth its runs (measured: 3.2 against 3.4 ms of a Huber fit's
-        // iteration at 1e7 scores, 1.2 against 1.4 ms of Tukey's).
+        // the edges cut the same few leaves at every step, while a leaf cut
+        // once — as the windows widen past it — is not worth its runs.
         let in_runs = (self.vals.len() <= RUNS_AT_ONCE || self.cuts >= 2 || ablated!("second_cut"))
             && !ablated!("runs");
         if self.vals.is_empty() || (!self.nodes.is_empty() && (self.in_runs || !in_runs)) {
@@ -71,8 +68,8 @@ impl Fetched {
         self.in_runs = in_runs;
         if !in_runs {
             // One run, cut wherever its leaf is (unbounded): its values are
-            // read, so it needs no moments — taking them cost as much as
-            // the read of every leaf a fit cuts once (~5 ms at 1e7 scores).
+            // read, so it needs no moments — taking them would cost as much
+            // as the read of every leaf a fit cuts once.
             self.nodes = vec![Node::unbounded(self.vals.len())];
             return;
         }
