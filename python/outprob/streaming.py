@@ -377,12 +377,12 @@ class StreamingFit:
         contract §5 applies per batch: a batch holding ±inf (or NaN with
         ``nan_policy="raise"``) raises ``ValueError`` and changes no column.
         """
-        a = self._batch(scores)
+        a, state = self._batch(scores)
         if self.params["window"] is None:
-            self._state.update(a)
+            state.update(a)
         else:
             # A window refits when due (refit_every new scores) or on demand.
-            self._state.update(a, nan_policy=self.params["nan_policy"])
+            state.update(a, nan_policy=self.params["nan_policy"])
         return self
 
     def _update_and_results(self, scores: Any) -> List[StreamingResult]:
@@ -390,22 +390,23 @@ class StreamingFit:
         fit is refused (contract §5: a scale beyond the double range)
         raises ``ValueError`` and changes nothing. The scalers'
         ``partial_fit``, which publishes a fit after every batch."""
-        a = self._batch(scores)
+        a, state = self._batch(scores)
         p = self.params
         if p["scaling"] == "linear":  # the extremes of finite scores: never refused
             return self.update(a).results()
         if p["window"] is None:
-            return [_streaming_result(r) for r in self._state.update_and_fit(a)]
-        fits = self._state.update_and_fit_gaussian(
+            return [_streaming_result(r) for r in state.update_and_fit(a)]
+        fits = state.update_and_fit_gaussian(
             a, nan_policy=p["nan_policy"], spec=self.spec(), refit=self._fitted is None
         )
         if fits is not None:
             self._fitted = self._window_fits(fits)
+        assert self._fitted is not None  # the first batch of a window refits
         return list(self._fitted)
 
-    def _batch(self, scores: Any) -> np.ndarray:
-        """The batch as a float array of the fit's kind (the first batch
-        makes the state)."""
+    def _batch(self, scores: Any) -> Tuple[np.ndarray, Any]:
+        """The batch as a float array of the fit's kind, and the state it
+        goes to (the first batch makes the state)."""
         a = as_float_array(scores)
         if a.ndim not in (1, 2):
             raise ValueError(f"scores must be 1-D or 2-D, got {a.ndim}-D")
@@ -415,12 +416,14 @@ class StreamingFit:
                 if self._state is None:
                     self._ndim = a.ndim
                     self._state = self._new_state(columns)
-        fitted = len(self._state.seen() if self.params["window"] is not None else self._state.n())
+        state = self._state
+        assert state is not None
+        fitted = len(state.seen() if self.params["window"] is not None else state.n())
         if a.ndim != self._ndim or columns != fitted:
             raise ValueError(
                 f"batch of shape {a.shape} does not match the {fitted} column(s) fitted so far"
             )
-        return a
+        return a, state
 
     def merge(self, other: "StreamingFit") -> "StreamingFit":
         """Adds the scores ``other`` has seen (same parameters required)."""
@@ -494,7 +497,9 @@ class StreamingFit:
 
     def _window_fits(self, fits: List[Any]) -> List[StreamingResult]:
         """A window's Gaussian refits (the core's) as results."""
-        counts = [min(int(n), self.params["window"]) for n in self._state.seen()]
+        state = self._state
+        assert state is not None
+        counts = [min(int(n), self.params["window"]) for n in state.seen()]
         return [
             _window_result(f.center, f.scale, f.scale_used, *_iterations(f), n)
             for f, n in zip(fits, counts)
