@@ -133,7 +133,7 @@ def _added(scaler: Any, batch: Any, columns: List[str], ndim: int) -> Any:
         return new  # no score in this batch
     names = np.asarray(columns, dtype=object) if ndim == 2 else None
     seen = clone(scaler)
-    seen._publish(total, ndim, names, 3)
+    seen._publish(total, total.results(), ndim, names, 3)
     new.merge(seen)
     return new
 
