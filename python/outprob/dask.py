@@ -7,7 +7,7 @@ scaler: the same center and scale as the in-memory fit of the same scores —
 order statistics bit for bit, mean bit for bit, SD and trimmed SD within
 1e-15 relative, M-estimates within 1e-12 relative — using only map steps
 over partitions and small reductions on the client (no shuffle). The
-passes and their bound are those of :mod:`outprob._planner` (contract §9),
+passes and their bound are those of the planner ``outprob._planner`` (contract §9),
 which this module runs with Dask: one delayed task per partition and pass,
 the partials combined on the client in partition order. ``method="sketch"``
 fits in one pass from merged per-partition KLL sketches, with the error

@@ -3,7 +3,7 @@
 ``fit(scaler, df, columns)`` fits an outprob scaler exactly — the same
 center and scale as the in-memory fit of the same scores, with the
 tolerances of :mod:`outprob.dask` — by the passes of
-:mod:`outprob._planner`: each pass folds every partition's Arrow batches
+the planner (``outprob._planner``): each pass folds every partition's Arrow batches
 into a small partial in the core (``mapInArrow``) and the driver combines
 the partials; nothing is collected or shuffled but these partials. The
 census runs as one native Spark SQL aggregate when the fit needs neither
@@ -21,7 +21,7 @@ works on batch and streaming DataFrames and for every fitted outprob scaler.
 
 ``score_stream(stream_df, scaler, column, sink, checkpoint=...)`` scores a
 Structured Streaming query and keeps the fit current
-(:mod:`outprob._spark_stream`).
+(``outprob._spark_stream``).
 
 A null is a missing score, as NaN is: fits omit it (or refuse it under
 ``nan_policy="raise"``), ``transform`` maps it to null.
@@ -46,14 +46,14 @@ from ._planner import FitInfo, fit_exact, fit_sketch  # noqa: E402
 from ._spark_engine import Columns, SparkColumn, arrow_map, as_floats, score_columns  # noqa: E402
 from ._spark_stream import load_stream_fit, score_stream  # noqa: E402
 
-__all__ = ["fit", "transform", "score_stream", "load_stream_fit", "FitInfo"]
+__all__ = ["fit", "transform", "score_stream", "load_stream_fit"]
 
 
 def fit(scaler: Any, df: DataFrame, columns: Optional[Columns] = None, *, method: str = "exact",
         k: Optional[int] = None, collect_max: int = 1 << 20, return_info: bool = False) -> Any:
     """Fits ``scaler`` (unfitted or not; it is not modified) to score
     columns of a Spark DataFrame and returns the fitted scaler (and a
-    :class:`FitInfo`: passes, bytes the partitions returned, the sketch
+    :class:`outprob.dask.FitInfo`: passes, bytes the partitions returned, the sketch
     fit's bounds, with ``return_info=True``).
 
     Parameters
