@@ -2,23 +2,21 @@
 //! calibration sketch and FDR-controlling selection (contract §11).
 //!
 //! The options cross as one spec class ([`ConformalSpec`], its names
-//! parsed by the core's `FromStr`), the calibration is held by the
-//! extension ([`Calibration`]: sorted scores or a sketch's weighted sample,
-//! its bucket index and adjustment, built once) so that a transform converts
-//! nothing but the scores, and a selection's figures come back as a record
-//! ([`crate::results::SelectionFit`]).
+//! parsed by the core's `FromStr`), the calibration is the core's fitted
+//! map held by the extension ([`Calibration`], built once) so that a
+//! transform converts nothing but the scores, and a selection's figures
+//! come back as a record ([`crate::results::SelectionFit`]).
 
 use crate::array::{map_array, FloatMap, Floats};
 use crate::convert::Wrap;
 use crate::results::SelectionFit;
 use crate::{run, Result};
 use numpy::{PyReadonlyArray1, PyReadwriteArray1};
-use outprob_core::conformal::conditional::{monte_carlo_correction, Adjustment, Conditional};
-use outprob_core::conformal::index::KeyIndex;
-use outprob_core::conformal::pvalues::{PValues, Reference, TieBreak, Ties};
+use outprob_core::conformal::calibration;
+use outprob_core::conformal::conditional::{monte_carlo_correction, Conditional};
+use outprob_core::conformal::pvalues::{PValues, Ties};
 use outprob_core::conformal::select::{select, Method};
 use outprob_core::conformal::sketch::CalibrationSketch;
-use outprob_core::numeric::scratch::zeroed;
 use outprob_core::sample::NanPolicy;
 use outprob_core::{Error, Float};
 use pyo3::prelude::*;
@@ -29,13 +27,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// The options of a p-value map (contract §11).
 #[pyclass(frozen, module = "outprob._core")]
 #[derive(Clone, Copy)]
-pub(crate) struct ConformalSpec {
-    tie_break: TieBreak,
-    conditional: Option<Conditional>,
-    delta: f64,
-    simes_k: Option<u64>,
-    mc_correction: Option<f64>,
-}
+pub(crate) struct ConformalSpec(calibration::ConformalSpec);
 
 #[pymethods]
 impl ConformalSpec {
@@ -49,88 +41,20 @@ impl ConformalSpec {
         simes_k: Option<u64>,
         mc_correction: Option<f64>,
     ) -> Self {
-        ConformalSpec {
+        ConformalSpec(calibration::ConformalSpec {
             tie_break: tie_break.0.with_seed(seed),
             conditional: conditional.map(|c| c.0),
             delta,
             simes_k,
             mc_correction,
-        }
-    }
-}
-
-impl ConformalSpec {
-    fn adjustment(&self, n: u64) -> Result<Option<Adjustment>> {
-        Ok(match self.conditional {
-            None => None,
-            Some(c) => Some(c.adjustment(n, self.delta, self.simes_k, self.mc_correction)?),
         })
     }
-}
-
-/// A copy of `v` on huge pages where the kernel allows (p-values read it
-/// at random).
-fn on_huge_pages<T: Copy + Default>(v: &[T]) -> Vec<T> {
-    let mut out = zeroed::<T>(v.len());
-    out.copy_from_slice(v);
-    out
 }
 
 /// Calibration scores (sorted, oriented) or a sketch's weighted sample,
 /// with its index and the adjustment the spec asks for.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalCalibration")]
-pub(crate) struct Calibration {
-    values: Vec<f64>,
-    cumulative: Option<Vec<u64>>,
-    slack: u64,
-    index: KeyIndex,
-    adjustment: Option<Adjustment>,
-    tie_break: TieBreak,
-    negate: bool,
-}
-
-impl Calibration {
-    fn build(
-        values: Vec<f64>,
-        cumulative: Option<Vec<u64>>,
-        slack: u64,
-        spec: &ConformalSpec,
-        negate: bool,
-    ) -> Result<Self> {
-        let mut c = Calibration {
-            index: KeyIndex::new(&[0.0]),
-            values,
-            cumulative,
-            slack,
-            adjustment: None,
-            tie_break: spec.tie_break,
-            negate,
-        };
-        c.reference().check()?;
-        c.index = KeyIndex::new(&c.values);
-        c.adjustment = spec.adjustment(c.reference().n())?;
-        Ok(c)
-    }
-
-    fn reference(&self) -> Reference<'_> {
-        Reference {
-            values: &self.values,
-            cumulative: self.cumulative.as_deref(),
-            slack: self.slack,
-            index: Some(&self.index),
-        }
-    }
-
-    fn pvalues(&self, complement: bool) -> PValues<'_> {
-        PValues {
-            reference: self.reference(),
-            tie_break: self.tie_break,
-            adjustment: self.adjustment.as_ref(),
-            negate: self.negate,
-            complement,
-        }
-    }
-}
+pub(crate) struct Calibration(calibration::Calibration);
 
 #[pymethods]
 impl Calibration {
@@ -138,7 +62,8 @@ impl Calibration {
     #[new]
     #[pyo3(signature = (sorted, *, spec, negate))]
     fn new(sorted: PyReadonlyArray1<'_, f64>, spec: &ConformalSpec, negate: bool) -> Result<Self> {
-        Self::build(on_huge_pages(sorted.as_slice()?), None, 0, spec, negate)
+        let fitted = calibration::Calibration::from_sorted(sorted.as_slice()?, &spec.0, negate)?;
+        Ok(Calibration(fitted))
     }
 
     /// From a sketch: its weighted sample, with the slack ⌈ε·n⌉ added to
@@ -151,18 +76,14 @@ impl Calibration {
         spec: &ConformalSpec,
         negate: bool,
     ) -> Result<Self> {
-        let sample = sketch.lock(py).sample()?;
-        let (values, cumulative) = (
-            on_huge_pages(sample.view.values()),
-            sample.view.cumulative().to_vec(),
-        );
-        Self::build(values, Some(cumulative), sample.slack, spec, negate)
+        let fitted = calibration::Calibration::from_sketch(&sketch.lock(py), &spec.0, negate)?;
+        Ok(Calibration(fitted))
     }
 
     /// The number of calibration scores n.
     #[getter]
     fn n(&self) -> u64 {
-        self.reference().n()
+        self.0.n()
     }
 
     /// The p-values (or `1 − p` with `complement`) of the C-contiguous,
@@ -177,7 +98,7 @@ impl Calibration {
         complement: bool,
         threads: usize,
     ) -> Result<Option<Bound<'py, PyAny>>> {
-        let m = Mapping(self.pvalues(complement));
+        let m = Mapping(self.0.pvalues(complement));
         Ok(map_array(py, &m, x, out, |_| true, threads)?.map(|(a, ())| a))
     }
 }

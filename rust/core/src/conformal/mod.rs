@@ -10,9 +10,12 @@
 //!   al. §3 (generalised Simes, DKWM, Monte Carlo), each a non-decreasing
 //!   step function `b` applied to the marginal p-value.
 //! * [`sketch`]: the calibration scores of a stream, in a KLL sketch.
+//! * [`calibration`]: a fitted p-value map — sorted scores or a sketch's
+//!   sample, its index and adjustment — built once from its options.
 //! * [`select`]: Benjamini–Hochberg, Storey's adaptive BH and
 //!   Benjamini–Yekutieli selection in O(m), without sorting the p-values.
 
+pub mod calibration;
 pub mod conditional;
 pub mod index;
 pub mod pvalues;

@@ -268,7 +268,7 @@ impl PValues<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -283,7 +283,7 @@ mod tests {
     }
 
     /// The definition, counted directly.
-    fn direct(cal: &[f64], s: f64) -> f64 {
+    pub(in crate::conformal) fn direct(cal: &[f64], s: f64) -> f64 {
         (1 + cal.iter().filter(|&&c| c >= s).count()) as f64 / (cal.len() + 1) as f64
     }
 

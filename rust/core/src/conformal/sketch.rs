@@ -2,7 +2,6 @@
 //! oriented scores (DataSketches' `kll_doubles_sketch` bytes), and the
 //! rank-error slack that keeps p-values counted from it conservative.
 
-use super::pvalues::Reference;
 use crate::error::Error;
 use crate::numeric::float::Float;
 use crate::sample::{NanPolicy, Sample};
@@ -23,18 +22,6 @@ pub struct SketchSample {
     pub view: SortedView,
     /// Added to every count of calibration scores ≥ s.
     pub slack: u64,
-}
-
-impl SketchSample {
-    /// The [`Reference`] of this sample (without an index).
-    pub fn reference(&self) -> Reference<'_> {
-        Reference {
-            values: self.view.values(),
-            cumulative: Some(self.view.cumulative()),
-            slack: self.slack,
-            index: None,
-        }
-    }
 }
 
 impl CalibrationSketch {
