@@ -70,7 +70,6 @@ ACTIVE: Dict[str, Tuple[int, int]] = {
     "bulk": (0, BIG),
     "bulk_avx2": (0, BIG),
     "tail_expansion": (0, SORTED_BELOW),
-    "tail_rebase": (0, SORTED_BELOW),
     "edge_guess": (0, SORTED_BELOW),
     "far_tails": (BUCKETED_FROM, FAR_BELOW),
     "band_gather": (BUCKETED_FROM, BIG),

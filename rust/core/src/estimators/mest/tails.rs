@@ -45,19 +45,11 @@ impl Tails {
     /// `Σ_{i<lo or i>=hi} 1/|s_i − m|` over sorted `s`.
     pub(super) fn reciprocal_sum(&self, s: &[f64], m: f64, lo: usize, hi: usize) -> f64 {
         if let Some(e) = self.last.get() {
-            let rebased = if e.lo.abs_diff(lo) + e.hi.abs_diff(hi) > MOVED_MAX {
-                if ablated!("tail_rebase") {
-                    None
-                } else {
-                    // The edges moved far (the scale changed): the sums at the
-                    // same m₀ over the new tails, from the scores that crossed.
-                    e.rebased(s, lo, hi)
-                }
-            } else {
-                Some(e)
-            };
-            if let Some(e) = rebased.filter(|e| (m - e.m0).abs() <= RATIO * e.reach) {
-                self.last.set(Some(e));
+            // Past MOVED_MAX crossings (the scale changed) the tails are read
+            // again: cheaper than handling the crossings one by one, and as
+            // cheap as moving the sums to the new edges.
+            let near = e.lo.abs_diff(lo) + e.hi.abs_diff(hi) <= MOVED_MAX;
+            if near && (m - e.m0).abs() <= RATIO * e.reach {
                 return e.evaluate(s, m, lo, hi);
             }
         }
@@ -81,42 +73,6 @@ impl Expansion {
             right,
             reach: near_left.min(near_right),
         }
-    }
-
-    /// The expansion at the same `m₀` over the tails `[0, lo)` and
-    /// `[hi, N)`: the scores that crossed an edge are added to or taken
-    /// from the sums. Taking scores from a sum of positive terms multiplies
-    /// its relative error by (old sum)/(new sum): `None` (read again) if a
-    /// tail's first power would lose more than half of its sum; the error
-    /// of the higher powers is scaled down by the series.
-    fn rebased(mut self, s: &[f64], lo: usize, hi: usize) -> Option<Self> {
-        let mut kept = true;
-        let mut change = |sums: &mut [f64; TERMS], part: &[f64], sign: f64, by: f64| {
-            let d = inverse_power_sums(part, self.m0, sign);
-            kept &= by > 0.0 || d[0] <= 0.5 * sums[0];
-            for (a, b) in sums.iter_mut().zip(d) {
-                *a += by * b;
-            }
-        };
-        let (old_lo, old_hi) = (self.lo, self.hi);
-        if lo < old_lo {
-            change(&mut self.left, &s[lo..old_lo], -1.0, -1.0);
-        } else {
-            change(&mut self.left, &s[old_lo..lo], -1.0, 1.0);
-        }
-        if hi > old_hi {
-            change(&mut self.right, &s[old_hi..hi], 1.0, -1.0);
-        } else {
-            change(&mut self.right, &s[hi..old_hi], 1.0, 1.0);
-        }
-        let near_left = s[..lo].last().map_or(f64::INFINITY, |&v| self.m0 - v);
-        let near_right = s[hi..].first().map_or(f64::INFINITY, |&v| v - self.m0);
-        kept.then_some(Expansion {
-            lo,
-            hi,
-            reach: near_left.min(near_right),
-            ..self
-        })
     }
 
     fn evaluate(&self, s: &[f64], m: f64, lo: usize, hi: usize) -> f64 {
@@ -196,10 +152,10 @@ mod tests {
     }
 
     /// Windows that widen and narrow by hundreds of scores at a fixed
-    /// location (the sums rebased on the scores that crossed, or read again
-    /// where a tail would lose half its sum).
+    /// location (the tails read again past `MOVED_MAX` crossings, the
+    /// crossings handled one by one below it).
     #[test]
-    fn rebased_tail_sums_equal_direct_sums() {
+    fn widened_and_narrowed_tail_sums_equal_direct_sums() {
         let s = sorted_scores(3000);
         let tails = Tails::default();
         for half in [1.0, 1.6, 2.5, 4.0, 2.0, 0.8, 30.0] {
