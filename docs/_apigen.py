@@ -1,9 +1,12 @@
 """Pages the site generates at build time, so that they follow the code:
 
-- ``api/outprob*.rst``: one page per public module, listing its ``__all__``
-  (autosummary writes a page per name under ``api/generated``). A public
-  module is every module of the package whose name has no leading
-  underscore, except the command line (documented from its own help).
+- ``api/outprob*.rst``: one page per public module, listing its public
+  names (autosummary writes a page per name under ``api/generated``). A
+  public module is every module of the package whose name has no leading
+  underscore, except the command line (documented from its own help), and
+  every submodule a public module exports (``outprob.reference.metrics``).
+  A module's public names are its ``__all__``, or, lacking one, the
+  functions and classes it defines whose names have no leading underscore.
 - ``_generated/cli.md``: the help of ``outprob`` and every subcommand.
 """
 
@@ -18,12 +21,27 @@ from pathlib import Path
 HIDDEN = {"cli"}
 
 
+def public_names(module: types.ModuleType) -> list[str]:
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return [n for n, obj in vars(module).items()
+            if not n.startswith("_") and getattr(obj, "__module__", None) == module.__name__]
+
+
 def public_modules() -> list[str]:
     import outprob
 
     names = [m.name for m in pkgutil.iter_modules(outprob.__path__)
              if not m.name.startswith("_") and m.name not in HIDDEN]
-    return ["outprob", *(f"outprob.{n}" for n in sorted(names))]
+    found = ["outprob", *(f"outprob.{n}" for n in sorted(names))]
+    for name in found:  # grows while it is read: exported submodules, recursively
+        module = importlib.import_module(name)
+        for member in public_names(module):
+            obj = getattr(module, member)
+            if (isinstance(obj, types.ModuleType) and obj.__name__.startswith("outprob.")
+                    and obj.__name__ not in found):
+                found.append(obj.__name__)
+    return found
 
 
 def _kind(obj: object) -> str:
@@ -39,7 +57,7 @@ def _kind(obj: object) -> str:
 def module_page(name: str) -> str:
     module = importlib.import_module(name)
     groups: dict[str, list[str]] = {"class": [], "function": [], "data": [], "module": []}
-    for member in module.__all__:
+    for member in public_names(module):
         groups[_kind(getattr(module, member))].append(member)
     title = f"``{name}``"
     lines = [title, "=" * len(title), "", f".. automodule:: {name}", "   :no-members:", "",

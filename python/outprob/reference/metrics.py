@@ -146,7 +146,7 @@ def refinement_errors(y, p, edges) -> np.ndarray:
 
 
 def calibration_errors(y, p, edges) -> np.ndarray:
-    """|p̄_b − ȳ_b| of p_i's bin b."""
+    """``|p̄_b − ȳ_b|`` of ``p_i``'s bin ``b``."""
     idx = bin_index(p, edges)
     nb = len(edges) - 1
     pbar = _bin_means(np.asarray(p, float), idx, nb)
