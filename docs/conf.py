@@ -41,7 +41,6 @@ nitpicky = True
 numpydoc_xref_param_type = False
 numpydoc_show_class_members = False
 numpydoc_validation_checks: set = set()
-autosummary_generate = True
 autosummary_imported_members = True
 autodoc_default_options: dict = {}
 autodoc_typehints = "none"
@@ -85,6 +84,10 @@ sphinx_gallery_conf = {
 
 # Before autosummary reads them.
 _apigen.write(HERE)
+# Stub pages for the API pages named here: `True` would scan the documents
+# found by the previous build, which lack a module page written for the
+# first time on an incremental build.
+autosummary_generate = [f"api/{m}.rst" for m in _apigen.public_modules()]
 
 # A class page documents what outprob defines, inherited from its own bases
 # too; methods inherited from scikit-learn or Python (get_params,
