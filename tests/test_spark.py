@@ -6,7 +6,6 @@ and streaming DataFrames."""
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -17,6 +16,8 @@ import outprob
 import outprob.spark as osp
 from outprob import GaussianScaler, LinearScaler
 from outprob.streaming import KLLSketch, normalized_rank_error
+
+from .spark_helpers import in_memory, quiet_fit
 
 datasketches = pytest.importorskip("datasketches")
 F = pytest.importorskip("pyspark.sql.functions")
@@ -40,18 +41,6 @@ def frame(spark, parts=3, **columns):
 def rows(df):
     """The rows of a (small) result in ``id`` order, as a pandas DataFrame."""
     return df.toArrow().sort_by("id").to_pandas()
-
-
-def in_memory(scaler, x):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return scaler.fit(x)
-
-
-def quiet_fit(*args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return osp.fit(*args, **kw)
 
 
 def test_sketch_fit_bounds_hold_for_every_variant(spark):

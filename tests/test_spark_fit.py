@@ -7,7 +7,6 @@ ties; what cannot be distributed is refused by name."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -17,19 +16,9 @@ import outprob
 import outprob.spark as osp
 from outprob import GaussianScaler, LinearScaler
 
+from .spark_helpers import in_memory, quiet_fit as fit
+
 F = pytest.importorskip("pyspark.sql.functions")
-
-
-def in_memory(scaler, x):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return scaler.fit(x)
-
-
-def fit(*args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return osp.fit(*args, **kw)
 
 
 def assert_same_fit(got, want, name):
