@@ -22,7 +22,7 @@ from sphinx.util.inventory import InventoryFile  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["outprob", "outprob.stats", "outprob.metrics", "outprob.pyod", "outprob.dask",
-           "outprob.streaming", "outprob.experiment", "outprob.plot"]
+           "outprob.spark", "outprob.streaming", "outprob.experiment", "outprob.plot"]
 
 
 @pytest.fixture(scope="module")
