@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import outprob
 import outprob.spark as osp
 from outprob import GaussianScaler, LinearScaler
 
@@ -156,3 +157,22 @@ def test_score_stream_refuses_clearly(spark, tmp_path):
     with pytest.raises(ValueError, match="other parameters"):
         osp.score_stream(stream, GaussianScaler("median", "nmad"), "score", sink,
                          checkpoint=str(tmp_path / "c"))
+
+
+def test_the_readme_example_runs(spark, capsys):
+    """The README's "On Spark" example, run as written on a DataFrame
+    ``df`` of scores: its exact fit is the in-memory fit, and it shows the
+    scores with their probabilities."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## On Spark"):]
+    start = section.index("```python\n") + len("```python\n")
+    code = section[start:section.index("```\n", start)]
+    x = np.concatenate([batch_scores(i) for i in range(BATCHES)])
+    df = spark.createDataFrame(pa.table({"id": np.arange(x.size), "score": x}).to_pandas())
+    namespace = {"df": df}
+    exec(compile(code, "README.md", "exec"), namespace)
+    want = outprob.scaler("median_nmad").fit(x)
+    assert (namespace["scaler"].center_, namespace["scaler"].scale_) == (want.center_, want.scale_)
+    assert "probability" in capsys.readouterr().out
