@@ -44,7 +44,7 @@ _LAZY = {
     "NotFittedError": "._exceptions",
     "InputError": "._exceptions",
     "FittedMap": "._map",
-    "load_map": "._map",
+    "load_map": "._load_map",
 }
 _MODULES = ("stats", "metrics", "compare", "reference")
 
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from ._exceptions import OutprobWarning as OutprobWarning
     from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
     from ._map import FittedMap as FittedMap
-    from ._map import load_map as load_map
+    from ._load_map import load_map as load_map
     from ._gamma import GammaScaler as GammaScaler
     from ._gaussian import GaussianScaler as GaussianScaler
     from ._linear import LinearScaler as LinearScaler

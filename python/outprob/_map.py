@@ -2,16 +2,15 @@
 scoring service loads to turn scores into probabilities, importing neither
 scikit-learn nor pandas.
 
-:func:`load_map` reads the JSON that :meth:`FittedMap.to_dict` (and
-``outprob fit --map``) writes; ``Scaler.to_map()`` gives the map of a
-fitted scaler. The map is the extension's ``FittedMap``, checked by the
+:func:`~outprob.load_map` reads the JSON that :meth:`FittedMap.to_dict`
+(and ``outprob fit --map``) writes; ``Scaler.to_map()`` gives the map of
+a fitted scaler. The map is the extension's ``FittedMap``, checked by the
 core when it is built (a stored map is untrusted input).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, Optional, Union, overload
+from typing import Any, Dict, Optional, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -19,7 +18,7 @@ import numpy.typing as npt
 from . import _core
 from ._input import as_float_array, check_out
 
-__all__ = ["FittedMap", "load_map"]
+__all__ = ["FittedMap", "read_map"]
 
 FORMAT = "outprob.FittedMap"
 VERSION = 1
@@ -102,46 +101,17 @@ class FittedMap:
         return {"format": FORMAT, "version": VERSION, "map": _builtins(self._map.state())}
 
     def __reduce__(self) -> Any:
-        return (load_map, (self.to_dict(),))
+        return (read_map, (self.to_dict(),))
 
     def __repr__(self) -> str:
         k = self._map.n_features
         return f"FittedMap(kind={self._map.kind!r}, columns={1 if k is None else k})"
 
 
-def load_map(blob: Union[str, bytes, Dict[str, Any]]) -> FittedMap:
-    """The fitted map stored by :meth:`FittedMap.to_dict` (or printed by
-    ``outprob fit --map``).
-
-    Parameters
-    ----------
-    blob : str, bytes or dict
-        The JSON text, or the dict it parses to. It is untrusted: anything
-        but a valid map (a wrong format or version, missing or non-finite
-        parameters, ...) raises ``ValueError``. A fitted scaler's
-        ``to_dict`` (``outprob fit`` without ``--map``) is read too, through
-        :func:`outprob.from_dict` and so with scikit-learn's import time.
-
-    Returns
-    -------
-    FittedMap
-
-    Examples
-    --------
-    >>> import outprob
-    >>> text = '''{"format": "outprob.FittedMap", "version": 1, "map": {"kind": "linear",
-    ...   "negate": false, "two_d": false, "pretransform": null,
-    ...   "params": {"min": [0.0], "max": [4.0]}, "sorted": null}}'''
-    >>> outprob.load_map(text).transform([1.0, 5.0])
-    array([0.25, 1.  ])
-    """
-    data = json.loads(blob) if isinstance(blob, (str, bytes, bytearray)) else blob
+def read_map(data: Any) -> FittedMap:
+    """The fitted map of a :meth:`FittedMap.to_dict` dict (untrusted: any
+    other input raises ``ValueError``)."""
     form = data.get("format") if isinstance(data, dict) else None
-    if isinstance(form, str) and form.startswith("outprob.") and form != FORMAT:
-        # A fitted scaler's to_dict: its map, by way of the scaler class.
-        from ._scalers import from_dict
-
-        return from_dict(data).to_map()
     if form != FORMAT:
         raise ValueError(f"not a stored fitted map: 'format' must be {FORMAT!r}")
     if data.get("version") != VERSION:

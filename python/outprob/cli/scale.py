@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def load(path: Path) -> Any:
     """The fitted map stored in a JSON file (``--map``)."""
-    from outprob._map import load_map
+    from outprob._load_map import load_map
 
     from . import CLIError
 
