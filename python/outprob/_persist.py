@@ -74,15 +74,27 @@ def params_of(kind: str, known: Sequence[str], data: Any) -> Dict[str, Any]:
     params = data["params"]
     if not isinstance(params, dict) or not isinstance(data["fitted"], dict):
         raise ValueError("'params' and 'fitted' must be dicts")
-    unknown = set(params) - set(known)
-    if unknown:
-        raise ValueError(f"unknown parameters {sorted(unknown)} for {kind}")
-    lacking = [p for p in known if p not in params]
-    if lacking:
-        # A default in their place could change every probability (a
-        # dropped higher_is_outlier=False flips them all).
-        raise ValueError(f"a serialised {kind} lacks the parameters {lacking}")
+    # Every parameter is required: a default in the place of a lacking one
+    # could change every probability (a dropped higher_is_outlier=False
+    # flips them all).
+    _check_keys(
+        params, known, known,
+        "unknown parameters {} for " + kind, "a serialised " + kind + " lacks the parameters {}",
+    )
     return params
+
+
+def _check_keys(
+    given: Any, known: Any, required: Any, unknown_message: str, lacking_message: str
+) -> None:
+    """Refuses keys of ``given`` outside ``known`` and ``required`` keys it
+    lacks, each with its message (``{}``: the keys)."""
+    unknown = set(given) - set(known)
+    if unknown:
+        raise ValueError(unknown_message.format(sorted(unknown)))
+    lacking = [k for k in required if k not in given]
+    if lacking:
+        raise ValueError(lacking_message.format(lacking))
 
 
 Checked = Tuple[Dict[str, Any], int, Optional[np.ndarray]]
@@ -104,12 +116,9 @@ def restore(
         raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
     if not isinstance(fitted, dict):
         raise ValueError("'fitted' must be a dict of fitted attributes")
-    unknown = set(fitted) - set(kinds)
-    if unknown:
-        raise ValueError(f"unknown fitted attributes: {sorted(unknown)}")
-    lacking = [n for n in pair if n not in fitted]
-    if lacking:
-        raise ValueError(f"the fitted attributes {lacking} are missing")
+    _check_keys(
+        fitted, kinds, pair, "unknown fitted attributes: {}", "the fitted attributes {} are missing"
+    )
     attributes: Dict[str, Any] = {}
     for name, kind in kinds.items():
         if name not in fitted:
