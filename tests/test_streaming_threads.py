@@ -42,6 +42,20 @@ def test_concurrent_partial_fit_of_a_two_d_scaler_loses_no_batch(name):
     assert list(s.n_samples_seen_) == [10 + 8 * 6 * 200 + 1] * 3
 
 
+
+@pytest.mark.parametrize("name", ["median_nmad", "mean_std", "linear"])
+def test_threads_starting_a_stream_share_it_and_the_last_fit_has_every_batch(name):
+    rng = np.random.default_rng(1)
+    batches = [rng.lognormal(size=(50, 2)) for _ in range(8 * 3)]
+    s = outprob.scaler(name)  # not started: the threads race to start it
+    _run([lambda i=i: [s.partial_fit(b) for b in batches[i::8]] for i in range(8)])
+    assert list(s.n_samples_seen_) == [8 * 3 * 50] * 2
+    # The fit published last is that of every batch: its exact statistics
+    # are those of one batch of them all.
+    whole = outprob.scaler(name).partial_fit(np.concatenate(batches))
+    for attr in {"linear": ("min_", "max_"), "mean_std": ("center_",)}.get(name, ()):
+        np.testing.assert_array_equal(getattr(s, attr), getattr(whole, attr))
+
 def test_concurrent_updates_and_merges_of_streaming_fits():
     rng = np.random.default_rng(1)
     total = StreamingFit("median", "nmad", k=200)
