@@ -2,7 +2,7 @@
 //! pages.
 //!
 //! The first touch of a fresh buffer costs a page fault per 4 KiB page: on
-//! a virtual machine about 3 ns per f64, more than the work done on it. With
+//! a virtual machine more per f64 than the work done on it. With
 //! 2 MiB pages the faults are 512 times fewer. NumPy advises its own large
 //! arrays the same way (`MADV_HUGEPAGE`); the advice is only a hint, and
 //! where the kernel refuses it the buffer is an ordinary one.

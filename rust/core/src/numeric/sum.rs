@@ -90,8 +90,8 @@ impl From<f64> for ExactSum {
             // Keeps the sign of a zero as a sum of it does.
             return exact_sum(&[x]);
         }
-        // Placed directly: summing one value through the bins took ~0.4 µs,
-        // most of a small trimmed fit.
+        // Placed directly: summing one value through the bins costs most
+        // of a small trimmed fit.
         exact_product(x, 1)
     }
 }
