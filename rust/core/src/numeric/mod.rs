@@ -2,6 +2,7 @@
 
 pub(crate) mod bracket;
 pub mod erf;
+pub mod extract;
 pub mod float;
 pub mod gamma;
 pub mod par;

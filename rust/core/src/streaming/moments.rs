@@ -1,19 +1,23 @@
 //! Exact running state for the mean, the standard deviation and the
 //! extremes, mergeable across batches and workers.
 //!
-//! * The sum is the exact accumulator of [`crate::numeric::sum`]: the
+//! * The sum is the exact accumulator of [`crate::numeric::sum`] (a batch
+//!   summed by [`crate::numeric::extract`]): the
 //!   running mean is `fl(fl(Σx)/n)`, bit for bit the in-memory mean
 //!   whatever the batches.
 //! * The second moment is kept about a fixed shift `c` (the first batch's
-//!   mean), as double-double sums of `d = x − c` and `d²`, where each `d`
-//!   is formed exactly by TwoSum and squared exactly by FMA, all in units
-//!   of `2^K` (`K` follows the largest deviation seen) so that nothing
-//!   overflows or underflows at the ends of the float range. Then
-//!   `Σ(x − x̄)² = Σd² − (Σd)²/n` is evaluated in double-double: its
-//!   relative error is about `2^-100·(1 + (x̄ − c)²/σ²)`, and since `c` is
-//!   the mean of part of the data, `(x̄ − c)²/σ² <= n`. The SD is thus
-//!   correct to the last bit or so for any split into batches — within
-//!   1e-15 relative of the in-memory [`crate::estimators::scale::std`].
+//!   mean), as double-double sums of `d = x − c` and `d²` in units of `2^K`
+//!   (`K` follows the largest deviation seen) so that nothing overflows or
+//!   underflows at the ends of the float range. A batch adds
+//!   `Σd = Σx − n_b·c`, exact from its exact sum, and
+//!   `Σd² = Σ(x − x̄_b)² + (Σd)²/n_b`, where the first term is the
+//!   in-memory SD's read about the batch's own mean (deviations that small
+//!   lose nothing the shift could amplify). Scores beyond 2^900 and spreads
+//!   below 2^-900 take the exact route instead: each `d` formed by TwoSum and
+//!   squared by FMA. Then `Σ(x − x̄)² = Σd² − (Σd)²/n` is evaluated in
+//!   double-double: the SD is correct to the last bit or so for any split
+//!   into batches — within 1e-15 relative of the in-memory
+//!   [`crate::estimators::scale::std`].
 //! * min and max are exact.
 //!
 //! NaN and ±inf follow contract §5 per batch: a batch with ±inf (or with
@@ -21,10 +25,11 @@
 //! unchanged; NaN are otherwise skipped.
 
 use crate::error::Error;
+use crate::numeric::extract::exact_sum_within;
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
-use crate::numeric::reduce::binary_exponent;
-use crate::numeric::sum::{exact_sum, two_sum, ExactSum};
+use crate::numeric::reduce::{binary_exponent, pow2, spread_exponent, squares, Summary};
+use crate::numeric::sum::{exact_product, two_sum, ExactSum};
 use crate::sample::{check_batch, NanPolicy};
 
 /// An unevaluated sum `hi + lo` with `|lo| <= ulp(hi)/2`.
@@ -232,17 +237,8 @@ impl Moments {
         }
         // The exact value itself (not a certified rounding of it), so that
         // sums of batches stay exact.
-        let mut batch_sum = ExactSum::zero();
-        for part in map_chunks(x, |_, chunk| {
-            if summary.nan.count == 0 {
-                exact_sum(chunk)
-            } else {
-                let kept: Vec<T> = chunk.iter().copied().filter(|v| !v.is_nan()).collect();
-                exact_sum(&kept)
-            }
-        }) {
-            batch_sum.merge(&part);
-        }
+        let bound = summary.max.abs().max(summary.min.abs());
+        let batch_sum = exact_sum_within(x, bound);
         if self.n == 0 {
             self.shift = batch_sum.mean(count);
         }
@@ -252,22 +248,57 @@ impl Moments {
             let k = (e + 1).max(self.scale_exponent().unwrap_or(i32::MIN));
             self.rescale(k);
         }
-        let pre = if is_huge(summary.max) || is_huge(summary.min) || is_huge(c) {
-            2
+        let (s, q) = if bound.max(c.abs()) < pow2(900) && (-900..=900).contains(&self.k) {
+            self.centered_sums(x, &summary, &batch_sum)
         } else {
-            0
+            let pre = if is_huge(summary.max) || is_huge(summary.min) || is_huge(c) {
+                2
+            } else {
+                0
+            };
+            let (f1, f2) = factors(pre - self.k);
+            map_chunks(x, |_, chunk| shifted_sums(chunk, c, pre, f1, f2))
+                .into_iter()
+                .fold((Dd::default(), Dd::default()), |(s, q), (a, b)| {
+                    (s.add(a), q.add(b))
+                })
         };
-        let (f1, f2) = factors(pre - self.k);
-        let parts = map_chunks(x, |_, chunk| shifted_sums(chunk, c, pre, f1, f2));
-        for (s, q) in parts {
-            self.dsum = self.dsum.add(s);
-            self.dsq = self.dsq.add(q);
-        }
+        self.dsum = self.dsum.add(s);
+        self.dsq = self.dsq.add(q);
         self.n += count as u64;
         self.sum.merge(&batch_sum);
         self.min = self.min.min(summary.min);
         self.max = self.max.max(summary.max);
         Ok(count)
+    }
+
+    /// A batch's Σ(x − c)·2^-k and Σ((x − c)·2^-k)² from one read: the
+    /// batch's own sum of squared deviations (the in-memory SD's read, about
+    /// the batch mean) plus `D²/n_b`, with `D = Σx − n_b·c` taken exactly
+    /// from the batch's exact sum. The deviations about the batch mean are
+    /// small, so plain sums of their squares lose nothing that the shift
+    /// would amplify; the shift enters only through the exact `D`. Needs
+    /// the scores and `c` below 2^900 and `k` in [-900, 900] (`D·2^-k`
+    /// and back stay normal and finite).
+    fn centered_sums<T: Float>(
+        &self,
+        x: &[T],
+        summary: &Summary,
+        batch_sum: &ExactSum,
+    ) -> (Dd, Dd) {
+        let (count, k) = (summary.count, self.k);
+        let m = batch_sum.mean(count);
+        let kb = spread_exponent(summary.min, summary.max, m);
+        let sq = squares(x, false, m, kb, f64::INFINITY);
+        let n = count as f64;
+        let own = (sq.scaled_squares - sq.scaled_sum * sq.scaled_sum / n).max(0.0);
+        let own = Dd { hi: own, lo: 0.0 }.scale(2 * (kb - k));
+        let mut d = batch_sum.clone();
+        d.merge(&exact_product(-self.shift, count));
+        let hi = d.scaled_value(-k);
+        d.merge(&ExactSum::from(-hi * pow2(k)));
+        let dsum = Dd::new(hi, d.scaled_value(-k));
+        (dsum, own.add(dsum.mul(dsum).div_f(n)))
     }
 
     /// Adds everything `other` has seen.
