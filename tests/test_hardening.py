@@ -70,6 +70,20 @@ def test_a_refused_batch_is_not_kept(center, scale, window):
         np.testing.assert_array_equal(t.n_samples_seen_, [50, 50])
 
 
+def test_a_refused_merge_is_not_kept():
+    """Each scaler's fit is finite, that of their union is not (§5)."""
+    m = 1.7e308
+    other = outprob.GaussianScaler("median", "nmad").partial_fit([m, m, m, -m, -m, 0.9 * m, 0.8 * m])
+    s = outprob.GaussianScaler("median", "nmad").partial_fit([1.0, 2.0, 3.0, 5.0])
+    before = s.to_dict()
+    with pytest.raises(ValueError, match=BEYOND):
+        s.merge(other)
+    assert s.to_dict() == before
+    s.partial_fit([4.0])
+    want = outprob.GaussianScaler("median", "nmad").fit([1.0, 2.0, 3.0, 5.0, 4.0])
+    assert (s.center_, s.scale_, s.n_samples_seen_) == (want.center_, want.scale_, 5)
+
+
 @pytest.mark.parametrize(
     "x",
     [HUGE, np.full(20, 1.7e308), np.array([1.0, 1.5e308, 1.6e308, 1.7e308, 1.79e308])],
