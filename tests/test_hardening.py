@@ -174,6 +174,44 @@ def test_a_sketch_of_other_scores_is_refused():
         outprob.GaussianScaler.from_dict(d)
 
 
+def _sketch_of_weight(top):
+    """DataSketches' bytes of a valid sketch of 15 items, all at level
+    `top` (weight 2^top each): n = 15·2^top (0.94·2^64 for top = 60)."""
+    import struct
+
+    from outprob.streaming import KLLSketch
+
+    s = KLLSketch(k=16)
+    s.update(np.arange(1.0, 16.0))
+    b = bytes(s.serialize())
+    assert b[18] == 1 and len(b) == 40 + 15 * 8  # one level of 15 items
+    items = [b[40 + 8 * i : 48 + 8 * i] for i in range(15)]
+    items.sort(key=lambda v: struct.unpack("<d", v)[0])  # levels above 0 are sorted
+    head = bytearray(b[:20])
+    struct.pack_into("<Q", head, 8, 15 << top)
+    head[18] = top + 1
+    for offset in range(2000):  # the free space below the top level
+        crafted = bytes(head) + struct.pack(f"<{top + 1}I", *[offset] * (top + 1))
+        crafted += b[24:40] + b"".join(items)
+        try:
+            return KLLSketch.deserialize(crafted)
+        except ValueError:
+            continue
+    raise AssertionError("no offset gives a valid sketch")
+
+
+def test_sketch_counts_never_wrap():
+    big = _sketch_of_weight(60)
+    assert big.n == 15 * 2**60 and big.quantile(0.5) == 8.0
+    before = big.serialize()
+    with pytest.raises(ValueError, match="at most 2\\^64"):
+        big.merge(_sketch_of_weight(60))
+    assert big.serialize() == before
+    half = _sketch_of_weight(59)
+    half.merge(_sketch_of_weight(59))  # 2 · 15·2^59 < 2^64: fine
+    assert half.n == 15 * 2**60 and half.quantile(0.5) == 8.0
+
+
 @pytest.mark.parametrize(
     "edit",
     [

@@ -73,6 +73,19 @@ impl SketchInput for f32 {
 }
 
 impl AnySketch {
+    /// The count after `added` more scores: a stored sketch may count up
+    /// to 2^64 − 1 (DataSketches' n), and a count that would wrap is
+    /// refused before anything changes.
+    fn count_after(&self, added: u64) -> Result<u64, Error> {
+        let n = each!(self, |s| s.n());
+        n.checked_add(added).ok_or_else(|| {
+            Error::invalid(
+                "scores",
+                format!("a sketch counts at most 2^64 − 1 scores; {n} seen and {added} more would exceed it"),
+            )
+        })
+    }
+
     /// An empty sketch of parameter `k` and coin `seed`.
     pub fn new(k: u32, double: bool, seed: u64) -> Result<Self, Error> {
         let k = crate::streaming::kll::check_k(k)?;
@@ -101,6 +114,8 @@ impl AnySketch {
 
     /// Adds scores of either float type (NaN skipped).
     pub fn update<T: SketchInput>(&mut self, x: &[T]) -> Result<(), Error> {
+        let added = x.iter().filter(|v| !v.is_nan()).count() as u64;
+        self.count_after(added)?;
         match self {
             AnySketch::Double(s) => {
                 T::feed_double(x, s);
@@ -112,6 +127,7 @@ impl AnySketch {
 
     /// Adds everything `other` has seen (both of one item type).
     pub fn merge(&mut self, other: &AnySketch) -> Result<(), Error> {
+        self.count_after(each!(other, |s| s.n()))?;
         match (self, other) {
             (AnySketch::Double(a), AnySketch::Double(b)) => a.merge(b),
             (AnySketch::Float(a), AnySketch::Float(b)) => a.merge(b),
