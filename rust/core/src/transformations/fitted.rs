@@ -14,7 +14,7 @@ use crate::transformations::gamma::Gamma;
 use crate::transformations::gamma_table::{transform_tabled, GammaTable};
 use crate::transformations::gaussian_options::{transform_with, Pretransform, PretransformKind};
 use crate::transformations::mixture::Mixture;
-use crate::transformations::rank::{Rank, TopK};
+use crate::transformations::rank::{IndexedRank, Rank, SearchIndex, TopK};
 use crate::transformations::scaling::{transform, Gaussian, Linear, Scaling};
 use crate::transformations::sigmoid::Sigmoid;
 
@@ -137,7 +137,8 @@ enum Columns {
     Gaussian(Vec<Gaussian>),
     Pretransformed(Vec<(Pretransform, Gaussian)>),
     Linear(Vec<Linear>),
-    Rank(Vec<Vec<f64>>, bool),
+    /// Each column's sorted scores and their search index; log rank.
+    Rank(Vec<Vec<f64>>, Vec<SearchIndex>, bool),
     TopK(Vec<TopK>),
     Sigmoid(Vec<Sigmoid>),
     Mixture(Vec<Mixture>),
@@ -211,9 +212,11 @@ impl FittedMap {
                 })
                 .collect(),
             ),
-            MapKind::Rank | MapKind::LogRank => {
-                Columns::Rank(parts.sorted.clone(), parts.kind == MapKind::LogRank)
-            }
+            MapKind::Rank | MapKind::LogRank => Columns::Rank(
+                parts.sorted.clone(),
+                parts.sorted.iter().map(|s| SearchIndex::new(s)).collect(),
+                parts.kind == MapKind::LogRank,
+            ),
             MapKind::TopK => Columns::TopK(
                 rows.map(|r| TopK {
                     cutoff: r[0],
@@ -281,12 +284,16 @@ impl FittedMap {
             Columns::Gaussian(c) => transform(src, dst, c, negate),
             Columns::Pretransformed(c) => transform_with(src, dst, c, negate),
             Columns::Linear(c) => transform(src, dst, c, negate),
-            Columns::Rank(sorted, log) => {
-                let c: Vec<Rank<'_>> = sorted
+            Columns::Rank(sorted, indexes, log) => {
+                let c: Vec<IndexedRank<'_>> = sorted
                     .iter()
-                    .map(|s| Rank {
-                        sorted: s,
-                        log: *log,
+                    .zip(indexes)
+                    .map(|(s, index)| IndexedRank {
+                        rank: Rank {
+                            sorted: s,
+                            log: *log,
+                        },
+                        index,
                     })
                     .collect();
                 transform(src, dst, &c, negate)
@@ -309,7 +316,7 @@ impl Columns {
             Columns::Gaussian(c) => all(c),
             Columns::Pretransformed(c) => c.iter().try_for_each(|(_, g)| g.check()),
             Columns::Linear(c) => all(c),
-            Columns::Rank(sorted, log) => sorted.iter().try_for_each(|s| {
+            Columns::Rank(sorted, _, log) => sorted.iter().try_for_each(|s| {
                 Rank {
                     sorted: s,
                     log: *log,

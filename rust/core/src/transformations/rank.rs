@@ -4,7 +4,12 @@
 //!
 //! Rank scalings keep the fitted scores: a sorted `f64` copy of the non-NaN
 //! (oriented) scores, 8 bytes per fitted score and column, and map a score by
-//! two binary searches, O(log n) per score.
+//! a search for `#{x < s}`, O(log n) per score. A fitted map searches through
+//! a [`SearchIndex`] (every 32nd score, every 32nd of those, …): each level
+//! is one block of 32 contiguous scores counted without a branch, and the
+//! scores are searched 16 at a time, level by level, so that their block
+//! reads overlap — a few blocks per score instead of the ~log₂ n dependent,
+//! scattered cache lines of a binary search over a table beyond the caches.
 
 use crate::error::Error;
 use crate::numeric::float::Float;
@@ -104,6 +109,83 @@ fn lower_bound(x: &[f64], s: f64) -> usize {
     base + usize::from(len == 1 && x[base] < s)
 }
 
+/// Fan-out of a [`SearchIndex`]: a block of 32 scores is 4 cache lines,
+/// counted by vector compares (16 and 64 measured slower: deeper levels,
+/// or more lines read per block).
+const FANOUT: usize = 32;
+
+/// The upper levels of a static search tree over sorted scores: level 1
+/// holds every 32nd score, level 2 every 32nd of level 1, and so on up to a
+/// top level of at most 32 (none for at most 32 scores). `n/31` extra
+/// values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchIndex {
+    /// Bottom-up: `levels[0]` samples the scores, the last is the top.
+    levels: Vec<Vec<f64>>,
+}
+
+/// `#{v in block : v < s}`, branch-free.
+#[inline]
+fn count_below(block: &[f64], s: f64) -> usize {
+    block.iter().map(|&v| usize::from(v < s)).sum()
+}
+
+impl SearchIndex {
+    /// The index of `sorted` (ascending, NaN-free).
+    pub fn new(sorted: &[f64]) -> Self {
+        let mut levels: Vec<Vec<f64>> = Vec::new();
+        loop {
+            let below = levels.last().map_or(sorted, Vec::as_slice);
+            if below.len() <= FANOUT {
+                break;
+            }
+            let next = below.iter().step_by(FANOUT).copied().collect();
+            levels.push(next);
+        }
+        SearchIndex { levels }
+    }
+
+    /// The levels below the top, top-down, ending with `sorted` itself.
+    fn below_top<'a>(&'a self, sorted: &'a [f64]) -> impl Iterator<Item = &'a [f64]> + 'a {
+        let upper = self.levels.iter().rev().skip(1).map(Vec::as_slice);
+        upper.chain((!self.levels.is_empty()).then_some(sorted))
+    }
+
+    /// `#{v in sorted : v < s}` for the `sorted` this index was built on
+    /// and non-NaN `s`.
+    #[inline]
+    pub fn lower_bound(&self, sorted: &[f64], s: f64) -> usize {
+        let mut count = [0];
+        self.lower_bounds(sorted, &[s], &mut count);
+        count[0]
+    }
+
+    /// [`Self::lower_bound`] of each of a few scores, level by level: the
+    /// scores' independent block reads of one level overlap in memory.
+    /// With `c` counted on the level above, the values below `s` are the
+    /// first `32(c − 1)` of this level and those of the block that starts
+    /// there (its first is below `s`, the next block's first is not).
+    #[inline]
+    fn lower_bounds(&self, sorted: &[f64], s: &[f64], count: &mut [usize]) {
+        let top = self.levels.last().map_or(sorted, Vec::as_slice);
+        for (c, &v) in count.iter_mut().zip(s) {
+            *c = count_below(top, v);
+        }
+        for level in self.below_top(sorted) {
+            for (c, &v) in count.iter_mut().zip(s) {
+                if *c > 0 {
+                    let base = (*c - 1) * FANOUT;
+                    let end = (base + FANOUT).min(level.len());
+                    *c = base + count_below(&level[base..end], v);
+                }
+            }
+        }
+    }
+}
+
+/// Scores searched together by [`IndexedRank`].
+const GROUP: usize = 16;
+
 /// Mid-rank pseudo-probability over sorted fitted scores `x_(0) ≤ … ≤ x_(n−1)`:
 /// with `lo = #{x < s}` and `hi = #{x ≤ s}`,
 /// `r = clip((lo + hi − 1) / (2(n − 1)), 0, 1)`: the mean of the 0-based
@@ -121,13 +203,19 @@ pub struct Rank<'a> {
 impl Rank<'_> {
     /// The mid-rank `r` of one score.
     #[inline]
-    #[allow(clippy::cast_precision_loss)]
     pub fn mid_rank(&self, s: f64) -> f64 {
+        self.mid_rank_from(s, lower_bound)
+    }
+
+    /// The mid-rank `r` of one score, `#{x < s}` counted by `below`.
+    #[inline]
+    #[allow(clippy::cast_precision_loss)]
+    fn mid_rank_from(&self, s: f64, below: impl Fn(&[f64], f64) -> usize) -> f64 {
         if s.is_nan() {
             return s;
         }
         let x = self.sorted;
-        let lo = lower_bound(x, s);
+        let lo = below(x, s);
         // Most scores match no fitted score or one: look before searching.
         let hi = if lo == x.len() || x[lo] != s {
             lo
@@ -147,6 +235,67 @@ impl Rank<'_> {
             };
         }
         ((lo as f64 + hi as f64 - 1.0) / (2.0 * (n as f64 - 1.0))).clamp(0.0, 1.0)
+    }
+
+    /// `r`, or `log1p(r)/ln 2` for "log_rank".
+    #[inline]
+    fn scaled(&self, r: f64) -> f64 {
+        if self.log && r < 1.0 {
+            r.ln_1p() / core::f64::consts::LN_2
+        } else {
+            r
+        }
+    }
+}
+
+/// A rank scaling searched through its [`SearchIndex`]: the same
+/// probabilities as [`Rank`] (the same counts), fewer cache misses.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexedRank<'a> {
+    /// The scaling.
+    pub rank: Rank<'a>,
+    /// `SearchIndex::new(rank.sorted)`.
+    pub index: &'a SearchIndex,
+}
+
+impl Scaling for IndexedRank<'_> {
+    fn check(&self) -> Result<(), Error> {
+        self.rank.check()?;
+        if *self.index == SearchIndex::new(self.rank.sorted) {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "index",
+                "is not the index of the sorted scores",
+            ))
+        }
+    }
+
+    #[inline]
+    fn probability(&self, s: f64) -> f64 {
+        let r = self
+            .rank
+            .mid_rank_from(s, |x, s| self.index.lower_bound(x, s));
+        self.rank.scaled(r)
+    }
+
+    /// [`Self::probability`] of each score, searched in groups of 16.
+    fn transform_column<T: Float>(&self, src: &[T], dst: &mut [T], negate: bool) {
+        let sign = if negate { -1.0 } else { 1.0 };
+        let sorted = self.rank.sorted;
+        for (sg, dg) in src.chunks(GROUP).zip(dst.chunks_mut(GROUP)) {
+            let mut q = [0.0; GROUP];
+            let mut lo = [0usize; GROUP];
+            for (v, &s) in q.iter_mut().zip(sg) {
+                // NaN counts 0 and maps to NaN below.
+                *v = sign * s.to_f64();
+            }
+            self.index.lower_bounds(sorted, &q[..sg.len()], &mut lo);
+            for ((d, &v), &l) in dg.iter_mut().zip(&q).zip(&lo) {
+                let r = self.rank.mid_rank_from(v, |_, _| l);
+                *d = T::from_f64(self.rank.scaled(r));
+            }
+        }
     }
 }
 
@@ -168,12 +317,7 @@ impl Scaling for Rank<'_> {
 
     #[inline]
     fn probability(&self, s: f64) -> f64 {
-        let r = self.mid_rank(s);
-        if self.log && r < 1.0 {
-            r.ln_1p() / core::f64::consts::LN_2
-        } else {
-            r
-        }
+        self.scaled(self.mid_rank(s))
     }
 }
 
@@ -346,6 +490,36 @@ mod tests {
                     ((lo + hi - 1.0) / (2.0 * (v.len() as f64 - 1.0))).clamp(0.0, 1.0)
                 };
                 prop_assert_eq!(r.mid_rank(s), want);
+            }
+        }
+
+        #[test]
+        fn search_index_counts_as_partition_point(
+            mut xs in prop::collection::vec(-50i32..50, 1..9000),
+            qs in prop::collection::vec(-51i32..51, 1..40),
+        ) {
+            // Up to three levels above the scores (32³ > 9000 > 32²), and
+            // long tie groups across block boundaries.
+            xs.sort_unstable();
+            let v: Vec<f64> = xs.iter().map(|&i| f64::from(i)).collect();
+            let index = SearchIndex::new(&v);
+            let r = Rank { sorted: &v, log: false };
+            let ir = IndexedRank { rank: r, index: &index };
+            prop_assert!(ir.check().is_ok());
+            let mut queries: Vec<f64> = qs.iter().map(|&q| f64::from(q) + 0.5 * f64::from(q % 2)).collect();
+            queries.extend([f64::INFINITY, f64::NEG_INFINITY, v[0], v[v.len() - 1]]);
+            queries.push(f64::NAN);
+            for &s in &queries {
+                if !s.is_nan() {
+                    prop_assert_eq!(index.lower_bound(&v, s), v.partition_point(|&u| u < s));
+                }
+                prop_assert_eq!(ir.probability(s).to_bits(), r.probability(s).to_bits());
+            }
+            // The grouped column transform, with a negation and a short last group.
+            let mut got = vec![0.0; queries.len()];
+            ir.transform_column(&queries, &mut got, true);
+            for (g, &s) in got.iter().zip(&queries) {
+                prop_assert_eq!(g.to_bits(), r.probability(-s).to_bits());
             }
         }
 
