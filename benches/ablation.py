@@ -47,6 +47,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from machine import cpu_model
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "target" / "ablation"
 #: The sizes of the table; 1.5e4 is where `fetch_all` applies to Huber's fits.
@@ -202,16 +204,6 @@ def one_round(r, variants, sizes, thread_counts, args, times) -> None:
             for rec in run(exe, chosen, threads, direct):
                 fit = rec["fit"].split()[0]
                 times.setdefault((name, threads, fit, rec["n"]), []).append(seconds(rec, threads))
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def version(cmd: List[str]) -> str:

@@ -48,6 +48,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 import baselines
+from machine import cpu_model
 import memory_floor
 import operations as ops
 import peak_memory
@@ -111,16 +112,6 @@ def selected(name: str, only: str) -> bool:
 
 
 # -- the machine ------------------------------------------------------------------------------
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine_info() -> List[str]:

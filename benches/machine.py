@@ -1,0 +1,18 @@
+"""The machine a benchmark ran on, for its results file (standard library
+only: the ablation driver runs without the package's environment)."""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what platform knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
