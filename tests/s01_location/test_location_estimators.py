@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 import outprob.reference as ref
 from outprob import stats
 
-from .strategies import score_arrays
+from ..strategies import score_arrays
 
 # Closed-form estimators: rtol 1e-12 in float64 (contract tolerance of the issue).
 RTOL64 = 1e-12

@@ -17,7 +17,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 import outprob
 import outprob.reference.transformations as rt
 
-from .strategies import float_dtypes, score_arrays
+from ..strategies import float_dtypes, score_arrays
 
 
 def probes(x: np.ndarray) -> np.ndarray:

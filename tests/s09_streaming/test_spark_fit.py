@@ -16,7 +16,7 @@ import outprob
 import outprob.spark as osp
 from outprob import GaussianScaler, LinearScaler
 
-from .spark_helpers import in_memory, quiet_fit as fit
+from ..spark_helpers import in_memory, quiet_fit as fit
 
 F = pytest.importorskip("pyspark.sql.functions")
 

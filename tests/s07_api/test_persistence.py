@@ -13,7 +13,7 @@ from numpy.testing import assert_array_equal
 
 import outprob
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 pytestmark = pytest.mark.filterwarnings("ignore::outprob.OutprobWarning")
 
 

@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("mypy")
 
-ROOT = Path(__file__).resolve().parent.parent
-USER_CODE = Path(__file__).parent / "typecheck" / "user_code.py"
+ROOT = Path(__file__).resolve().parents[2]
+USER_CODE = Path(__file__).resolve().parents[1] / "typecheck" / "user_code.py"
 # The modules behind the public API, as imported: the installed package when
 # the suite runs against a wheel, as users type-check against it (compare,
 # metrics and reference are checked by the plain ``mypy -p outprob`` run).

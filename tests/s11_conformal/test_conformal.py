@@ -20,7 +20,7 @@ from scipy import stats
 import outprob
 import outprob.reference.conformal as rc
 
-from .strategies import score_arrays
+from ..strategies import score_arrays
 
 
 def probes(x: np.ndarray) -> np.ndarray:

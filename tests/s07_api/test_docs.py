@@ -20,7 +20,7 @@ pytest.importorskip("sphinx_gallery")
 
 from sphinx.util.inventory import InventoryFile  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODULES = ["outprob", "outprob.stats", "outprob.metrics", "outprob.pyod", "outprob.dask",
            "outprob.spark", "outprob.streaming", "outprob.experiment", "outprob.plot"]
 

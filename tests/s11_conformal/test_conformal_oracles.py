@@ -36,9 +36,9 @@ from numpy.testing import assert_allclose
 import outprob
 import outprob.reference.conformal as rc
 
-from .nonconform_oracle import ToyKnn
+from ..nonconform_oracle import ToyKnn
 
-ORACLE = Path(__file__).with_name("nonconform_oracle.py")
+ORACLE = Path(__file__).resolve().parents[1] / "nonconform_oracle.py"
 N, DELTAS = 1000, (0.05, 0.1)
 
 

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 import outprob
 import outprob.reference as ref
 
-from .strategies import score_arrays
+from ..strategies import score_arrays
 
 M_VARIANTS = {"huber", "tukey"}
 TINY = float(np.finfo(np.float64).tiny)  # below it relative precision is undefined

@@ -16,7 +16,7 @@ import outprob
 from outprob import _core
 from outprob.reference import gamma_scaling as ref
 
-from .strategies import score_arrays
+from ..strategies import score_arrays
 
 
 # -- the kernel -------------------------------------------------------------------

@@ -15,7 +15,7 @@ from scipy.special import erf
 import outprob
 from outprob.reference import gaussian_options as ref
 
-from .strategies import score_arrays
+from ..strategies import score_arrays
 
 PRE = st.sampled_from([None, "sqrt", "minus_log"])
 SCALES = st.sampled_from(["std", "nmad", "niqr"])

@@ -16,7 +16,7 @@ import outprob
 import outprob.reference as ref
 from outprob import stats
 
-from .strategies import score_arrays
+from ..strategies import score_arrays
 
 # Contract tolerance for M-estimates. A location is compared in units of the
 # scale (location and scale are equivariant together): |Δμ| <= 1e-9·(|μ| + σ).

@@ -505,7 +505,7 @@ def test_scaled_detector_notices_scores_changed_in_place():
 # -- 11. concurrent partial_fit loses nothing, publishes everything -------------------
 @pytest.mark.parametrize("name", ["median_nmad", "mean_std", "linear"])
 def test_concurrent_first_partial_fits_lose_no_batch(name):
-    from tests.test_streaming_threads import _run
+    from tests.s09_streaming.test_streaming_threads import _run
 
     rng = np.random.default_rng(0)
     batches = [rng.lognormal(size=(300, 3)) for _ in range(8 * 4)]

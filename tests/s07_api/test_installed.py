@@ -18,7 +18,7 @@ import pytest
 
 import outprob
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 INSTALLED = os.environ.get("OUTPROB_TEST_INSTALLED") == "1"
 
 

@@ -17,7 +17,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 import outprob
 import outprob.reference.transformations as rt
 
-from .strategies import float_dtypes, score_arrays
+from ..strategies import float_dtypes, score_arrays
 
 pytestmark = pytest.mark.filterwarnings("ignore::outprob.OutprobWarning")
 

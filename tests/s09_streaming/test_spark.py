@@ -17,7 +17,7 @@ import outprob.spark as osp
 from outprob import GaussianScaler, LinearScaler
 from outprob.streaming import KLLSketch, normalized_rank_error
 
-from .spark_helpers import in_memory, quiet_fit
+from ..spark_helpers import in_memory, quiet_fit
 
 datasketches = pytest.importorskip("datasketches")
 F = pytest.importorskip("pyspark.sql.functions")

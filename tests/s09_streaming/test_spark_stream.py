@@ -165,7 +165,7 @@ def test_the_readme_example_runs(spark, capsys):
     scores with their probabilities."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## On Spark"):]
     start = section.index("```python\n") + len("```python\n")
     code = section[start:section.index("```\n", start)]
