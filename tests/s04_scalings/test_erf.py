@@ -1,10 +1,10 @@
-"""The core's vectorised erf (`rust/core/src/numeric/erf/`, bound as
+"""The erf of Gaussian scaling (contract §4: p = max(0, erf((s − μ)/(σ√2)))):
+the core's vectorised erf (`rust/core/src/numeric/erf/`, bound as
 ``outprob._core._erf``) against ``scipy.special.erf``.
 
 The kernel is designed for < 1 ulp from the correctly rounded erf (the Rust
 tests measure max 1 ulp on 4e6 random points); SciPy's erf has an error of
-its own, so the bound here is 4 ulp, computed with ``np.spacing``.
-"""
+its own, so the bound here is 4 ulp, computed with ``np.spacing``."""
 
 from __future__ import annotations
 

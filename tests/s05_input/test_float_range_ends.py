@@ -1,6 +1,7 @@
-"""Regression tests for the reproducers of issue #10 (reliability): each gives
-the documented result or a clear ValueError — never a panic, an abort, an
-unbounded run or a silently wrong number (contract §5).
+"""The ends of the float range (contract §5, "The ends of the float range"):
+sums, SDs and means of scores near ±1.8e308 are exact, the maps of §4 do
+not overflow, and a fitted scale that is not a finite double is refused
+at fit — by the scalers, the reference and ``stats.m_estimate`` alike.
 
 Oracles: exact rational arithmetic (``fractions.Fraction``) on the same
 doubles, and ``math.fsum`` on data scaled by a power of two."""
@@ -8,13 +9,14 @@ doubles, and ``math.fsum`` on data scaled by a power of two."""
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import outprob
-from outprob import metrics, stats
+from outprob import stats
 
 pytestmark = pytest.mark.filterwarnings("ignore::outprob.OutprobWarning")
 
@@ -31,47 +33,7 @@ def exact_std(x, ddof=0):
     return math.sqrt(float(var / 4**k)) * 2.0**k
 
 
-# -- item 1: bin counts are bounded before anything is allocated ------------------
-
-HUGE_BIN_COUNTS = [2**62, 10**12, 2**64, 10**100, metrics.MAX_BINS + 1]
-
-
-@pytest.mark.parametrize("k", HUGE_BIN_COUNTS)
-@pytest.mark.parametrize("scheme", metrics.SCHEMES)
-def test_bin_edges_refuses_huge_bin_counts(k, scheme):
-    with pytest.raises(ValueError, match=r"at most 1000000 bins"):
-        metrics.bin_edges([0.1, 0.5], k, scheme)
-
-
-@pytest.mark.parametrize("k", HUGE_BIN_COUNTS)
-@pytest.mark.parametrize(
-    "measure",
-    [metrics.refinement_error, metrics.calibration_error, metrics.evaluate, metrics.reliability_curve],
-)
-def test_binned_measures_refuse_huge_bin_counts(measure, k):
-    for scheme in metrics.SCHEMES:
-        with pytest.raises(ValueError, match=r"n_bins must be at most 1000000 bins"):
-            measure([0, 1], [0.1, 0.5], bins=scheme, n_bins=k)
-
-
-def test_too_many_bin_counts_are_refused():
-    with pytest.raises(ValueError, match=r"at most 1000 bin counts"):
-        metrics.evaluate([0, 1], [0.1, 0.5], n_bins=[5] * (metrics.MAX_BIN_COUNTS + 1))
-
-
-def test_largest_bin_count_is_accepted():
-    e = metrics.bin_edges([0.1, 0.5], metrics.MAX_BINS, "equal_width")
-    assert e.size == metrics.MAX_BINS + 1 and e[0] == 0.0 and e[-1] == 1.0
-    assert metrics.bin_edges([0.1, 0.5], metrics.MAX_BINS, "equal_frequency").size <= metrics.MAX_BINS + 1
-
-
-@pytest.mark.parametrize("k", [0, -1, True, 2.0, "5", None])
-def test_bin_counts_of_the_wrong_kind_are_value_errors(k):
-    with pytest.raises(ValueError, match=r"must be a positive int"):
-        metrics.bin_edges([0.1, 0.5], k)
-
-
-# -- item 2: sums, SD and means at the top of the double range -------------------
+# -- sums, SD and means at the top of the double range ----------------------------
 
 
 def test_upper_trimmed_mean_of_huge_equal_values_is_that_value():
@@ -121,9 +83,16 @@ def test_reference_mean_and_std_at_the_top_of_the_range():
     assert ref.std([-1.5e308, 1.5e308, 1.5e308]) == pytest.approx(exact_std([-1.5e308, 1.5e308, 1.5e308]), rel=4e-16)
 
 
-# -- item 3: maps do not overflow; an unrepresentable scale is refused -----------
+# -- maps do not overflow; an unrepresentable scale is refused --------------------
 
 M = 1.7e308
+BEYOND = "exceeds the double range"
+
+
+def quiet(f, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args, **kwargs)
 
 
 @pytest.mark.parametrize("module", ["outprob", "reference"])
@@ -175,73 +144,9 @@ def test_reference_refuses_an_unrepresentable_scale():
         rs.fit_gaussian([-M, -M, M, M], "median", "nmad")
 
 
-# -- item 4: M-estimation is equivariant under powers of two ---------------------
-
-
 @pytest.mark.parametrize("norm", ["huber", "tukey"])
-def test_m_estimate_is_equivariant_under_powers_of_two(norm):
-    import warnings
-
-    small = np.ldexp([-9e307, 4e307, -8e307, 9e307, 4e307], -1000)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        base = stats.m_estimate(small, norm)
-        for k in (1000, 500, -20):  # 2^1000: the issue's data near 1e308
-            got = stats.m_estimate(np.ldexp(small, k), norm)
-            assert (got.location, got.scale) == (math.ldexp(base.location, k), math.ldexp(base.scale, k))
-            assert (got.n_iter, got.converged) == (base.n_iter, base.converged)
-
-
-def test_huber_near_the_top_of_the_range_converges_like_its_scaled_copy():
-    x = np.array([-9e307, 4e307, -8e307, 9e307, 4e307])
-    got = stats.m_estimate(x, "huber")
-    assert got.converged and got.n_iter > 0
-
-
-def test_convergence_warning_states_the_iterations_run():
-    x = np.array([1.0, 2.0, 6.0, 40.0, 3.0])
-    with pytest.warns(outprob.ConvergenceWarning, match=r"stopped after 2 of at most maxiter=2 iterations"):
-        stats.m_estimate(x, "huber", maxiter=2)
-
-
-@pytest.mark.parametrize("norm", ["huber", "tukey"])
-def test_large_n_path_agrees_with_small_n_path_over_a_wide_span(norm):
-    import warnings
-
-    import outprob.reference as ref
-
-    rng = np.random.default_rng(0)
-    n = 20_000  # ≥ 16384: the bucketed path
-    x = np.exp(rng.uniform(np.log(1e-300), np.log(1e300), n)) * rng.choice([-1, 1], n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got, want = stats.m_estimate(x, norm), ref.m_estimate(x, norm)
-    assert got.location == pytest.approx(want.location, rel=1e-9, abs=1e-12 * want.scale)
-    assert got.scale == pytest.approx(want.scale, rel=1e-9)
-    assert got.n_iter == want.n_iter
-
-
-# -- item 5: no unbounded run ------------------------------------------------------
-
-SUBNORMAL = np.array([5e-324, 1e-323, 3e-323, 2e-322, 1.5e-323])
-
-
-def test_maxiter_is_bounded():
-    for maxiter in (10**9, 2**64, 1001):
-        with pytest.raises(ValueError, match=r"maxiter must be at most 1000"):
-            outprob.GaussianScaler("tukey", "tukey", maxiter=maxiter).fit(SUBNORMAL)
-        with pytest.raises(ValueError, match=r"maxiter must be at most 1000"):
-            stats.m_estimate(SUBNORMAL, "huber", maxiter=maxiter)
-
-
-@pytest.mark.parametrize("norm", ["huber", "tukey"])
-def test_subnormal_scores_converge_like_their_scaled_copy(norm):
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sub = stats.m_estimate(SUBNORMAL, norm, maxiter=1000)
-        big = stats.m_estimate(np.ldexp(SUBNORMAL, 1074), norm, maxiter=1000)
-    assert (sub.n_iter, sub.converged) == (big.n_iter, big.converged)
-    assert sub.n_iter < 1000
-    assert sub.location == pytest.approx(math.ldexp(big.location, -1074), abs=5e-324)
+def test_batch_m_estimate_refuses_a_scale_beyond_the_double_range(norm):
+    # The starting nMAD is finite; the iteration's scale is not.
+    x = np.array([7.872883272189519e307, 1.4761656135355349e308, -1.761557632152405e308])
+    with pytest.raises(ValueError, match=BEYOND):
+        quiet(stats.m_estimate, x, norm=norm)

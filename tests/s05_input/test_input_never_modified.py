@@ -1,14 +1,16 @@
-"""No public entry point modifies its input (contract §5, issue #10): after
-fit, transform, stats, metrics, compare and persistence, every array passed
-in has the same bytes, dtype, shape, strides and flags (writeable,
-contiguity, alignment) as before. test_input_errors.py covers the memory
-layouts of the scores; this file covers every other entry point and the
-flags."""
+"""No public entry point modifies its input (contract §5, "Input": the input
+array is never modified): after fit, transform, stats, metrics, compare
+and persistence, every array passed in has the same bytes, dtype, shape,
+strides and flags (writeable, contiguity, alignment) as before; the same
+for the scores in every memory layout (lists, float32, strided, reversed,
+big-endian, read-only, integer, object, with NaN), for ``transform(out=)``
+and for the PyOD bridge's scores and data."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from numpy.testing import assert_array_equal
 
 import outprob
 from outprob import metrics, stats
@@ -106,3 +108,89 @@ def test_no_entry_point_changes_its_arrays(calls):
         for k, v in a.items():
             assert snapshot(v) == before[k], f"call {n} changed {k}"
     assert n > 0
+
+
+def layouts():
+    rng = np.random.default_rng(11)
+    base = np.r_[rng.lognormal(size=59), 30.0]
+    readonly = base.copy()
+    readonly.flags.writeable = False
+    return {
+        "list": base.tolist(),
+        "float64": base.copy(),
+        "float32": base.astype(np.float32),
+        "strided": np.repeat(base, 2)[::2],
+        "reversed": base[::-1].copy()[::-1],
+        "big_endian": base.astype(">f8"),
+        "readonly": readonly,
+        "int": np.arange(60),
+        "object": base.astype(object),
+        "nan": np.where(np.arange(60) % 7 == 0, np.nan, base),
+    }
+
+
+def _snapshot(x):
+    """Bit-exact: the dtype, the shape and every element (NaN included)."""
+    if isinstance(x, list):
+        return [repr(v) for v in x]
+    if x.dtype == object:
+        return x.dtype, x.shape, [repr(v) for v in x.ravel()]
+    return x.dtype, x.shape, x.strides, np.ascontiguousarray(x).tobytes()
+
+
+def _unchanged(before, after):
+    assert _snapshot(after) == before
+
+
+CALLS = {
+    "fit_transform": lambda x: outprob.scaler("median_nmad").fit_transform(x),
+    "fit+transform": lambda x: outprob.scaler("huber").fit(x).transform(x),
+    "linear": lambda x: outprob.LinearScaler(higher_is_outlier=False).fit_transform(x),
+    "2-D": lambda x: outprob.scaler("mean_std").fit_transform(np.column_stack([x, x])),
+    "mean": stats.mean,
+    "std": stats.std,
+    "median": stats.median,
+    "quantile": lambda x: stats.quantile(x, [0.25, 0.75]),
+    "upper_trimmed_mean": stats.upper_trimmed_mean,
+    "nmad": stats.nmad,
+    "niqr": stats.niqr,
+    "trimmed_std": lambda x: stats.trimmed_std(x, center=1.0),
+    "m_estimate": lambda x: stats.m_estimate(x, "tukey", maxiter=100),
+}
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_no_entry_point_modifies_its_input(call):
+    for label, x in layouts().items():
+        before = _snapshot(x)
+        CALLS[call](x)
+        _unchanged(before, x)
+
+
+def test_transform_with_out_leaves_the_scores_alone():
+    for label, x in layouts().items():
+        s = outprob.scaler("mean_nmad").fit(x)
+        a = np.asarray(x)
+        before = _snapshot(x)
+        out = np.empty(a.shape, dtype=np.float32 if a.dtype == np.float32 else np.float64)
+        s.transform(x, out=out)
+        _unchanged(before, x)
+
+
+def test_pyod_bridge_leaves_scores_and_data_alone():
+    pytest.importorskip("pyod")
+    from pyod.models.knn import KNN
+
+    from outprob.pyod import predict_proba
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 2))
+    knn = KNN().fit(X)
+    scores = knn.decision_scores_.copy()
+    new = rng.normal(size=(10, 2))
+    new_before = new.copy()
+    for method in ("unify", "linear", "tukey"):
+        predict_proba(knn, new, method)
+        predict_proba(knn, None, method)
+    assert_array_equal(knn.decision_scores_, scores)
+    assert_array_equal(new, new_before)

@@ -1,7 +1,8 @@
-"""The documentation site builds with no warning (nitpicky, warnings as
-errors, the gallery executed), its API reference lists every public name,
-and its gallery renders its figures. What ``python3 scripts/dev.py docs``
-builds, into a temporary folder."""
+"""The public API as documented (contract §7: the names users rely on): the
+documentation site builds with no warning (nitpicky, warnings as errors,
+the gallery executed), its API reference lists every public name, and its
+gallery renders its figures. What ``python3 scripts/dev.py docs`` builds,
+into a temporary folder."""
 
 from __future__ import annotations
 

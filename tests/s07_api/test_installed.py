@@ -1,4 +1,5 @@
-"""The package under test and its version.
+"""The package as shipped (contract §7, "Types": the package ships
+``py.typed``; the stub ``_core.pyi``) and its one version.
 
 ``python3 scripts/dev.py test`` runs the suite against the installed wheel,
 not the source tree, with no Rust toolchain on PATH, and says so through

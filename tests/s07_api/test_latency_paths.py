@@ -1,10 +1,12 @@
-"""The latency paths of the scalers: ``fit_transform`` of a plain 1-D float
-ndarray fits and maps in one extension call (``_core.fit_transform_gaussian``
-/ ``_linear``), and ``transform`` of one maps through the fit's
-``_core.FittedMap`` in one call. Both must behave exactly as the general
-path — the same numbers (against the reference), the same fitted
-attributes, the same warnings pointing at the caller — and must notice
-every parameter or output setting changed after the fit."""
+"""The latency paths of the scalers (contract §7: the scalers' values and
+fitted attributes, parameters changed after ``fit``; §4 for the maps):
+``fit_transform`` of a plain 1-D float ndarray fits and maps in one
+extension call (``_core.fit_transform_gaussian`` / ``_linear``), and
+``transform`` of one maps through the fit's ``_core.FittedMap`` in one
+call. Both must behave exactly as the general path — the same numbers
+(against the reference), the same fitted attributes, the same warnings
+pointing at the caller — and must notice every parameter or output
+setting changed after the fit."""
 
 from __future__ import annotations
 
@@ -156,3 +158,31 @@ def test_transform_maps_with_the_fit_the_scaler_shows():
     assert_allclose(s.transform(x), ref.gaussian_scaling(x, s.center_, s.scale_), rtol=1e-12, atol=1e-15)
     s.fit_transform(3.0 * x)
     assert_allclose(s.transform(x), ref.gaussian_scaling(x, s.center_, s.scale_), rtol=1e-12, atol=1e-15)
+
+
+# A C-contiguous float ndarray takes the latency path of transform (one call
+# into the extension); every other input the general path. Both must give
+# the reference's numbers, and the same bits.
+@pytest.mark.filterwarnings("ignore::outprob.OutprobWarning")
+@pytest.mark.parametrize("name", ["mean_nmad", "linear"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [1, 7, 4095, 4096, 20000])
+def test_latency_path_equals_general_path_and_reference(name, dtype, n):
+    rng = np.random.default_rng(n)
+    fit = rng.lognormal(size=500).astype(dtype)
+    x = rng.lognormal(size=n).astype(dtype)
+    x[::5] = np.nan
+    s = outprob.scaler(name).fit(fit)
+    fast = s.transform(x)
+    general = s.transform(x, out=np.empty_like(x))
+    strided = s.transform(np.repeat(x, 2)[::2])  # not contiguous: general path
+    assert fast.dtype == dtype and fast.shape == x.shape
+    assert_array_equal(fast, general)
+    assert_array_equal(fast, strided)
+    params = (s.center_, s.scale_) if name != "linear" else (s.min_, s.max_)
+    want = (ref.gaussian_scaling if name != "linear" else ref.linear_scaling)(x.astype(np.float64), *params)
+    assert_allclose(fast, want, rtol=1e-6 if dtype == np.float32 else 1e-12, atol=1e-7 if dtype == np.float32 else 1e-15)
+    assert_array_equal(x, np.asarray(x))  # untouched
+    s2 = outprob.scaler(name).fit(np.column_stack([fit, fit[::-1]]))
+    two = np.column_stack([x, x[::-1]])
+    assert_array_equal(s2.transform(two), s2.transform(np.asfortranarray(two)))

@@ -3,6 +3,7 @@ outprob 0.1.0 still load, and the serialised form is plain JSON."""
 
 from __future__ import annotations
 
+import copy
 import json
 import pickle
 from pathlib import Path
@@ -73,7 +74,7 @@ def test_pickle_keeps_feature_names_and_output_config():
 
 
 def test_to_dict_is_json_with_numpy_parameters():
-    # Issue #10 item 7: np.False_ (and other NumPy scalars) as parameters.
+    # NumPy scalars (np.False_, np.float64, …) as parameters serialise as builtins.
     s = outprob.GaussianScaler(np.float64(1.0), "std", ddof=np.int64(1), higher_is_outlier=np.False_)
     s.fit(np.array([0.5, 0.2, 0.9, 0.1]))
     d = json.loads(json.dumps(s.to_dict()))
@@ -119,3 +120,39 @@ def test_to_dict_keeps_feature_names():
     assert d["feature_names_in"] == ["knn", "lof"]
     with pytest.raises(ValueError, match="same order"):
         outprob.from_dict(d).transform(df[["lof", "knn"]])
+
+
+def test_from_dict_refuses_every_missing_parameter():
+    d = outprob.GaussianScaler(higher_is_outlier=False).fit([1.0, 2.0, 3.0]).to_dict()
+    for name in list(d["params"]):
+        broken = copy.deepcopy(d)
+        del broken["params"][name]
+        with pytest.raises(ValueError, match=name):
+            outprob.from_dict(broken)
+
+
+@pytest.mark.parametrize("name", list(outprob.VARIANTS))
+@pytest.mark.parametrize("two_d", [False, True])
+def test_serialisation_round_trips(name, two_d):
+    rng = np.random.default_rng(3)
+    x = rng.lognormal(size=(300, 3)) if two_d else rng.lognormal(size=300)
+    s = outprob.scaler(name, higher_is_outlier=False).fit(-x)
+    new = rng.lognormal(size=x.shape) * 3
+    want = s.transform(-new)
+    d = json.loads(json.dumps(s.to_dict()))  # survives JSON
+    for restored in (outprob.from_dict(d), type(s).from_dict(d), pickle.loads(pickle.dumps(s))):
+        assert type(restored) is type(s)
+        assert restored.get_params() == s.get_params()
+        assert_array_equal(restored.transform(-new), want)
+
+
+def test_from_dict_rejects_bad_input():
+    d = outprob.scaler("mean_nmad").fit([1.0, 2.0, 5.0]).to_dict()
+    with pytest.raises(ValueError, match="format"):
+        outprob.LinearScaler.from_dict(d)
+    with pytest.raises(ValueError, match="version"):
+        outprob.from_dict({**d, "version": 99})
+    with pytest.raises(ValueError, match="finite"):
+        outprob.from_dict({**d, "fitted": {**d["fitted"], "center_": float("nan")}})
+    with pytest.raises(ValueError, match="non-negative"):
+        outprob.from_dict({**d, "fitted": {**d["fitted"], "scale_": -1.0}})

@@ -1,6 +1,8 @@
-"""The PyOD bridge (outprob.pyod): PyOD's own conversions reproduced to
-1e-12 on new data, training probabilities from decision_scores_, ensembles,
-and the pitfall of re-scoring the training data."""
+"""The PyOD bridge (contract §7, ``outprob.pyod``): PyOD's own conversions
+reproduced to 1e-12 on new data, training probabilities from
+decision_scores_ (refitted when they are replaced or changed in place),
+ensembles, any object with scores, the missing extra named, and the
+pitfall of re-scoring the training data."""
 
 from __future__ import annotations
 
@@ -160,3 +162,27 @@ def test_missing_pyod_is_a_clear_import_error():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "pip install 'outprob[pyod]'" in run.stdout, run.stdout + run.stderr
+
+
+class _Detector:
+    """The least a detector is (contract §7): training scores and a scorer."""
+
+    def __init__(self, scores):
+        self.decision_scores_ = np.asarray(scores, dtype=float)
+
+    def decision_function(self, X):
+        return np.asarray(X, dtype=float).reshape(-1)
+
+
+def test_scaled_detector_notices_scores_changed_in_place():
+    from outprob.pyod import ScaledDetector
+
+    d = _Detector(np.arange(20.0))
+    scaled = ScaledDetector(d, "mean_std")
+    before = scaled.outlier_proba()
+    d.decision_scores_ *= 3.0
+    d.decision_scores_[-1] = 1000.0
+    want = ScaledDetector(_Detector(d.decision_scores_.copy()), "mean_std").outlier_proba()
+    got = scaled.outlier_proba()
+    assert not np.array_equal(got, before)
+    assert np.array_equal(got, want)

@@ -1,5 +1,6 @@
-"""``outprob.reference`` is plain NumPy/SciPy: it imports and runs with the
-compiled core made unimportable."""
+"""``outprob.reference`` is plain NumPy/SciPy (contract §7: "it never imports
+the compiled core"): it imports and runs with the compiled core made
+unimportable."""
 
 import subprocess
 import sys

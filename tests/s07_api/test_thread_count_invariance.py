@@ -1,6 +1,8 @@
-"""Results are bitwise the same for any number of threads (fixed chunking,
-chunk results combined in order). Inputs are large enough for the core to
-split the work."""
+"""The ``threads`` parameter (contract §7; its bound [1, 1024] is §5's):
+results are bitwise the same for any number of threads (fixed chunking,
+chunk results combined in order), for the scalers, the estimators and the
+metrics, and the environment variable caps the threads. Inputs are large
+enough for the core to split the work."""
 
 from __future__ import annotations
 

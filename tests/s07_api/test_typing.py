@@ -1,7 +1,7 @@
-"""Types (issue #7): the stub of the compiled core matches the extension
-(what mypy.stubtest checks), typical user code passes ``mypy --strict`` with the public
-names seen precisely despite the lazy loading, and outprob's own modules of
-the public API are ``--strict`` clean."""
+"""Types (contract §7, "Types"): the stub of the compiled core matches the
+extension (what mypy.stubtest checks), typical user code passes ``mypy
+--strict`` with the public names seen precisely despite the lazy loading,
+and outprob's own modules of the public API are ``--strict`` clean."""
 
 from __future__ import annotations
 

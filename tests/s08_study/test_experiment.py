@@ -1,9 +1,10 @@
-"""The study pipeline (outprob.experiment) on tiny synthetic data.
+"""The study pipeline (contract §8, ``outprob.experiment``) on tiny synthetic
+data: results, caching and resuming, parallel runs, failures and skips
+recorded, user scalers, the findings against hand-computed tables.
 
 Oracles: PyOD and scikit-learn compute the scores independently, and the
 measures come from calling outprob.metrics directly on the probabilities of
-outprob.scaler — the pipeline must give exactly those numbers.
-"""
+outprob.scaler — the pipeline must give exactly those numbers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""outprob.plot: every figure renders on Agg with the expected artists and
-labels (no pixel comparison)."""
+"""The study's figures (contract §8; the critical-difference diagram and the
+reliability diagram of §6), ``outprob.plot``: every figure renders on Agg
+with the expected artists and labels (no pixel comparison)."""
 
 from __future__ import annotations
 

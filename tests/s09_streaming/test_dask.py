@@ -1,5 +1,6 @@
-"""outprob.dask on a real LocalCluster with worker processes: the exact fit
-equals the in-memory fit, the sketch fit's bounds hold, transform is lazy."""
+"""``outprob.dask`` on a real LocalCluster with worker processes (contract §9,
+"Exact distributed fit"): the exact fit equals the in-memory fit, the
+sketch fit's bounds hold, transform is lazy."""
 
 from __future__ import annotations
 

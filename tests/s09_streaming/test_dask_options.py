@@ -1,5 +1,6 @@
-"""outprob.dask.fit with every option of GaussianScaler (pretransform,
-fixed_center, lam) equals the in-memory fit; what cannot be distributed is
+"""``outprob.dask.fit`` with every option of GaussianScaler (contract §9,
+"Exact distributed fit"; the options are §10's): pretransform,
+fixed_center, lam equal the in-memory fit; what cannot be distributed is
 refused by name; object columns of numbers fit; ``outprob fit --dask``
 reads CSV files as the in-memory reader does. (Synchronous scheduler: the
 planner, not the cluster, is under test here; test_dask.py runs a

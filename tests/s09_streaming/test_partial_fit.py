@@ -1,10 +1,13 @@
 """Incremental fitting of the scalers (contract §9, "Scalers"): partial_fit
 against fit on the concatenation (the in-memory fit is the oracle, itself
 tested against outprob.reference), the reported intervals against the
-exact values, merge, windows, checkpoint/resume, §5 per batch."""
+exact values, merge (with itself too), windows, checkpoint/resume (a
+resumed window continues as the original), §5 per batch, and the scalers
+that cannot be fitted incrementally."""
 
 from __future__ import annotations
 
+import copy
 import json
 import pickle
 import warnings
@@ -269,3 +272,43 @@ def test_unaligned_buffers_are_aligned():
     assert a.flags.aligned and a.flags.c_contiguous and np.array_equal(a, raw)
     s = outprob.GaussianScaler().fit(raw)
     assert np.array_equal(s.transform(raw), s.transform(np.arange(100.0)))
+
+
+@pytest.mark.parametrize("name", ["RankScaler", "GammaScaler", "SigmoidScaler", "TopKScaler"])
+def test_partial_fit_of_a_batch_only_scaler_is_a_type_error(name):
+    s = getattr(outprob, name)()
+    for method in ("partial_fit", "merge", "refit"):
+        assert not hasattr(s, method)
+        with pytest.raises(TypeError, match="cannot be fitted incrementally"):
+            getattr(s, method)
+
+
+def test_merge_with_itself_is_merge_with_a_copy():
+    x = np.random.default_rng(5).lognormal(size=3000)
+    a = outprob.GaussianScaler("median", "nmad", k=64).partial_fit(x)
+    b = copy.deepcopy(a)
+    a.merge(a)
+    b.merge(copy.deepcopy(b))
+    assert a.to_dict() == b.to_dict()
+    assert a.n_samples_seen_ == 6000
+
+
+@pytest.mark.parametrize("how", ["pickle", "to_dict", "deepcopy"])
+def test_a_resumed_window_continues_as_the_original(how):
+    import json
+    import pickle
+
+    rng = np.random.default_rng(1)
+    original = outprob.GaussianScaler(window=1000, refit_every=500)
+    original.partial_fit(rng.normal(size=1200))
+    original.partial_fit(rng.normal(size=300) + 0.3)
+    if how == "pickle":
+        copy_ = pickle.loads(pickle.dumps(original))
+    elif how == "to_dict":
+        copy_ = outprob.from_dict(json.loads(json.dumps(original.to_dict())))
+    else:
+        copy_ = copy.deepcopy(original)
+    for batch in (rng.normal(size=100) + 5.0, rng.normal(size=150) - 1.0, rng.normal(size=400)):
+        original.partial_fit(batch)
+        copy_.partial_fit(batch)
+        assert copy_.to_dict() == original.to_dict()

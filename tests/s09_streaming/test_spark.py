@@ -1,11 +1,10 @@
-"""outprob.spark on a local Spark session (local[2], the ``spark`` fixture of
-conftest.py): the sketch fit's bounds hold against the in-memory fit,
-Spark's own KLL sketches interoperate with outprob's and DataSketches',
-transform equals the in-memory transform for every transformation, on batch
-and streaming DataFrames."""
+"""``outprob.spark`` on a local Spark session (contract §9, "Spark"; local[2],
+the ``spark`` fixture of conftest.py): the sketch fit's bounds hold
+against the in-memory fit, Spark's own KLL sketches interoperate with
+outprob's and DataSketches', transform equals the in-memory transform for
+every transformation, on batch and streaming DataFrames."""
 
 from __future__ import annotations
-
 
 import numpy as np
 import pandas as pd

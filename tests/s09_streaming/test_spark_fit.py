@@ -1,8 +1,9 @@
-"""outprob.spark.fit's exact method on a local Spark session (the ``spark``
-fixture of conftest.py): the same center and scale as the in-memory fit for
-every variant of outprob.VARIANTS and every option of GaussianScaler, with
-the tolerances of outprob.dask, on uneven partitions with NaN, nulls and
-ties; what cannot be distributed is refused by name."""
+"""``outprob.spark.fit``'s exact method on a local Spark session (contract §9,
+"Exact distributed fit", "Spark"; the ``spark`` fixture of conftest.py):
+the same center and scale as the in-memory fit for every variant of
+outprob.VARIANTS and every option of GaussianScaler, with the tolerances
+of outprob.dask, on uneven partitions with NaN, nulls and ties; what
+cannot be distributed is refused by name."""
 
 from __future__ import annotations
 

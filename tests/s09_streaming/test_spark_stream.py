@@ -1,8 +1,8 @@
-"""outprob.spark.score_stream on a file-source stream (local Spark, the
-``spark`` fixture of conftest.py): a query stopped mid-stream, or failing
-between storing its fit and finishing a batch, and restarted on the same
-checkpoint ends with the fit and the outputs of an uninterrupted run —
-nothing lost, nothing counted twice."""
+"""``outprob.spark.score_stream`` on a file-source stream (contract §9,
+"Spark"; local Spark, the ``spark`` fixture of conftest.py): a query
+stopped mid-stream, or failing between storing its fit and finishing a
+batch, and restarted on the same checkpoint ends with the fit and the
+outputs of an uninterrupted run — nothing lost, nothing counted twice."""
 
 from __future__ import annotations
 

@@ -42,7 +42,6 @@ def test_concurrent_partial_fit_of_a_two_d_scaler_loses_no_batch(name):
     assert list(s.n_samples_seen_) == [10 + 8 * 6 * 200 + 1] * 3
 
 
-
 @pytest.mark.parametrize("name", ["median_nmad", "mean_std", "linear"])
 def test_threads_starting_a_stream_share_it_and_the_last_fit_has_every_batch(name):
     rng = np.random.default_rng(1)
@@ -103,3 +102,23 @@ def test_merge_with_itself_counts_every_score_twice(kind):
         s.merge(s)
         assert s.n_samples_seen_ == 2000
         assert s.center_ == outprob.GaussianScaler().fit(np.r_[x, x]).center_
+
+
+@pytest.mark.parametrize("name", ["median_nmad", "mean_std", "linear"])
+def test_concurrent_first_partial_fits_lose_no_batch(name):
+    rng = np.random.default_rng(0)
+    batches = [rng.lognormal(size=(300, 3)) for _ in range(8 * 4)]
+    s = outprob.scaler(name)
+    snapshots = []
+
+    def work(i):
+        for b in batches[i::8]:
+            s.partial_fit(b)
+            snapshots.append(s.to_dict())
+
+    _run([lambda i=i: work(i) for i in range(8)])
+    # Every batch reached every column, and the last publish shows them all.
+    assert list(s.n_samples_seen_) == [len(batches) * 300] * 3
+    # Each checkpoint taken meanwhile is one consistent state.
+    for d in snapshots[::4]:
+        outprob.from_dict(d)

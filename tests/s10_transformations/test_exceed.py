@@ -86,3 +86,19 @@ def test_refuses_unfitted_detectors():
         predict_confidence(KNN(), np.zeros((2, 3)))
     with pytest.raises(TypeError):
         predict_confidence(object(), np.zeros((2, 3)))
+
+
+def test_predict_confidence_takes_any_real_contamination():
+    pytest.importorskip("pyod")
+    from pyod.models.knn import KNN
+
+    from outprob.pyod import predict_confidence
+
+    X = np.r_[np.random.default_rng(1).normal(size=(100, 2)), [[5.0, 5.0]]]
+    new = np.array([[0.0, 0.0], [1.5, 1.5], [4.0, 4.0]])
+    for gamma in (0.1, 0.05):
+        knn = KNN(contamination=gamma).fit(X)
+        want = knn.predict_confidence(new)  # PyOD takes builtin numbers only
+        for same in (np.float32(gamma), np.float64(gamma)):
+            knn.contamination = same
+            assert np.allclose(predict_confidence(knn, new), want, rtol=0, atol=1e-12)

@@ -11,7 +11,7 @@ import outprob
 
 pytestmark = pytest.mark.filterwarnings("ignore::outprob.OutprobWarning")
 
-#: As tests/test_sklearn.py: 1-D scores are one score vector (contract §5).
+#: As s07_api/test_sklearn.py: 1-D scores are one score vector (contract §5).
 EXPECTED_FAILED_CHECKS = {
     "check_fit1d": "1-D scores are one score vector (contract §5), so fit accepts them",
 }
