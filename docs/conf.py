@@ -28,12 +28,16 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax copied into _static/mathjax: a site opened with no network (an
+    # air-gapped plant) still typesets its formulas; the CDN default would
+    # leave them as raw LaTeX.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "_generated/*.md", "**/README.md", "sg_execution_times.rst"]
+exclude_patterns = ["_build", "_generated/*", "**/README.md", "sg_execution_times.rst"]
 templates_path = ["_templates"]
 nitpicky = True
 # Docstrings name their parameter types in words ("array of 0/1 labels",
