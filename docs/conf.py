@@ -37,7 +37,10 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "_generated/*", "**/README.md", "sg_execution_times.rst"]
+# sphinx-gallery's timing pages load their tables' scripts from CDNs: not
+# written (write_computation_times) and, left by an older build, not read.
+exclude_patterns = ["_build", "_generated/*", "**/README.md", "sg_execution_times.rst",
+                    "**/sg_execution_times.rst"]
 templates_path = ["_templates"]
 nitpicky = True
 # Docstrings name their parameter types in words ("array of 0/1 labels",
@@ -84,6 +87,7 @@ sphinx_gallery_conf = {
     # Examples run on every build: they exercise the installed package, which
     # changes without their source changing.
     "run_stale_examples": True,
+    "write_computation_times": False,
 }
 
 # Before autosummary reads them.
