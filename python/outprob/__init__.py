@@ -45,6 +45,10 @@ _LAZY = {
     "InputError": "._exceptions",
     "FittedMap": "._map",
     "load_map": "._load_map",
+    "OnlineFDR": "._sequential.online_fdr",
+    "Martingale": "._sequential.martingale",
+    "MartingaleSteps": "._sequential.martingale",
+    "OnlineConformal": "._sequential.online_pvalues",
 }
 _MODULES = ("stats", "metrics", "compare", "reference")
 
@@ -76,6 +80,10 @@ if TYPE_CHECKING:
     from ._fdr import select as select
     from ._scalers import from_dict as from_dict
     from ._sigmoid import SigmoidScaler as SigmoidScaler
+    from ._sequential.martingale import Martingale as Martingale
+    from ._sequential.martingale import MartingaleSteps as MartingaleSteps
+    from ._sequential.online_fdr import OnlineFDR as OnlineFDR
+    from ._sequential.online_pvalues import OnlineConformal as OnlineConformal
     from ._top_k import TopKScaler as TopKScaler
     from ._variants import TRANSFORMATIONS as TRANSFORMATIONS
     from ._variants import VARIANTS as VARIANTS
@@ -92,8 +100,12 @@ __all__ = [
     "InputError",
     "LinearScaler",
     "LogRankScaler",
+    "Martingale",
+    "MartingaleSteps",
     "MixtureScaler",
     "NotFittedError",
+    "OnlineConformal",
+    "OnlineFDR",
     "OutprobWarning",
     "RankScaler",
     "Selection",
