@@ -28,6 +28,8 @@ STRICT_MODULES = [
     "_sigmoid.py", "_ensemble.py", "_auto_trim.py", "_fitted.py", "_gaussian.py", "_linear.py",
     "_mixture.py", "_top_k.py", "_persist.py", "streaming.py",
     "_conformal.py", "_conformal_stream.py", "_fdr.py",
+    "_sequential/__init__.py", "_sequential/stored.py", "_sequential/online_fdr.py",
+    "_sequential/martingale.py", "_sequential/online_pvalues.py",
 ]  # fmt: skip
 
 
@@ -117,7 +119,8 @@ def test_user_code_passes_mypy_strict():
     # By module name, so that they are the package under test (installed
     # or not); mypy takes files or modules, not both, so two runs.
     modules = [a for m in STRICT_MODULES
-               for a in ("-m", "outprob" if m == "__init__.py" else f"outprob.{m[:-3]}")]
+               for a in ("-m", "outprob" if m == "__init__.py"
+                         else f"outprob.{m[:-3].replace('/', '.').removesuffix('.__init__')}")]
     for args in ([str(USER_CODE)], modules):
         run = mypy("--strict", *args)
         assert run.returncode == 0, run.stdout + run.stderr
