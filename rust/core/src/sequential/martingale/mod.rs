@@ -469,7 +469,7 @@ impl Martingale {
         if self.log_sum.sum == f64::NEG_INFINITY {
             return f64::INFINITY;
         }
-        t * self.ln_grid[0] + ((e - 1.0) * self.log_sum.sum + (e - 1.0) * self.log_sum.comp)
+        t * self.ln_grid[0] + (e - 1.0) * self.log_sum.value()
     }
 
     /// Mixture: ln M recomputed from (t, S); ln r its change (as nonconform:
@@ -503,15 +503,13 @@ impl Martingale {
             return 0.0;
         }
         let t = self.steps as f64;
-        let (s, sc) = (self.log_sum.sum, self.log_sum.comp);
+        let s = self.log_sum.sum;
         if s == f64::NEG_INFINITY {
             // A p-value of 0: every ε < 1 has +∞, ε = 1 has 0.
             return if g[0] < 1.0 { f64::INFINITY } else { 0.0 };
         }
-        let l = |i: usize| {
-            let d = g[i] - 1.0;
-            t * lg[i] + (d * s + d * sc)
-        };
+        let s = self.log_sum.value();
+        let l = |i: usize| t * lg[i] + (g[i] - 1.0) * s;
         // L is concave in ε with its maximum at ε* = t/(−S); start at the
         // nearest grid point and climb to the grid's largest.
         let step = if k > 1 {
@@ -527,13 +525,19 @@ impl Martingale {
         };
         let mut top = guess;
         let mut best = l(top);
-        while top + 1 < k && l(top + 1) > best {
-            top += 1;
-            best = l(top);
+        while top + 1 < k {
+            let next = l(top + 1);
+            if next <= best {
+                break;
+            }
+            (top, best) = (top + 1, next);
         }
-        while top > 0 && l(top - 1) > best {
-            top -= 1;
-            best = l(top);
+        while top > 0 {
+            let next = l(top - 1);
+            if next <= best {
+                break;
+            }
+            (top, best) = (top - 1, next);
         }
         let mut sum = 1.0;
         for i in (top + 1)..k {

@@ -42,7 +42,8 @@
 //! until the next rejection, which adds at most (α or α − w₀)·γ₁·(1 − λ or
 //! τ − λ) to the bound. A p-value above the bound is accepted in O(1); only
 //! one at or below it is compared with the level evaluated exactly, in
-//! O(m) for the m stamps that still carry weight. Under the null that is a
+//! O(m) for the m stamps that still carry weight (from 32 stamps on, γ
+//! comes from a table of the same doubles). Under the null that is a
 //! fraction ≈ α_t of the p-values. A finite γ of length L gives no weight
 //! to stamps more than L ticks old: they are dropped, so m ≤ L. The
 //! decisions are those of the exact levels whichever way they are reached.
@@ -150,7 +151,7 @@ fn refuse(name: &'static str, method: Method, v: Option<f64>) -> Result<(), Erro
 
 impl Settings {
     /// The rule's parameters, defaults filled in: w₀ = α/10 (LORD++, R's
-    /// onlineFDR), α/2 (SAFFRON's paper and ADDIS'); λ = 1/2 (SAFFRON), 1/4
+    /// onlineFDR), α/2 (SAFFRON's paper, R's ADDIS); λ = 1/2 (SAFFRON), 1/4
     /// with τ = 1/2 (ADDIS: the paper's λ′ = λ/τ = 1/2); γ = LORD's
     /// sequence (LOND, LORD++) or SAFFRON's (SAFFRON, ADDIS). A parameter
     /// the rule does not take is refused.
@@ -267,7 +268,15 @@ pub struct OnlineFdr {
     /// At least the next level (∞: unknown). A cache: not part of the
     /// state.
     bound: f64,
+    /// γ_1, γ_2, … as [`Gamma::at`] gives them, filled on demand once
+    /// there are [`TABLE_FROM`] stamps (a cache: not part of the state).
+    table: Vec<f64>,
 }
+
+/// Stamps from which a level reads γ from a table rather than its formula.
+const TABLE_FROM: usize = 32;
+/// The longest γ table: 2^20 terms (8 MiB); older stamps use the formula.
+const TABLE_MAX: usize = 1 << 20;
 
 impl PartialEq for OnlineFdr {
     fn eq(&self, other: &Self) -> bool {
@@ -303,6 +312,7 @@ impl OnlineFdr {
             first: None,
             stamps: VecDeque::new(),
             bound: f64::INFINITY,
+            table: Vec::new(),
         }
     }
 
@@ -428,8 +438,27 @@ impl OnlineFdr {
             a += (s.alpha - s.w0) * s.gamma.at(k - first + 1);
         }
         let mut tail = 0.0;
-        for &(stamp, count) in &self.stamps {
-            tail += count as f64 * s.gamma.at(k - stamp + 1);
+        if self.stamps.len() < TABLE_FROM {
+            for &(stamp, count) in &self.stamps {
+                tail += count as f64 * s.gamma.at(k - stamp + 1);
+            }
+        } else {
+            // Many stamps: their γ from a table of the same doubles.
+            let oldest = self.stamps.front().map_or(0, |&(stamp, _)| k - stamp + 1);
+            let upto = oldest.min(TABLE_MAX as u64) as usize;
+            if self.table.len() < upto {
+                let from = self.table.len() as u64 + 1;
+                self.table
+                    .extend((from..=upto as u64).map(|j| s.gamma.at(j)));
+            }
+            for &(stamp, count) in &self.stamps {
+                let j = k - stamp + 1;
+                let g = match self.table.get((j - 1) as usize) {
+                    Some(&g) => g,
+                    None => s.gamma.at(j),
+                };
+                tail += count as f64 * g;
+            }
         }
         a += s.alpha * tail;
         (a * self.scale).min(self.cap)
