@@ -46,7 +46,7 @@ class OnlineConformal:
 
     Notes
     -----
-    Exact, O(log n) per score (a counted B+ tree over the scores seen, 16
+    Exact, O(log n) per score (a counted B+ tree over the scores seen, 16–32
     bytes per distinct score); the state holds every distinct score.
 
     Examples

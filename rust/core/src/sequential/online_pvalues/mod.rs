@@ -25,7 +25,7 @@
 //!
 //! The earlier scores live in a counted B+ tree over the scores' order
 //! keys ([`tree`]): one descent both counts the scores above and equal to
-//! s_n and inserts it, O(log n) per score whatever the arrival order, 16
+//! s_n and inserts it, O(log n) per score whatever the arrival order, 16–32
 //! bytes per distinct score. An order-statistic tree rather than a Fenwick
 //! tree: a Fenwick tree needs the key space up front, and the scores of an
 //! endless stream are not known in advance.

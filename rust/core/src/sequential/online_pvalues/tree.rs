@@ -10,42 +10,83 @@
 //! its place in the leaf.
 
 /// Keys per leaf, children per inner node.
-pub const CAP: usize = 32;
+pub const CAP: usize = 64;
 /// Depth bound: each level below the root holds at least CAP/2 per node,
-/// so 2^64 keys need fewer than 16 levels.
+/// so 2^64 keys need fewer than 12 levels.
 const MAX_DEPTH: usize = 20;
 /// Entries per node when built from sorted keys (room for later inserts).
 const FILL: usize = CAP * 3 / 4;
 
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    Leaf {
-        keys: Vec<u64>,
-        counts: Vec<u64>,
-    },
-    Inner {
-        mins: Vec<u64>,
-        totals: Vec<u64>,
-        children: Vec<u32>,
-    },
+/// A leaf: up to CAP keys, ascending, with their counts (one slot spare
+/// for the insert that splits it). Fixed arrays: a node is one block of
+/// memory, read without a further indirection.
+#[derive(Debug, Clone)]
+struct Leaf {
+    len: usize,
+    keys: [u64; CAP + 1],
+    counts: [u64; CAP + 1],
+}
+
+/// An inner node: up to CAP children (leaves if it is on the lowest inner
+/// level, else inner nodes), each with its smallest key and total count.
+#[derive(Debug, Clone)]
+struct Inner {
+    len: usize,
+    mins: [u64; CAP + 1],
+    totals: [u64; CAP + 1],
+    children: [u32; CAP + 1],
+}
+
+impl Leaf {
+    fn empty() -> Self {
+        Leaf {
+            len: 0,
+            keys: [0; CAP + 1],
+            counts: [0; CAP + 1],
+        }
+    }
+}
+
+impl Inner {
+    fn empty() -> Self {
+        Inner {
+            len: 0,
+            mins: [0; CAP + 1],
+            totals: [0; CAP + 1],
+            children: [0; CAP + 1],
+        }
+    }
+
+    /// Inserts child `c` (smallest key `min`, total `total`) at slot `at`.
+    fn insert(&mut self, at: usize, min: u64, total: u64, c: u32) {
+        let n = self.len;
+        self.mins.copy_within(at..n, at + 1);
+        self.totals.copy_within(at..n, at + 1);
+        self.children.copy_within(at..n, at + 1);
+        (self.mins[at], self.totals[at], self.children[at]) = (min, total, c);
+        self.len += 1;
+    }
 }
 
 /// A multiset of u64 keys, counted.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct CountTree {
-    nodes: Vec<Node>,
+    leaves: Vec<Leaf>,
+    inners: Vec<Inner>,
+    /// The root: a leaf when `height` is 0, else an inner node.
     root: u32,
+    /// Inner levels above the leaves.
+    height: usize,
     len: u64,
 }
 
 impl Default for CountTree {
     fn default() -> Self {
         CountTree {
-            nodes: vec![Node::Leaf {
-                keys: Vec::new(),
-                counts: Vec::new(),
-            }],
+            leaves: vec![Leaf::empty()],
+            inners: Vec::new(),
             root: 0,
+            height: 0,
             len: 0,
         }
     }
@@ -66,116 +107,105 @@ impl CountTree {
     /// they were before.
     pub fn insert(&mut self, key: u64) -> (u64, u64) {
         let mut path = [(0u32, 0usize); MAX_DEPTH];
-        let mut depth = 0;
         let mut node = self.root;
         let mut greater = 0u64;
         self.len += 1;
-        loop {
-            match &mut self.nodes[node as usize] {
-                Node::Inner {
-                    mins,
-                    totals,
-                    children,
-                } => {
-                    let i = mins[1..].partition_point(|&m| m <= key);
-                    greater += totals[i + 1..].iter().sum::<u64>();
-                    totals[i] += 1;
-                    path[depth] = (node, i);
-                    depth += 1;
-                    node = children[i];
-                }
-                Node::Leaf { keys, counts } => {
-                    let pos = keys.partition_point(|&k| k < key);
-                    if pos < keys.len() && keys[pos] == key {
-                        let equal = counts[pos];
-                        counts[pos] += 1;
-                        greater += counts[pos + 1..].iter().sum::<u64>();
-                        return (greater, equal);
-                    }
-                    greater += counts[pos..].iter().sum::<u64>();
-                    keys.insert(pos, key);
-                    counts.insert(pos, 1);
-                    if keys.len() <= CAP {
-                        return (greater, 0);
-                    }
-                    break;
-                }
-            }
+        for slot in path.iter_mut().take(self.height) {
+            let inner = &mut self.inners[node as usize];
+            let n = inner.len;
+            let i = inner.mins[1..n].partition_point(|&m| m <= key);
+            greater += inner.totals[i + 1..n].iter().sum::<u64>();
+            inner.totals[i] += 1;
+            *slot = (node, i);
+            node = inner.children[i];
+        }
+        let leaf = &mut self.leaves[node as usize];
+        let n = leaf.len;
+        let pos = leaf.keys[..n].partition_point(|&k| k < key);
+        if pos < n && leaf.keys[pos] == key {
+            let equal = leaf.counts[pos];
+            leaf.counts[pos] += 1;
+            greater += leaf.counts[pos + 1..n].iter().sum::<u64>();
+            return (greater, equal);
+        }
+        greater += leaf.counts[pos..n].iter().sum::<u64>();
+        leaf.keys.copy_within(pos..n, pos + 1);
+        leaf.counts.copy_within(pos..n, pos + 1);
+        (leaf.keys[pos], leaf.counts[pos]) = (key, 1);
+        leaf.len += 1;
+        if leaf.len <= CAP {
+            return (greater, 0);
         }
         // The leaf overflowed: split it, and every full node above.
-        let (mut min, mut total, mut right) = self.split(node);
+        let (mut min, mut total, mut right) = self.split_leaf(node);
         let mut left = node;
-        while depth > 0 {
-            depth -= 1;
+        for depth in (0..self.height).rev() {
             let (parent, slot) = path[depth];
-            let Node::Inner {
-                mins,
-                totals,
-                children,
-            } = &mut self.nodes[parent as usize]
-            else {
-                unreachable!("the path holds inner nodes")
-            };
-            totals[slot] -= total;
-            mins.insert(slot + 1, min);
-            totals.insert(slot + 1, total);
-            children.insert(slot + 1, right);
-            if children.len() <= CAP {
+            let inner = &mut self.inners[parent as usize];
+            inner.totals[slot] -= total;
+            inner.insert(slot + 1, min, total, right);
+            if inner.len <= CAP {
                 return (greater, 0);
             }
-            (min, total, right) = self.split(parent);
+            (min, total, right) = self.split_inner(parent);
             left = parent;
         }
-        self.nodes.push(Node::Inner {
-            mins: vec![0, min],
-            totals: vec![self.len - total, total],
-            children: vec![left, right],
-        });
-        self.root = (self.nodes.len() - 1) as u32;
+        let mut root = Inner::empty();
+        root.insert(0, 0, self.len - total, left);
+        root.insert(1, min, total, right);
+        self.inners.push(root);
+        self.root = (self.inners.len() - 1) as u32;
+        self.height += 1;
         (greater, 0)
     }
 
-    /// Moves the upper half of node `i` into a new node: its smallest key,
+    /// Moves the upper half of leaf `i` into a new leaf: its smallest key,
     /// total and index.
-    fn split(&mut self, i: u32) -> (u64, u64, u32) {
-        let new = match &mut self.nodes[i as usize] {
-            Node::Leaf { keys, counts } => {
-                let h = keys.len() / 2;
-                Node::Leaf {
-                    keys: keys.split_off(h),
-                    counts: counts.split_off(h),
-                }
-            }
-            Node::Inner {
-                mins,
-                totals,
-                children,
-            } => {
-                let h = children.len() / 2;
-                Node::Inner {
-                    mins: mins.split_off(h),
-                    totals: totals.split_off(h),
-                    children: children.split_off(h),
-                }
-            }
-        };
-        let (min, total) = match &new {
-            Node::Leaf { keys, counts } => (keys[0], counts.iter().sum()),
-            Node::Inner { mins, totals, .. } => (mins[0], totals.iter().sum()),
-        };
-        self.nodes.push(new);
-        (min, total, (self.nodes.len() - 1) as u32)
+    fn split_leaf(&mut self, i: u32) -> (u64, u64, u32) {
+        let leaf = &mut self.leaves[i as usize];
+        let (n, h) = (leaf.len, leaf.len / 2);
+        let mut new = Leaf::empty();
+        new.len = n - h;
+        new.keys[..n - h].copy_from_slice(&leaf.keys[h..n]);
+        new.counts[..n - h].copy_from_slice(&leaf.counts[h..n]);
+        leaf.len = h;
+        let out = (new.keys[0], new.counts[..new.len].iter().sum());
+        self.leaves.push(new);
+        (out.0, out.1, (self.leaves.len() - 1) as u32)
+    }
+
+    /// Moves the upper half of inner node `i` into a new one.
+    fn split_inner(&mut self, i: u32) -> (u64, u64, u32) {
+        let inner = &mut self.inners[i as usize];
+        let (n, h) = (inner.len, inner.len / 2);
+        let mut new = Inner::empty();
+        new.len = n - h;
+        new.mins[..n - h].copy_from_slice(&inner.mins[h..n]);
+        new.totals[..n - h].copy_from_slice(&inner.totals[h..n]);
+        new.children[..n - h].copy_from_slice(&inner.children[h..n]);
+        inner.len = h;
+        let out = (new.mins[0], new.totals[..new.len].iter().sum());
+        self.inners.push(new);
+        (out.0, out.1, (self.inners.len() - 1) as u32)
     }
 
     /// Each distinct key and its count, ascending.
     pub fn for_each(&self, mut f: impl FnMut(u64, u64)) {
-        let mut stack = vec![self.root];
-        while let Some(i) = stack.pop() {
-            match &self.nodes[i as usize] {
-                Node::Leaf { keys, counts } => {
-                    keys.iter().zip(counts).for_each(|(&k, &c)| f(k, c));
+        let mut stack = vec![(self.root, self.height)];
+        while let Some((i, h)) = stack.pop() {
+            if h == 0 {
+                let leaf = &self.leaves[i as usize];
+                for j in 0..leaf.len {
+                    f(leaf.keys[j], leaf.counts[j]);
                 }
-                Node::Inner { children, .. } => stack.extend(children.iter().rev()),
+            } else {
+                let inner = &self.inners[i as usize];
+                stack.extend(
+                    inner.children[..inner.len]
+                        .iter()
+                        .rev()
+                        .map(|&c| (c, h - 1)),
+                );
             }
         }
     }
@@ -186,41 +216,43 @@ impl CountTree {
         if keys.is_empty() {
             return CountTree::default();
         }
-        let mut nodes = Vec::new();
+        let mut t = CountTree {
+            leaves: Vec::new(),
+            inners: Vec::new(),
+            root: 0,
+            height: 0,
+            len: counts.iter().sum(),
+        };
         // (index, smallest key, total) of the level being built.
         let mut level: Vec<(u32, u64, u64)> = keys
             .chunks(FILL)
             .zip(counts.chunks(FILL))
             .map(|(k, c)| {
-                nodes.push(Node::Leaf {
-                    keys: k.to_vec(),
-                    counts: c.to_vec(),
-                });
-                ((nodes.len() - 1) as u32, k[0], c.iter().sum())
+                let mut leaf = Leaf::empty();
+                leaf.len = k.len();
+                leaf.keys[..k.len()].copy_from_slice(k);
+                leaf.counts[..c.len()].copy_from_slice(c);
+                t.leaves.push(leaf);
+                ((t.leaves.len() - 1) as u32, k[0], c.iter().sum())
             })
             .collect();
         while level.len() > 1 {
             level = level
                 .chunks(FILL)
                 .map(|group| {
-                    nodes.push(Node::Inner {
-                        mins: group.iter().map(|g| g.1).collect(),
-                        totals: group.iter().map(|g| g.2).collect(),
-                        children: group.iter().map(|g| g.0).collect(),
-                    });
-                    (
-                        (nodes.len() - 1) as u32,
-                        group[0].1,
-                        group.iter().map(|g| g.2).sum(),
-                    )
+                    let mut inner = Inner::empty();
+                    for (j, &(c, min, total)) in group.iter().enumerate() {
+                        inner.insert(j, min, total, c);
+                    }
+                    t.inners.push(inner);
+                    let total = group.iter().map(|g| g.2).sum();
+                    ((t.inners.len() - 1) as u32, group[0].1, total)
                 })
                 .collect();
+            t.height += 1;
         }
-        CountTree {
-            nodes,
-            root: level[0].0,
-            len: counts.iter().sum(),
-        }
+        t.root = level[0].0;
+        t
     }
 }
 
@@ -268,13 +300,7 @@ mod tests {
                 let (g, e) = t.insert(k);
                 assert_eq!((g, e), (if reverse { i } else { 0 }, 0));
             }
-            // Depth: follow the first children.
-            let mut depth = 1;
-            let mut node = t.root;
-            while let Node::Inner { children, .. } = &t.nodes[node as usize] {
-                node = children[0];
-                depth += 1;
-            }
+            let depth = t.height + 1;
             assert!(depth <= 5, "{depth}");
         }
     }
