@@ -7,7 +7,7 @@ Each class wraps one state object of the compiled core (``_core``), which
 holds every rule and check; this package converts inputs, names results
 and carries the state through ``to_dict``/``from_dict`` and pickling.
 
-Imports: ``_core``, NumPy and ``outprob._input`` (``_common`` after the
-restructuring) only — nothing from the scalers, scikit-learn or pandas, so
-that a stream monitor loads as little as a fitted map.
+Imports: ``_core``, NumPy and ``outprob._common`` only — nothing from the
+scalers, scikit-learn or pandas, so that a stream monitor loads as little
+as a fitted map.
 """

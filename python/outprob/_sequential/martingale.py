@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from .._common.public import public
 from .stored import VERSION, one_d, param, stored
 
 FORMAT = "outprob.Martingale"
@@ -20,6 +21,7 @@ STATE_KEYS = (
 )  # fmt: skip
 
 
+@public("outprob")
 @dataclass(frozen=True)
 class MartingaleSteps:
     """The statistics after each p-value of one :meth:`Martingale.update`.
@@ -36,7 +38,6 @@ class MartingaleSteps:
         The chosen statistic ≥ threshold after this p-value.
     """
 
-    __module__ = "outprob"
 
     log_martingale: npt.NDArray[np.float64]
     log_cusum: npt.NDArray[np.float64]
@@ -47,6 +48,7 @@ class MartingaleSteps:
         return int(self.alarm.size)
 
 
+@public("outprob")
 class Martingale:
     r"""An exchangeability martingale on a stream of p-values, with the
     CUSUM and Shiryaev–Roberts statistics and alarms.
@@ -107,7 +109,6 @@ class Martingale:
     (True, True)
     """
 
-    __module__ = "outprob"
 
     def __init__(
         self,

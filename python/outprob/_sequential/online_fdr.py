@@ -8,12 +8,14 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from .._common.public import public
 from .stored import VERSION, one_d, param, stored
 
 FORMAT = "outprob.OnlineFDR"
 STATE_KEYS = ("n", "clock", "rejections", "first", "stamps", "counts")
 
 
+@public("outprob")
 class OnlineFDR:
     r"""Online false-discovery-rate control: one decision per p-value, in
     arrival order, each made before the next p-value is seen.
@@ -74,7 +76,6 @@ class OnlineFDR:
     ([True], 6, 3)
     """
 
-    __module__ = "outprob"
 
     def __init__(
         self,

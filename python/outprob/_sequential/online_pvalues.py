@@ -9,11 +9,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from .._common.public import public
 from .stored import VERSION, one_d, param, seed_value, stored
 
 FORMAT = "outprob.OnlineConformal"
 
 
+@public("outprob")
 class OnlineConformal:
     r"""Online conformal p-values: each score ranked against every earlier
     score of the stream (Vovk, Nouretdinov & Gammerman 2003).
@@ -57,7 +59,6 @@ class OnlineConformal:
     [1.0, 1.0, 0.6666666666666666, 0.25]
     """
 
-    __module__ = "outprob"
 
     def __init__(self, *, seed: int = 0, higher_is_outlier: bool = True, smoothed: bool = True) -> None:
         self._params: Dict[str, Any] = {

@@ -7,7 +7,7 @@ from typing import Any, Dict, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from .._input import as_float_array
+from .._common.validation import as_float_array
 
 VERSION = 1
 
