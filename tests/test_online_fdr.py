@@ -338,3 +338,20 @@ def test_incomplete_or_foreign_dicts_are_refused():
     d["params"]["alpha"] = 2.0
     with pytest.raises(ValueError, match="^alpha:"):
         outprob.OnlineFDR.from_dict(d)
+
+
+def test_threads_sharing_a_rule_take_turns_by_batch():
+    """Batches from several threads run one after another, each whole: every
+    p-value is counted once and the state passes its own checks."""
+    import threading
+
+    fdr = outprob.OnlineFDR("lord++")
+    batches = [stream(5000, s) for s in range(8)]
+    threads = [threading.Thread(target=fdr.decide, args=(b,)) for b in batches]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert fdr.n == 40_000
+    state = fdr.to_dict()
+    assert outprob.OnlineFDR.from_dict(state).to_dict() == state
