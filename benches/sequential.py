@@ -10,7 +10,7 @@ measured in the same run, printed as a Markdown report.
   Python ≥ 3.12 environment, ``.venv-nonconform``, made by
   ``scripts/dev.py test``) on the first ``--n-baseline`` of them — its cost
   per p-value does not depend on the stream's length; the values are
-  checked equal (1e-12, log scale) on that prefix.
+  checked equal (1e-9, log scale) on that prefix.
 * Online FDR: ``outprob.OnlineFDR.decide`` on 10⁶ uniform p-values, per
   rule, against ``online-fdr`` 1.0's ``test_one`` loop on the same
   p-values (decisions checked equal); and outprob on 10⁶ p-values with 1 %
@@ -107,7 +107,10 @@ def martingales(args, rng, rows):
             for kind, t in out.items():
                 want = np.load(Path(d) / f"m_{kind}.npy")
                 got = outprob.Martingale(kind).update(p[:nb]).log_martingale
-                assert np.all(np.abs(got - want) <= 1e-12 * (1 + np.abs(want))), kind
+                # 1e-12 holds over the tests' 2000 p-values; over 10^5 the
+                # jumper's uncompensated sum in nonconform drifts (4e-10 at
+                # ln M = -392, against 2e-12 here, both to a 40-digit sum).
+                assert np.all(np.abs(got - want) <= 1e-9 * (1 + np.abs(want))), kind
                 theirs[kind] = tuple(t)
     for kind, t in ours.items():
         r = ""
