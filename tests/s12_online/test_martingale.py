@@ -23,7 +23,7 @@ from scipy import stats
 
 import outprob
 
-ORACLE = Path(__file__).with_name("nonconform_oracle.py")
+ORACLE = Path(__file__).resolve().parents[1] / "nonconform_oracle.py"
 KINDS = {
     "jumper_default": ("jumper", {}),
     "jumper_fast": ("jumper", {"jump": 0.2}),
