@@ -1,5 +1,5 @@
-"""nonconform as a test oracle of contracts §11 and §12 (its p-values and
-its exchangeability martingales), run in its own environment.
+"""nonconform as a test oracle of contracts §11, §12 and §13 (its p-values,
+its exchangeability martingales, its weighted p-values and weights), run in its own environment.
 
 nonconform needs Python >= 3.12 (``scripts/dev.py`` makes that environment
 and passes its interpreter in ``OUTPROB_NONCONFORM_PYTHON``). The tests
@@ -77,6 +77,14 @@ def _run(job: dict, data: dict) -> dict:
         return {job["name"]: np.array([pi0, sel.storey_lambda(job["n"])])}
     if kind == "martingale":
         return _martingale(job, data)
+    if kind == "weighted":
+        from nonconform.scoring import calculate_weighted_p_val
+
+        p = calculate_weighted_p_val(data[job["test"]], data[job["cal"]], data[job["test_w"]],
+                                     data[job["cal_w"]], tie_break="classical")
+        return {job["name"]: p}
+    if kind == "weight_estimator":
+        return _weights(job, data)
     raise ValueError(f"unknown job {kind!r}")
 
 
@@ -106,6 +114,18 @@ def _martingale(job: dict, data: dict) -> dict:
         f"{name}_r": np.array([s.log_shiryaev_roberts for s in states]),
         f"{name}_alarm": np.array(alarms, dtype=bool).reshape(len(states), 3),
     }
+
+
+def _weights(job: dict, data: dict) -> dict:
+    """nonconform's classifier-estimated covariate-shift weights of the
+    calibration and test features (``logistic_weight_estimator``)."""
+    from nonconform import logistic_weight_estimator
+
+    est = logistic_weight_estimator(**job.get("params", {}))
+    est.fit(data[job["cal"]], data[job["test"]])
+    w_cal, w_test = est.get_weights()
+    name = job["name"]
+    return {f"{name}_cal": np.asarray(w_cal), f"{name}_test": np.asarray(w_test)}
 
 
 def main(src: str, dst: str) -> None:

@@ -33,6 +33,7 @@ _LAZY = {
     "select": "._conformal.selection",
     "Selection": "._conformal.selection",
     "fpr_upper_bound": "._conformal.selection",
+    "label_trim_candidates": "._conformal.labelled",
     "TRANSFORMATIONS": "._registry",
     "Transformation": "._registry",
     "VARIANTS": "._registry",
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from ._common.exceptions import NotFittedError as NotFittedError
     from ._common.exceptions import OutprobWarning as OutprobWarning
     from ._common.exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._conformal.labelled import label_trim_candidates as label_trim_candidates
     from ._conformal.scaler import ConformalScaler as ConformalScaler
     from ._conformal.selection import Selection as Selection
     from ._conformal.selection import fpr_upper_bound as fpr_upper_bound
@@ -120,6 +122,7 @@ __all__ = [
     "compare",
     "fpr_upper_bound",
     "from_dict",
+    "label_trim_candidates",
     "load_map",
     "metrics",
     "reference",

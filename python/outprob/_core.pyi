@@ -481,6 +481,30 @@ class ConformalSketch:
     @property
     def rank_error(self) -> float: ...
 
+class WeightedCalibration:
+    def __new__(
+        cls, scores: npt.NDArray[np.float64], weights: npt.NDArray[np.float64], *, nan_policy: str,
+        negate: bool,
+    ) -> "WeightedCalibration": ...
+    @property
+    def sizes(self) -> Tuple[int, float]: ...
+    def pvalues(
+        self, scores: npt.NDArray[np.float64], weights: npt.NDArray[np.float64],
+        out: npt.NDArray[np.float64], *, tie_break: str, seed: int, complement: bool, threads: int = 0,
+    ) -> None: ...
+
+class IntegrativeCalibration:
+    def __new__(
+        cls, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], outliers: npt.NDArray[np.float64],
+        *, nan_policy: str, negate: bool,
+    ) -> "IntegrativeCalibration": ...
+    @property
+    def sizes(self) -> Tuple[int, int]: ...
+    def pvalues(
+        self, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: npt.NDArray[np.float64],
+        *, complement: bool,
+    ) -> None: ...
+
 class ConformalCalibration:
     def __new__(
         cls, sorted: npt.NDArray[np.float64], *, spec: ConformalSpec, negate: bool
