@@ -59,6 +59,14 @@ def _run(job: dict, data: dict) -> dict:
         rng = np.random.default_rng(job["seed"])
         g = cc.estimate_fs_correction(job["delta"], job["n"], n_mc=job["n_mc"], rng=rng)
         return {job["name"]: np.array([g])}
+    if kind == "split_weighted":
+        det = nonconform.ConformalDetector(
+            ToyKnn(job["n_neighbors"]), nonconform.Split(n_calib=job["split"]),
+            estimation=nonconform.Empirical(), score_polarity="higher_is_anomalous",
+            weight_estimator=nonconform.logistic_weight_estimator(), seed=job["seed"],
+        )
+        det.fit(data[job["train"]])
+        return {job["name"]: det.compute_p_values(data[job["test"]])}
     if kind in ("split", "cv"):
         if kind == "split":
             strategy = nonconform.Split(n_calib=job["split"])
@@ -122,6 +130,7 @@ def _weights(job: dict, data: dict) -> dict:
     from nonconform import logistic_weight_estimator
 
     est = logistic_weight_estimator(**job.get("params", {}))
+    est.set_seed(job["seed"])
     est.fit(data[job["cal"]], data[job["test"]])
     w_cal, w_test = est.get_weights()
     name = job["name"]
