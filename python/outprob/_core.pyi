@@ -78,6 +78,8 @@ __all__ = [
     "ConformalSpec",
     "ConformalSketch",
     "ConformalCalibration",
+    "WeightedCalibration",
+    "IntegrativeCalibration",
     "SelectionFit",
     "conformal_mc_correction",
     "conformal_select",

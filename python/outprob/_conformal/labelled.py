@@ -113,7 +113,7 @@ class WeightedMap:
         raise ValueError("a weighted ConformalScaler needs the test scores' weights: "
                          "call pvalues(X, weights=...)")
 
-    def pvalues(self, x: np.ndarray, weights: np.ndarray, threads: int) -> np.ndarray:
+    def pvalues(self, x: np.ndarray, weights: Any, threads: int) -> np.ndarray:
         q = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
         w = _weights(weights, "weights", q.size)
         out = np.empty(q.size)

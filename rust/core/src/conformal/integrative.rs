@@ -221,15 +221,19 @@ impl IntegrativeCalibration {
         }
         let mut fm = Fenwick(vec![0; n + 1]);
         let mut fp = Fenwick(vec![0; n + 1]);
-        let mut prefix = 0usize;
+        // Both pointers only advance: the tests come in order of a.
+        let (mut prefix, mut below) = (0usize, 0usize);
         for &(qa, j) in &order {
+            while below < n && self.a_sorted[below] < qa {
+                below += 1;
+            }
             while prefix < n && self.a_sorted[prefix] <= qa {
                 fm.add(self.rank_minus[prefix] as usize);
                 fp.add(self.rank_plus[prefix] as usize);
                 prefix += 1;
             }
             let qb = sign * b[j];
-            let c = 1 + (n - self.a_sorted.partition_point(|&x| x < qa)) as u64;
+            let c = 1 + (n - below) as u64;
             let v = 1 + self.outliers.partition_point(|&x| x <= qb) as u64;
             let r = Ratio { num: c, den: v };
             let at_most = |s: &[Ratio]| s.partition_point(|&y| y.cmp(r) != Ordering::Greater);

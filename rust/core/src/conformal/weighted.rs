@@ -18,6 +18,7 @@
 //! top, so that a p-value costs one binary search; the sums are in f64, so
 //! weighted p-values agree with a direct sum to rounding (not bit for bit).
 
+use super::index::{KeyIndex, GROUP};
 use super::pvalues::TieBreak;
 use super::uniform;
 use crate::error::Error;
@@ -32,6 +33,8 @@ pub struct WeightedCalibration {
     values: Vec<f64>,
     /// `above[j]` = total weight of `values[j..]`; `above[n] = 0`.
     above: Vec<f64>,
+    /// The bucket index of `values` (one table read per score).
+    index: KeyIndex,
     negate: bool,
 }
 
@@ -87,8 +90,10 @@ impl WeightedCalibration {
                 "calibration weights must have a positive, finite total",
             ));
         }
+        let values: Vec<f64> = pairs.iter().map(|p| p.0).collect();
         Ok(WeightedCalibration {
-            values: pairs.iter().map(|p| p.0).collect(),
+            index: KeyIndex::new(&values),
+            values,
             above,
             negate,
         })
@@ -104,16 +109,23 @@ impl WeightedCalibration {
         self.above[0]
     }
 
-    /// The p-value (or `1 − p`) of raw score `x` with weight `w`; `j` its
-    /// position in the input (for the tie-breaking stream).
+    /// The p-value (or `1 − p`) of the oriented score `q` with weight `w`,
+    /// `lo` calibration values below it; `j` its position in the input
+    /// (for the tie-breaking stream).
     #[inline]
-    fn value(&self, x: f64, w: f64, j: u64, tie_break: TieBreak, complement: bool) -> f64 {
-        if x.is_nan() {
+    fn value(
+        &self,
+        q: f64,
+        lo: usize,
+        w: f64,
+        j: u64,
+        tie_break: TieBreak,
+        complement: bool,
+    ) -> f64 {
+        if q.is_nan() {
             return f64::NAN;
         }
-        let q = if self.negate { -x } else { x };
         let v = &self.values;
-        let lo = v.partition_point(|&c| c < q);
         let num = match tie_break {
             TieBreak::Classical => self.above[lo] + w,
             TieBreak::Randomized { seed } => {
@@ -152,8 +164,22 @@ impl WeightedCalibration {
         }
         check_weights(weights, "weights")?;
         let chunk = |(i, ((s, w), d)): (usize, ((&[f64], &[f64]), &mut [f64]))| {
-            for (k, ((&x, &wx), o)) in s.iter().zip(w).zip(d.iter_mut()).enumerate() {
-                *o = self.value(x, wx, (i * CHUNK + k) as u64, tie_break, complement);
+            let (mut q, mut lo) = ([0.0f64; GROUP], [0usize; GROUP]);
+            for (g, ((s, w), d)) in s
+                .chunks(GROUP)
+                .zip(w.chunks(GROUP))
+                .zip(d.chunks_mut(GROUP))
+                .enumerate()
+            {
+                let (q, lo) = (&mut q[..s.len()], &mut lo[..s.len()]);
+                for (qi, &x) in q.iter_mut().zip(s) {
+                    *qi = if self.negate { -x } else { x };
+                }
+                self.index.lower_bounds(&self.values, q, lo);
+                let at = i * CHUNK + g * GROUP;
+                for (k, o) in d.iter_mut().enumerate() {
+                    *o = self.value(q[k], lo[k], w[k], (at + k) as u64, tie_break, complement);
+                }
             }
         };
         if scores.len() < PARALLEL_MIN {
