@@ -279,7 +279,7 @@ mod tests {
                 count += 1;
             }
         }
-        (1 + count) as f64 / (n + 1) as f64
+        f64::from(1 + count) / (n + 1) as f64
     }
 
     #[test]

@@ -163,7 +163,7 @@ impl WeightedCalibration {
             )));
         }
         check_weights(weights, "weights")?;
-        let chunk = |(i, ((s, w), d)): (usize, ((&[f64], &[f64]), &mut [f64]))| {
+        let chunk = |(i, ((s, w), d)): Part<'_>| {
             let (mut q, mut lo) = ([0.0f64; GROUP], [0usize; GROUP]);
             for (g, ((s, w), d)) in s
                 .chunks(GROUP)
@@ -195,6 +195,9 @@ impl WeightedCalibration {
         Ok(())
     }
 }
+
+/// A chunk's position, its scores and weights, and its output.
+type Part<'a> = (usize, ((&'a [f64], &'a [f64]), &'a mut [f64]));
 
 fn check_weights(weights: &[f64], name: &'static str) -> Result<(), Error> {
     if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
