@@ -95,3 +95,24 @@ def test_super_uniform_under_covariate_shift():
         plain += (1 + np.sum(sc >= st_)) / (n + 1) <= alpha
     assert stats.binomtest(hits, reps, alpha, alternative="greater").pvalue > 1e-3
     assert plain / reps > alpha + 0.02
+
+
+def test_pyod_bridge_shift_checks_and_uses_the_weights():
+    from outprob.pyod import conformal, covariate_shift_weights
+
+    from ..nonconform_oracle import ToyKnn
+
+    rng = np.random.default_rng(6)
+    train, test = rng.normal(size=(200, 2)), rng.normal(1.0, 1.0, size=(30, 2))
+    model = conformal(ToyKnn(3), train, split=0.5, random_state=1)
+    w_cal, w_test = covariate_shift_weights(model.calibration_features_, test, random_state=2)
+    want = outprob.ConformalScaler().fit(model.calibration_scores_, weights=w_cal).pvalues(
+        model.decision_function(test), weights=w_test)
+    assert_array_equal(model.pvalues(test, shift=True, random_state=2), want)
+    assert_array_equal(model.pvalues(test), model.scaler_.pvalues(model.decision_function(test)))
+    with pytest.raises(ValueError, match="same number of columns"):
+        covariate_shift_weights(train, test[:, :1])
+    with pytest.raises(ValueError, match="clip_quantile"):
+        covariate_shift_weights(train, test, clip_quantile=0.5)
+    w_cal, _ = covariate_shift_weights(train, test, clip_quantile=None)
+    assert np.all(w_cal > 0)
