@@ -16,7 +16,13 @@ Markdown report.
   path; nonconform's integrative p-values are unreleased (its PR #19,
   ``compute_split_single``, one test point at a time, O(n) each): timed
   only with ``--nonconform-branch DIR``, a directory holding that module
-  as ``ncpr/icore.py``, on a smaller problem (``--n-small``).
+  as ``ncpr/icore.py``, on a smaller problem (``--n-small``). Made from a
+  clone of github.com/OliverHennhoefer/nonconform::
+
+      mkdir -p DIR/ncpr && touch DIR/ncpr/__init__.py
+      git show 952f679:nonconform/integrative/_core.py \
+        | sed 's/^from nonconform.integrative.models import IntegrativeModel/IntegrativeModel = object/' \
+        > DIR/ncpr/icore.py
 
 nonconform runs in its own Python ≥ 3.12 environment (``.venv-nonconform``,
 made by ``scripts/dev.py test``, or ``OUTPROB_NONCONFORM_PYTHON``) on the
