@@ -76,6 +76,15 @@ def nonneg_continuous(dtype):
     return score_arrays(max_size=400, dtype=dtype, kinds=("normal", "lognormal", "pareto")).map(np.abs)
 
 
+# Contract §10. α → 1: the inlier weight 1 − α ≈ 1e-9 decides p near 1, and
+# λ = Σ(1 − t)/Σ(1 − t)u must not be formed as n − Σt (rounding only).
+@example(x=np.array([4.58749326, 5.95375785, 4.19976115, 4.6180551, 2.48244655,
+                     5.17422559, 3.94461014, 3.44520142, 5.62702915, 6.26656632]))
+# The same limit ran the reference into 0/0 (every 1 − t rounded to 0).
+@example(x=np.array([4.0, 6.61, 3.37, 5.98, 5.16]))
+# σ at its floor 1e-8: tol·σ = 1e-16 is below an ulp of μ ≈ 1.1, so the test
+# on μ alone was decided by μ's last bit (α 1e-22 on one side, 1/6 on the other).
+@example(x=np.array([11.732, 9.412, 10.813, 11.054, 10.548, 10.152]))
 @given(x=float_dtypes().flatmap(nonneg_continuous))
 def test_mixture_matches_the_numpy_em(x):
     m = outprob.MixtureScaler().fit(x)

@@ -136,21 +136,38 @@ def sigmoid_scaling(fit: Dict[str, Any], s: npt.ArrayLike) -> Array:
 # -- mixture model (Gao & Tan 2006) --------------------------------------------------
 
 
-def _posterior(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+def _log_ratio(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+    """log(inlier density) − log(outlier density), weights included."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         log_out = np.log(alpha) + np.asarray(stats.norm.logpdf(u, mu, sigma), dtype=np.float64)
-    # λe^{−λu} written out: SciPy's expon.logpdf is −inf below 0, the
-    # model's formula (as ELKI's) is not.
-    log_in = np.log1p(-alpha) + np.log(lam) - lam * u
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        p: Array = 1.0 / (1.0 + np.exp(log_in - log_out))
+        # λe^{−λu} written out: SciPy's expon.logpdf is −inf below 0, the
+        # model's formula (as ELKI's) is not.
+        log_in = np.log1p(-alpha) + np.log(lam) - lam * u
+        r: Array = log_in - log_out
+    return r
+
+
+def _posterior(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+    """The outlier component's posterior t."""
+    with np.errstate(over="ignore"):
+        p: Array = 1.0 / (1.0 + np.exp(_log_ratio(u, alpha, mu, sigma, lam)))
+    return p
+
+
+def _inlier_posterior(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+    """The inlier component's posterior 1 − t, from the log ratio rather
+    than as 1 minus t: where α → 1, t rounds to 1 and 1 − t would keep
+    only its rounding."""
+    with np.errstate(over="ignore"):
+        p: Array = 1.0 / (1.0 + np.exp(-_log_ratio(u, alpha, mu, sigma, lam)))
     return p
 
 
 def fit_mixture(x: npt.ArrayLike, maxiter: int = 100, tol: float = 1e-8) -> Dict[str, Any]:
     """EM for exponential inliers + Gaussian outliers on ``u = x/mean(x)``,
-    ELKI's start, relative convergence test; returns scale, alpha, mu,
-    sigma, lambda (in units of scale), n_iter, converged."""
+    ELKI's start, relative convergence test (μ's change against
+    tol·max(σ, |μ|)); returns scale, alpha, mu, sigma, lambda (in units of
+    scale), n_iter, converged."""
     v = np.asarray(x, dtype=np.float64)
     n = v.size
     mean = math.fsum(v) / n
@@ -161,16 +178,21 @@ def fit_mixture(x: npt.ArrayLike, maxiter: int = 100, tol: float = 1e-8) -> Dict
     n_iter, converged = 0, False
     while n_iter < maxiter:
         t = _posterior(u, alpha, mu, sigma, lam)
+        t_in = _inlier_posterior(u, alpha, mu, sigma, lam)
         n_iter += 1
         total, tu = math.fsum(t), math.fsum(t * u)
-        if not (total > 0 and tu > 0):
+        total_in, tu_in = math.fsum(t_in), math.fsum(t_in * u)
+        # Either component without weight: keep the last regular iterate.
+        if not (total > 0 and tu > 0 and total_in > 0):
             break
         new_mu = tu / total
         new_sigma = max(math.sqrt(max(math.fsum(t * (u - new_mu) ** 2) / total, 0.0)), 1e-8)
-        new_lam = min((n - total) / math.fsum((1 - t) * u), np.finfo(float).max)
+        # Inlier weight only at u = 0: the exponential collapses (λ → ∞).
+        big = float(np.finfo(float).max)
+        new_lam = min(total_in / tu_in, big) if tu_in > 0 else big
         new_alpha = min(total / n, 1.0)
         done = (
-            abs(new_mu - mu) <= tol * new_sigma
+            abs(new_mu - mu) <= tol * max(new_sigma, abs(new_mu))
             and abs(new_sigma - sigma) <= tol * new_sigma
             and abs(new_lam - lam) <= tol * new_lam
             and abs(new_alpha - alpha) <= tol
