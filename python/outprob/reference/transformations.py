@@ -190,7 +190,8 @@ def fit_mixture(x: npt.ArrayLike, maxiter: int = 100, tol: float = 1e-8) -> Dict
         # Inlier weight only at u = 0: the exponential collapses (λ → ∞).
         big = float(np.finfo(float).max)
         new_lam = min(total_in / tu_in, big) if tu_in > 0 else big
-        new_alpha = min(total / n, 1.0)
+        # Above ½ as 1 − Σ(1 − t)/n: 1 − α keeps its relative accuracy.
+        new_alpha = min(total / n if total <= total_in else 1.0 - total_in / n, 1.0)
         done = (
             abs(new_mu - mu) <= tol * max(new_sigma, abs(new_mu))
             and abs(new_sigma - sigma) <= tol * new_sigma

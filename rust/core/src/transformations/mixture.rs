@@ -301,7 +301,15 @@ fn em(u: &[f64], mut m: Mixture, maxiter: usize, tol: f64) -> MixtureFit {
         }
         let mu = tu / t;
         let sigma = (spread(u, &post, mu) / t).sqrt().max(SIGMA_MIN);
-        let alpha = (t / n as f64).min(1.0);
+        // Σt/n, from the smaller of the two posterior sums: above ½ as
+        // 1 − Σt̄/n, so that 1 − α, which sets p near 1, keeps its relative
+        // accuracy (Σt would carry the rounding of every t near 1).
+        let alpha = if t <= t_in {
+            t / n as f64
+        } else {
+            1.0 - t_in / n as f64
+        }
+        .min(1.0);
         // μ is resolved to a few ulps only: below SIGMA_MIN·|μ| a test
         // against tol·σ alone (1e-16 at the floor) would be decided by the
         // rounding of μ. Its change is measured against the larger of the
