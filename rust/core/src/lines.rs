@@ -228,8 +228,12 @@ impl LineReader {
         self.push(&line, too_long);
     }
 
-    fn push(&mut self, mut line: &[u8], too_long: bool) {
+    fn push(&mut self, line: &[u8], too_long: bool) {
         let number = self.first_line + self.scores.len() as u64;
+        let too_long = too_long || line.len() > MAX_LINE;
+        // What is kept of any line, however it was fed: its first
+        // `MAX_LINE + 1` bytes.
+        let mut line = &line[..line.len().min(MAX_LINE + 1)];
         if number == 1 {
             // A UTF-8 byte order mark opening the input (as editors on
             // Windows write it) is not part of line 1, as for tables.
@@ -371,6 +375,14 @@ mod tests {
         for chunks in [vec![&text[..]], bytes] {
             let (s, bad, _) = read_all(&chunks, 10);
             assert_eq!((s, bad), (vec![1.5, 2.0], vec![]));
+        }
+        // It counts towards line 1's MAX_LINE bytes, however the input is fed.
+        let mut long = b"\xEF\xBB\xBF".to_vec();
+        long.resize(MAX_LINE + 2, b'1');
+        for chunk in [1, 7, MAX_LINE, usize::MAX] {
+            let pieces: Vec<&[u8]> = long.chunks(chunk.min(long.len())).collect();
+            let (_, bad, _) = read_all(&pieces, 10);
+            assert_eq!((bad[0].fault, bad[0].text.len()), (Fault::TooLong, QUOTED));
         }
         // Only at the start of the input, and only once.
         let (s, bad, _) = read_all(&[b"1\n\xEF\xBB\xBF2\n"], 10);
