@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from scipy import special, stats
+from scipy import special
 
 import outprob
 from outprob import _core
@@ -88,15 +88,31 @@ CONDITION_UNITS = 7.0
 
 def map_condition(s, offset, mean, scale):
     """u·x·∂p/∂x at x = (s + offset)/θ, u = 2⁻⁵³: how far the gamma map
-    moves when x is rounded once. ∂p/∂x = xᵏ⁻¹e⁻ˣ/Γ(k)/Q(k, k) (SciPy)
-    above the mean, 0 at or below it (where p = 0)."""
+    moves when x is rounded once; 0 at or below the mean (where p = 0).
+
+    ∂p/∂x = f(x)/Q(k, k) with f the Γ(k, 1) density, and
+    x·f(x) = xᵏe⁻ˣ/Γ(k) = exp(k·(log1p(δ) − δ))·√(k/2π)/Γ*(k) with
+    δ = (x − k)/k = (t − m)/m and Γ*(k) = Γ(k)/(√(2π)·k^(k−½)·e⁻ᵏ): the
+    form without the cancelling k·ln x − x − ln Γ(k) (SciPy's gamma.pdf
+    underflows to 0 at k = 5e26, where the map is steepest).
+    """
     t = np.asarray(s, dtype=np.float64) + offset
     if scale == 0:
         return np.zeros_like(t)
-    k, x = mean / scale, t / scale
+    k = mean / scale
+    delta = (t - mean) / mean
+    small = np.abs(delta) < 1e-3
+    d = np.where(small, delta, 0.0)
+    series = -(d**2) / 2 + d**3 / 3 - d**4 / 4 + d**5 / 5  # log1p(δ) − δ, |δ| < 1e-3
     with np.errstate(all="ignore"):
-        slope = stats.gamma.pdf(x, k) / special.gammaincc(k, k)
-    return np.where(x > k, 2.0**-53 * x * np.nan_to_num(slope), 0.0)
+        log1pmx = np.where(small, series, np.log1p(delta) - delta)
+        if k >= 10:  # Stirling's series of ln Γ*(k), error < 1e-9 at k = 10
+            log_gamma_star = 1 / (12 * k) - 1 / (360 * k**3) + 1 / (1260 * k**5)
+        else:
+            log_gamma_star = special.gammaln(k) - (k - 0.5) * np.log(k) + k - 0.5 * np.log(2 * np.pi)
+        x_density = np.exp(k * log1pmx + 0.5 * np.log(k / (2 * np.pi)) - log_gamma_star)
+    q_mean = float(special.gammaincc(k, k))
+    return np.where(t > mean, 2.0**-53 * np.nan_to_num(x_density) / q_mean, 0.0)
 
 
 # Contract §10: 29 negative scores, quartile fit k = 1.46e8. p = 0.2424480660575
@@ -108,6 +124,12 @@ def map_condition(s, offset, mean, scale):
                2.47, 3.14, 0.88, 3.23, 18000.0]),
     "quantiles",
 )
+# k = 5.2e26 (spread of a few ulps of 7): one rounding of x moves p by
+# 5.8e-5, and SciPy's gamma.pdf, used for that bound, underflowed to 0.
+@example(np.array([7.00000000000001] * 3 + [7.0] * 4 + [7.000000000000921, 7.0]), "moments")
+# The mean of t = s + 205 is 2.3e-14; mean(s) + 205 rounded it to 0 and the
+# fit was refused as having a non-positive mean.
+@example(np.array([-204.9999999999999, -205.0, -205.0, -205.0, -205.0]), "moments")
 @given(score_arrays(max_size=400), METHODS)
 def test_scaler_matches_reference_float64(x, method):
     """Fit and map against the SciPy reference (contract §10).
