@@ -86,8 +86,12 @@ def fit_sigmoid(x: npt.ArrayLike, maxiter: int = 100) -> Dict[str, Any]:
     mean = math.fsum(v) / n
     if np.all(v == v[0]):
         return dict(center=mean, scale=0.0, a=0.0, b=0.0, n_iter=0, converged=True)
-    scale = float(np.sqrt(np.mean((v - mean) ** 2)))
-    z = (v - mean) / scale
+    # Deviations rescaled by their largest magnitude before squaring: the
+    # squares of deviations below 1e-154 are subnormal and lose digits.
+    d = v - mean
+    big = float(np.max(np.abs(d)))
+    scale = big * float(np.sqrt(np.mean((d / big) ** 2)))
+    z = d / scale
     a, b = 1.0, 0.0
     labels = z > 0
     n_iter, converged = 0, False
