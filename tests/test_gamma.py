@@ -130,6 +130,9 @@ def map_condition(s, offset, mean, scale):
 # The mean of t = s + 205 is 2.3e-14; mean(s) + 205 rounded it to 0 and the
 # fit was refused as having a non-positive mean.
 @example(np.array([-204.9999999999999, -205.0, -205.0, -205.0, -205.0]), "moments")
+# m = 1.3e-313 and θ = 6.2e-314, subnormal (k ≈ 2.1): the table's 1/m
+# overflowed and mapped the upper score to 1 (the exact map gives 0.65).
+@example(np.array([2.22507386e-313, 0.0]), "quantiles")
 @given(score_arrays(max_size=400), METHODS)
 def test_scaler_matches_reference_float64(x, method):
     """Fit and map against the SciPy reference (contract §10).
