@@ -22,6 +22,7 @@
 //!   same sketch, serializing and reading back does not change what
 //!   follows, and shards with different data still draw different coins.
 
+mod absorb;
 pub mod compress;
 pub mod serde;
 pub mod view;
@@ -31,7 +32,7 @@ use compress::{compress, level_capacity, total_capacity, total_weight, MAX_K, MI
 pub use view::SortedView;
 
 /// Items the batch update places into level 0 at once.
-pub const BLOCK: usize = 1 << 13;
+pub const BLOCK: usize = 1 << 14;
 /// The default k: the smallest multiple of 100 whose single-sided
 /// normalized rank error is at most 0.35% (ε(800) = 0.345%).
 pub const DEFAULT_K: u16 = 800;
@@ -144,6 +145,14 @@ pub fn splitmix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// The offset bit of a compaction of `level` whose sorted run has the
+/// middle item of bits `mid`, in a sketch of coin seed `seed` that has
+/// seen `n` items: a hash, so that the same calls give the same sketch.
+#[inline]
+fn coin(seed: u64, n: u64, level: usize, mid: u64) -> bool {
+    splitmix64(seed ^ splitmix64(n ^ splitmix64(level as u64 ^ (mid << 8)))) >> 63 == 1
 }
 
 /// A KLL sketch of `f32` or `f64` items.
@@ -318,29 +327,6 @@ impl<T: Item> KllSketch<T> {
         }
     }
 
-    /// Places `block` into level 0 together with the retained items and
-    /// compacts once.
-    fn absorb(&mut self, block: &[T]) {
-        let mut lo = None::<T>;
-        let mut hi = None::<T>;
-        let mut kept = Vec::with_capacity(block.len() + self.num_retained());
-        for &x in block {
-            if !x.is_nan() {
-                kept.push(x);
-                lo = Some(lo.map_or(x, |m| smaller(m, x)));
-                hi = Some(hi.map_or(x, |m| larger(m, x)));
-            }
-        }
-        if kept.is_empty() {
-            return;
-        }
-        if let (Some(lo), Some(hi)) = (lo, hi) {
-            self.note_extremes(lo, hi);
-        }
-        self.n += kept.len() as u64;
-        self.compact_with(kept);
-    }
-
     /// One compaction pass over the retained items plus `extra` new level-0
     /// items.
     fn compact(&mut self, extra: &[T]) {
@@ -368,9 +354,12 @@ impl<T: Item> KllSketch<T> {
         let mut out_levels = Vec::with_capacity(num_levels_in + 3);
         let (seed, n) = (self.seed, self.n);
         let mut coin = |level: usize, run: &[T]| {
-            let mid = run.get(run.len() / 2).map_or(0, |v| v.bits());
-            let h = splitmix64(seed ^ splitmix64(n ^ splitmix64(level as u64 ^ (mid << 8))));
-            h >> 63 == 1
+            coin(
+                seed,
+                n,
+                level,
+                run.get(run.len() / 2).map_or(0, |v| v.bits()),
+            )
         };
         let r = compress(
             self.k,
