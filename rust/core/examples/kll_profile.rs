@@ -3,7 +3,8 @@
 //! several runs, in ns per score (update) or µs per call. Run with
 //! `cargo run --release -p outprob-core --example kll_profile [N] [k] [f32]`;
 //! under `valgrind --tool=callgrind` pass `once` to run a single update, and
-//! under `perf record` set `KLL_UPDATE_ONLY=1` to run the update alone.
+//! under `perf record` set `KLL_UPDATE_ONLY=1` to run the update alone;
+//! `KLL_BATCH=B` feeds batches of B scores instead of 10 batches.
 
 #[path = "common/scores.rs"]
 mod scores;
@@ -39,7 +40,10 @@ fn best<R>(runs: usize, mut f: impl FnMut() -> R) -> f64 {
 
 fn profile<T: Item>(x: &[T], k: u16, once: bool) {
     let n = x.len();
-    let size = n.div_ceil(10);
+    // KLL_BATCH=8192 feeds the batches `outprob stream` makes.
+    let size = std::env::var("KLL_BATCH")
+        .ok()
+        .map_or(n.div_ceil(10), |b| b.parse().expect("KLL_BATCH"));
     let build = |seed: u64, part: &[T]| {
         let mut s = KllSketch::<T>::new(k, seed).expect("k");
         for c in part.chunks(size.max(1)) {

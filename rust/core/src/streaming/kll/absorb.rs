@@ -91,9 +91,9 @@ impl Buckets {
     }
 
     /// Counts the keys of the non-NaN `items` (before [`Buckets::start`]);
-    /// returns how many there are and their smallest and largest key.
-    fn count<T: Item>(&mut self, items: &[T]) -> (usize, u64, u64) {
-        let (mut kept, mut lo, mut hi) = (0usize, u64::MAX, 0u64);
+    /// returns how many there are.
+    fn count<T: Item>(&mut self, items: &[T]) -> usize {
+        let mut kept = 0usize;
         let (min, shift, mask) = (self.lo, self.shift, self.mask);
         // Sliced to the length the bucket index is clamped to, which lets
         // the compiler drop the bounds check.
@@ -104,12 +104,28 @@ impl Buckets {
             }
             let key = x.order_key();
             kept += 1;
-            lo = lo.min(key);
-            hi = hi.max(key);
             let b = ((key.saturating_sub(min) >> shift) as usize).min(mask);
             counts[b + 1] += 1;
         }
-        (kept, lo, hi)
+        kept
+    }
+
+    /// The smallest and largest key placed (`(u64::MAX, 0)` when none):
+    /// they are in the first and the last bucket that holds any.
+    fn extremes(&self) -> (u64, u64) {
+        let first = (0..=self.mask).find(|&b| !self.range(b).is_empty());
+        let last = (0..=self.mask).rev().find(|&b| !self.range(b).is_empty());
+        let lo = first.map_or(u64::MAX, |b| {
+            self.keys[self.range(b)]
+                .iter()
+                .copied()
+                .min()
+                .unwrap_or(u64::MAX)
+        });
+        let hi = last.map_or(0, |b| {
+            self.keys[self.range(b)].iter().copied().max().unwrap_or(0)
+        });
+        (lo, hi)
     }
 
     /// Takes back a count of `key`.
@@ -203,26 +219,17 @@ impl<T: Item> KllSketch<T> {
         let first = block[first_at];
         let old0 = self.levels[0] as usize..self.levels[1] as usize;
         let mut buckets = Buckets::over(block, block.len() + old0.len());
-        // The extremes as keys: the key order is the float order but for
-        // −0 < +0, where the float rule (the first seen of equal items)
-        // is restored below.
-        let (kept, lo, hi) = buckets.count(&block[first_at..]);
-        let zero = T::from_f64(0.0);
-        let first_zero = || *block.iter().find(|&&x| x == zero).unwrap_or(&zero);
-        let (mut min, mut max) = (T::from_order_key(lo), T::from_order_key(hi));
-        if min == zero {
-            min = first_zero();
-        }
-        if max == zero {
-            max = first_zero();
-        }
-        self.note_extremes(min, max);
+        let kept = buckets.count(&block[first_at..]);
         self.n += kept as u64;
         let pop = kept + old0.len();
         if (pop as u32) < level_capacity(self.k, self.num_levels, 0) {
             // Level 0 is not compacted (k beyond the block): it stays
             // unsorted, in arrival order.
-            let work = block.iter().copied().filter(|x| !x.is_nan()).collect();
+            let work: Vec<T> = block.iter().copied().filter(|x| !x.is_nan()).collect();
+            let (lo, hi) = work.iter().fold((u64::MAX, 0), |(a, b), x| {
+                (a.min(x.order_key()), b.max(x.order_key()))
+            });
+            self.note_key_extremes(lo, hi, block);
             return self.compact_with(work);
         }
         buckets.count(&self.items[old0.clone()]);
@@ -238,7 +245,28 @@ impl<T: Item> KllSketch<T> {
             &block[first_at + usize::from(leftover.is_some())..],
         );
         buckets.place(&mut next, &self.items[old0]);
+        // The extremes of the block and level 0 together: level 0's items
+        // were seen, so they are within the sketch's extremes already.
+        let (lo, hi) = buckets.extremes();
+        let key = first.order_key();
+        self.note_key_extremes(lo.min(key), hi.max(key), block);
         self.compact_positions(buckets, leftover);
+    }
+
+    /// Notes the extremes of order keys `lo` and `hi`, items of `block` or
+    /// of the sketch. The key order is the float order but for −0 < +0,
+    /// where the float rule (the first seen of equal items) is restored.
+    fn note_key_extremes(&mut self, lo: u64, hi: u64, block: &[T]) {
+        let zero = T::from_f64(0.0);
+        let first_zero = || *block.iter().find(|&&x| x == zero).unwrap_or(&zero);
+        let (mut min, mut max) = (T::from_order_key(lo), T::from_order_key(hi));
+        if min == zero {
+            min = first_zero();
+        }
+        if max == zero {
+            max = first_zero();
+        }
+        self.note_extremes(min, max);
     }
 
     /// Compacts a full sketch whose level 0 is `leftover` (the odd item

@@ -33,6 +33,10 @@ pub use view::SortedView;
 
 /// Items the batch update places into level 0 at once.
 pub const BLOCK: usize = 1 << 14;
+/// The fewest items a full sketch absorbs as one block (fewer go through
+/// DataSketches' compaction, then level 0): below this the positions pass
+/// costs more than sorting the few items it would save sorting.
+pub const ABSORB_MIN: usize = 256;
 /// The default k: the smallest multiple of 100 whose single-sided
 /// normalized rank error is at most 0.35% (ε(800) = 0.345%).
 pub const DEFAULT_K: u16 = 800;
@@ -54,6 +58,8 @@ pub trait Item: Copy + PartialOrd + core::fmt::Debug + Send + Sync + 'static {
     fn to_le(self) -> [u8; 8];
     /// From `SIZE` little-endian bytes.
     fn from_le(b: &[u8]) -> Self;
+    /// Appends the little-endian bytes of `items` (`SIZE` each).
+    fn extend_le(out: &mut Vec<u8>, items: &[Self]);
     /// The raw bits, widened.
     fn bits(self) -> u64;
     /// Inverse of [`Item::order_key`].
@@ -85,6 +91,13 @@ impl Item for f64 {
         let mut a = [0u8; 8];
         a.copy_from_slice(&b[..8]);
         f64::from_le_bytes(a)
+    }
+    fn extend_le(out: &mut Vec<u8>, items: &[f64]) {
+        let start = out.len();
+        out.resize(start + items.len() * 8, 0);
+        for (b, v) in out[start..].chunks_exact_mut(8).zip(items) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
     }
     fn bits(self) -> u64 {
         self.to_bits()
@@ -127,6 +140,13 @@ impl Item for f32 {
         let mut a = [0u8; 4];
         a.copy_from_slice(&b[..4]);
         f32::from_le_bytes(a)
+    }
+    fn extend_le(out: &mut Vec<u8>, items: &[f32]) {
+        let start = out.len();
+        out.resize(start + items.len() * 4, 0);
+        for (b, v) in out[start..].chunks_exact_mut(4).zip(items) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
     }
     fn bits(self) -> u64 {
         u64::from(self.to_bits())
@@ -288,7 +308,7 @@ impl<T: Item> KllSketch<T> {
                 return;
             }
             if free == 0 {
-                if rest.len() >= BLOCK / 2 {
+                if rest.len() >= ABSORB_MIN {
                     let take = rest.len().min(BLOCK);
                     self.absorb(&rest[..take]);
                     rest = &rest[take..];

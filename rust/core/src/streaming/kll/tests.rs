@@ -166,7 +166,7 @@ fn update_sorting_in_the_compaction<T: Item>(s: &mut KllSketch<T>, xs: &[T]) {
             return;
         }
         if free == 0 {
-            if rest.len() >= BLOCK / 2 {
+            if rest.len() >= ABSORB_MIN {
                 let take = rest.len().min(BLOCK);
                 let kept: Vec<T> = rest[..take]
                     .iter()
@@ -208,7 +208,7 @@ fn sorting_level_zero_on_arrival_changes_no_byte() {
         })
         .collect();
     for k in [8u16, 33, 200, 800, 6000, 20_000, 65_535] {
-        for split in [BLOCK / 2, 5000, BLOCK + 1, 40_000] {
+        for split in [ABSORB_MIN - 1, 8192, 5000, BLOCK + 1, 40_000] {
             let mut a = KllSketch::<f64>::new(k, 9).unwrap();
             let mut b = a.clone();
             let mut c = KllSketch::<f32>::new(k, 9).unwrap();
