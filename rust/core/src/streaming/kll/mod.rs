@@ -21,6 +21,11 @@
 //!   sorted level (not a global random generator). The same calls give the
 //!   same sketch, serializing and reading back does not change what
 //!   follows, and shards with different data still draw different coins.
+//!
+//! Why this sketch and not Apache's Rust crate `datasketches` (measured:
+//! its update, one score at a time with a sorting compaction, is 5.5×
+//! slower than this batch update, which is 4.2× faster than the C++ one):
+//! `docs/design/kll.md`.
 
 mod absorb;
 pub mod compress;
