@@ -104,6 +104,7 @@ impl<'a> Brackets<'a> {
 
     /// These brackets for a caller that reads the values alone: every
     /// value is as before; the nMAD's interval is the point.
+    #[must_use]
     pub fn values_only(self) -> Self {
         Brackets {
             values_only: true,

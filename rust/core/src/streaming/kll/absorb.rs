@@ -376,16 +376,22 @@ impl<T: Item> KllSketch<T> {
         }
         debug_assert_eq!(out.len() as u32, count);
         debug_assert_eq!(target, total_capacity(k, num_levels));
-        let cap = target as usize;
+        debug_assert_eq!(sizes.len(), num_levels);
+        self.install(&out, &sizes, target as usize);
+    }
+
+    /// Makes `out`, levels ending at `sizes`, the state, at the top of a
+    /// buffer of capacity `cap`.
+    fn install(&mut self, out: &[T], sizes: &[u32], cap: usize) {
         let free = cap - out.len();
         if self.items.len() != cap {
-            self.items = vec![zero; cap];
+            self.items = vec![T::from_f64(0.0); cap];
         }
-        self.items[free..].copy_from_slice(&out);
+        self.items[free..].copy_from_slice(out);
         self.levels.clear();
         self.levels.push(free as u32);
         self.levels.extend(sizes.iter().map(|&s| s + free as u32));
-        self.num_levels = num_levels;
+        self.num_levels = sizes.len();
         self.level_zero_sorted = false;
     }
 }
