@@ -308,7 +308,7 @@ def _same_count(ours: Any, base: Any, case: Case) -> Optional[str]:
 
 #: Streaming rows (contract §9): partial_fit against the in-memory fit of
 #: the same scores (goal: at most 2x the time), the KLL update against
-#: DataSketches' (goal: at least as fast; needs outprob[stream]).
+#: DataSketches' C++ sketch (goal: at least 4x as fast; needs outprob[stream]).
 STREAMING: Tuple[Operation, ...] = tuple(
     Operation(
         f"partial_fit {name} (10 batches)", partial(_partial_fit, name),
@@ -319,7 +319,7 @@ STREAMING: Tuple[Operation, ...] = tuple(
 ) + (
     Operation(
         "KLL update k=800 (10 batches)", _kll_ours, "datasketches kll update",
-        _kll_datasketches, _same_count, (Target(1),), kind="streaming",
+        _kll_datasketches, _same_count, (Target(4),), kind="streaming",
     ),
 )
 

@@ -4,6 +4,8 @@
     .venv/bin/python benches/streaming.py            # sketch, window, moments
     .venv/bin/python benches/streaming.py --dask 1e8 # + exact Dask fit vs da.percentile
     .venv/bin/python benches/streaming.py --cli      # only the `outprob stream` rows
+    .venv/bin/python benches/streaming.py --cli --before main /work/main/.venv/bin/python \
+        --variants mean_nmad median_nmad             # the same rows with main's outprob too
 
 * KLL update throughput of outprob.streaming.KLLSketch vs the
   ``datasketches`` package (same k, same float64 arrays, one thread).
@@ -175,9 +177,12 @@ def _first_line(argv, stdin_path, repeat=5):
     return best_t
 
 
-def stream_cli_rows(n=2_000_000):
-    """``outprob stream`` (default variant, default batches) on n lines of a
-    file vs ``awk '{print $1*2}'`` on the same file, in one run."""
+def stream_cli_rows(n=2_000_000, before=(), variants=("mean_nmad",), repeat=3):
+    """``outprob stream`` (default batches) on n lines of a file vs ``awk
+    '{print $1*2}'`` on the same file, in one run: for each variant, with
+    this interpreter and with each ``(label, python)`` of ``before`` (an
+    interpreter with another outprob installed, e.g. main's), alternating
+    with awk so that the load they see is alike."""
     import shutil
     import sys
     import tempfile
@@ -185,20 +190,23 @@ def stream_cli_rows(n=2_000_000):
 
     x = np.random.default_rng(3).lognormal(size=n)
     rows = []
+    awk = shutil.which("awk")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scores.txt"
         path.write_text("".join(f"{v!r}\n" for v in x.tolist()))
-        ours = [sys.executable, "-m", "outprob", "stream"]
-        t, c = _child_run(ours, path)
-        rows.append((f"outprob stream, {n:.0e} lines", f"{t:.3f} s ({n / t / 1e6:.1f} M lines/s), "
-                                                     f"CPU {c:.3f} s"))
-        awk = shutil.which("awk")
-        if awk is not None:
-            ta, ca = _child_run([awk, "{print $1*2}"], path)
-            rows.append(("awk '{print $1*2}', same file", f"{ta:.3f} s, CPU {ca:.3f} s"))
-            rows.append(("  ratio outprob stream / awk", f"{t / ta:.2f}x the wall time, "
-                                                         f"{c / ca:.2f}x the CPU time"))
-        rows.append(("outprob stream, first line", f"{_first_line(ours, path):.3f} s"))
+        for variant in variants:
+            for label, python in (("now", sys.executable),) + tuple(before):
+                ours = [python, "-m", "outprob", "stream", "--variant", variant]
+                t, c = _child_run(ours, path, repeat)
+                rows.append((f"outprob stream --variant {variant} ({label}), {n:.0e} lines",
+                             f"{t:.3f} s ({n / t / 1e6:.1f} M lines/s), CPU {c:.3f} s"))
+                if awk is not None:
+                    ta, ca = _child_run([awk, "{print $1*2}"], path, repeat)
+                    rows.append(("  awk '{print $1*2}', same file", f"{ta:.3f} s, CPU {ca:.3f} s"))
+                    rows.append(("  ratio outprob stream / awk", f"{t / ta:.2f}x the wall time, "
+                                                                 f"{c / ca:.2f}x the CPU time"))
+        rows.append(("outprob stream, first line",
+                     f"{_first_line([sys.executable, '-m', 'outprob', 'stream'], path):.3f} s"))
     return rows
 
 
@@ -206,15 +214,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dask", type=float, default=0.0, help="also the Dask fit on this many scores")
     ap.add_argument("--cli", action="store_true", help="only the command-line rows")
+    ap.add_argument("--before", nargs=2, action="append", default=[], metavar=("LABEL", "PYTHON"),
+                    help="also time `outprob stream` with this interpreter (another outprob)")
+    ap.add_argument("--variants", nargs="+", default=["mean_nmad"],
+                    help="variants of the `outprob stream` rows (default: mean_nmad)")
+    ap.add_argument("--lines", type=float, default=2e6, help="lines of the `outprob stream` rows")
     ap.add_argument("--only", choices=("sketch", "window", "moments"),
                     help="only these rows (and their baselines)")
     args = ap.parse_args()
+    cli = dict(n=int(args.lines), before=[tuple(b) for b in args.before], variants=args.variants)
     if args.cli:
-        rows = stream_cli_rows()
+        rows = stream_cli_rows(**cli)
     elif args.only:
         rows = {"sketch": sketch_rows, "window": window_rows, "moments": moments_rows}[args.only]()
     else:
-        rows = sketch_rows() + window_rows() + moments_rows() + stream_cli_rows()
+        rows = sketch_rows() + window_rows() + moments_rows() + stream_cli_rows(**cli)
     if args.dask:
         rows += dask_rows(args.dask)
     width = max(len(r[0]) for r in rows)

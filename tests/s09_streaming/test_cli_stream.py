@@ -114,3 +114,39 @@ def test_written_probabilities_read_back_exactly():
     proc = stream("".join(f"{float(v)!r}\n" for v in x), "--variant", "median_nmad")
     assert proc.returncode == 0, proc.stderr
     np.testing.assert_array_equal(floats(proc.stdout), want(np.split(x, [8192, 16384]), "median_nmad"))
+
+
+def refitted_as_the_contract_says(x, batch, variant, k):
+    """The oracle of contract §9, "Command line" (Refits): the scaler's
+    partial_fit after each batch, its map kept until more than
+    floor(eps·n) scores came since the last refit (every batch while the
+    sketch is exact, or when the center is the mean). Also returns how
+    many batches kept an older map."""
+    import copy
+
+    model = outprob.scaler(variant, k=k)
+    out, kept, current, last_n = [], 0, None, None
+    for i in range(0, len(x), batch):
+        b = x[i:i + batch]
+        model.partial_fit(b)
+        n, eps = int(model.n_samples_seen_), float(model.rank_error_)
+        reads_moments = variant.startswith("mean")
+        if current is None or reads_moments or eps == 0 or n - last_n > np.floor(eps * n):
+            current, last_n = copy.deepcopy(model), n
+        else:
+            kept += 1
+        out.append(current.transform(b))
+    return np.concatenate(out), kept
+
+
+@pytest.mark.parametrize("variant", ["median_nmad", "mean_nmad"])
+def test_the_sketch_is_queried_again_once_eps_n_scores_came(variant):
+    # k = 8: eps ≈ 0.30, so that a sketch-only fit keeps its map for many
+    # batches; a fit reading the mean refits at every batch.
+    x = np.random.default_rng(5).lognormal(size=3000)
+    proc = stream("".join(f"{v!r}\n" for v in x.tolist()), "--variant", variant, "--k", "8",
+                  "--flush-every", "100")
+    assert proc.returncode == 0, proc.stderr
+    expected, kept = refitted_as_the_contract_says(x, 100, variant, 8)
+    assert (kept > 5) == (variant == "median_nmad")
+    np.testing.assert_array_equal(floats(proc.stdout), expected)

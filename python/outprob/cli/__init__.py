@@ -32,15 +32,31 @@ def commands() -> List[Any]:
     return sorted(mods, key=lambda m: m.NAME)
 
 
-def _parser() -> argparse.ArgumentParser:
-    from outprob import __version__
+class _Version(argparse.Action):
+    """``--version``: reads the package metadata only when asked, since
+    importing ``importlib.metadata`` costs every command's start (``outprob
+    stream``'s first line) about as much as NumPy's import."""
 
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show the version and exit"
+                 ) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any,
+                 option_string: Optional[str] = None) -> None:
+        from outprob import __version__
+
+        print(f"outprob {__version__}")
+        parser.exit()
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="outprob",
         description="Outlier scores to outlier probabilities by (robust) statistical scaling; "
                     "measure them; reproduce the paper's study.",
     )
-    parser.add_argument("--version", action="version", version=f"outprob {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for mod in commands():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__,

@@ -122,6 +122,7 @@ def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
     from outprob._common.fit_warnings import stream_notes
     from outprob._scalers.paper_variants import VARIANTS
     from outprob.streaming._fit import StreamingFit
+    from outprob.streaming._state import _streaming_result
 
     from . import CLIError
 
@@ -145,11 +146,22 @@ def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
                               k=args.k, window=args.window, refit_every=every)
     p = stream.params
     shown = set()
+    # A sketch is queried only when the core's rule says the last fit no
+    # longer stands (contract §9, "Command line": "Refits").
+    sketched = variant.center is not None and args.window is None
+    last: List[Any] = [None, None]  # n at the last fit, and its map
 
     def fit(x: Any) -> Any:
         if stream.n == 0 and np.isnan(x).all():
             return x  # nothing to fit yet: missing scores stay missing
-        r = stream.update(x).result()
+        if sketched:
+            stream.update(x)
+            fresh = stream._state.stream_fit(last[0])[0]
+            if fresh is None:
+                return last[1].transform(x)
+            r = _streaming_result(fresh)
+        else:
+            r = stream.update(x).result()
         if variant.center is None:
             kind, params = "linear", {"min": [r.center], "max": [r.scale]}
         else:
@@ -161,6 +173,7 @@ def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
                     warnings.showwarning(message, category, "", 0)  # type: ignore[arg-type]
         fitted = _core.FittedMap({"kind": kind, "negate": negate, "two_d": False,
                                   "pretransform": None, "params": params, "sorted": None})
+        last[:] = [r.n, fitted]
         return fitted.transform(x)
 
     return fit

@@ -137,8 +137,11 @@ pub struct LineReader {
     /// Whether the unfinished line passed `MAX_LINE` bytes.
     too_long: bool,
     finished: bool,
-    /// Parsed lines not taken yet, and the number of the first.
+    /// Parsed lines, of which the first `taken` were taken (dropped at the
+    /// next feed, so that a take copies out only its own lines), and the
+    /// number of the first line not taken.
     scores: Vec<f64>,
+    taken: usize,
     bad: Vec<BadLine>,
     first_line: u64,
 }
@@ -158,6 +161,8 @@ impl LineReader {
         if self.finished {
             return;
         }
+        self.scores.drain(..self.taken);
+        self.taken = 0;
         if !self.partial.is_empty() || self.too_long {
             let Some(end) = memchr::memchr(b'\n', data) else {
                 self.extend_partial(data);
@@ -190,17 +195,23 @@ impl LineReader {
 
     /// Lines parsed and not taken yet.
     pub fn pending(&self) -> usize {
-        self.scores.len()
+        self.scores.len() - self.taken
     }
 
     /// The next `max` parsed lines (fewer if fewer are pending).
     pub fn take(&mut self, max: usize) -> Lines {
-        let n = max.min(self.scores.len());
+        let n = max.min(self.pending());
         let first_line = self.first_line;
-        let scores = if n == self.scores.len() {
+        let scores = if self.taken == 0 && n == self.scores.len() {
             std::mem::take(&mut self.scores)
         } else {
-            self.scores.drain(..n).collect()
+            let out = self.scores[self.taken..self.taken + n].to_vec();
+            self.taken += n;
+            if self.taken == self.scores.len() {
+                self.scores.clear();
+                self.taken = 0;
+            }
+            out
         };
         self.first_line += n as u64;
         let split = self.bad.partition_point(|b| b.line < self.first_line);
@@ -229,7 +240,7 @@ impl LineReader {
     }
 
     fn push(&mut self, line: &[u8], too_long: bool) {
-        let number = self.first_line + self.scores.len() as u64;
+        let number = self.first_line + self.pending() as u64;
         let too_long = too_long || line.len() > MAX_LINE;
         // What is kept of any line, however it was fed: its first
         // `MAX_LINE + 1` bytes.

@@ -233,6 +233,27 @@ impl PyStreaming {
         Ok(results.iter().map(StreamingResult::from).collect())
     }
 
+    /// The fit `outprob stream` maps its next batch with, per column, given
+    /// `n` at the last fit (`None`: none yet): `None` while the last fit
+    /// stands (the core's `stream_fit`).
+    #[pyo3(signature = (last))]
+    fn stream_fit(
+        &self,
+        py: Python<'_>,
+        last: Option<u64>,
+    ) -> Result<Vec<Option<StreamingResult>>> {
+        let g = lock(py, &self.0);
+        let fits = py.detach(|| {
+            g.iter()
+                .map(|s| s.stream_fit(last))
+                .collect::<std::result::Result<Vec<_>, CoreError>>()
+        })?;
+        Ok(fits
+            .iter()
+            .map(|r| r.as_ref().map(StreamingResult::from))
+            .collect())
+    }
+
     /// Each column's state as plain data: moments, the sketch's bytes
     /// (None without a sketch) and its seed.
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {

@@ -86,13 +86,30 @@ pub struct Estimate {
 pub struct Brackets<'a> {
     view: &'a SortedView,
     slack: u64,
+    /// Whether the caller reads the values alone: the intervals that cost
+    /// more than their value (the nMAD's) are then not computed.
+    values_only: bool,
 }
 
 impl<'a> Brackets<'a> {
     /// Brackets with slack `ceil(eps·n)`.
     pub fn new(view: &'a SortedView, eps: f64) -> Self {
         let slack = (eps.max(0.0) * view.n() as f64).ceil() as u64;
-        Brackets { view, slack }
+        Brackets {
+            view,
+            slack,
+            values_only: false,
+        }
+    }
+
+    /// These brackets for a caller that reads the values alone: every
+    /// value is as before; the nMAD's interval is the point.
+    #[must_use]
+    pub fn values_only(self) -> Self {
+        Brackets {
+            values_only: true,
+            ..self
+        }
     }
 
     /// The slack e in items.
@@ -361,7 +378,7 @@ impl<'a> Brackets<'a> {
             midpoint(devs.order_statistic(a), devs.order_statistic(b))
         };
         let value = value / NMAD_DIVISOR;
-        if self.is_exact() {
+        if self.is_exact() || self.values_only {
             return Estimate {
                 value,
                 interval: Interval::exact(value),

@@ -190,12 +190,41 @@ impl StreamingGaussian {
 
     /// The fitted μ and σ with their intervals.
     pub fn result(&self) -> Result<StreamingResult, Error> {
-        fit_result(&self.spec, Some(&self.moments), self.sketch.as_ref())?.ok_or_else(|| {
-            Error::InvalidParameter {
-                name: "state",
-                reason: "the exact moments are missing".into(),
-            }
+        self.fit(true)
+    }
+
+    fn fit(&self, intervals: bool) -> Result<StreamingResult, Error> {
+        fit_result(
+            &self.spec,
+            Some(&self.moments),
+            self.sketch.as_ref(),
+            intervals,
+        )?
+        .ok_or_else(|| Error::InvalidParameter {
+            name: "state",
+            reason: "the exact moments are missing".into(),
         })
+    }
+
+    /// The fit a stream maps its next batch with (contract §9, "Command
+    /// line"), given `n` at its last fit (`None`: none yet): `None` while
+    /// the last fit stands, else the fitted μ and σ without intervals
+    /// (every other field as [`StreamingGaussian::result`]'s). The fit is
+    /// redone after every batch when it reads the exact moments (they
+    /// change with every score) or the sketch is exact; otherwise once
+    /// more than `⌊εn⌋` scores came since the last fit, so that the last
+    /// fit's order statistics are within `2εn` ranks of the scores seen —
+    /// ε from the query, at most εn from the scores that came after.
+    pub fn stream_fit(&self, last: Option<u64>) -> Result<Option<StreamingResult>, Error> {
+        let n = self.n();
+        if let (Some(last), Some(sk)) = (last, &self.sketch) {
+            let eps = sk.normalized_rank_error(false);
+            let stale = n.saturating_sub(last) as f64 > (eps * n as f64).floor();
+            if !reads_moments(&self.spec) && sk.is_estimation_mode() && !stale {
+                return Ok(None);
+            }
+        }
+        self.fit(false).map(Some)
     }
 }
 
@@ -211,15 +240,17 @@ pub fn result_from_sketch(
     sketch: &KllSketch<f64>,
 ) -> Result<Option<StreamingResult>, Error> {
     spec.check()?;
-    fit_result(spec, None, Some(sketch))
+    fit_result(spec, None, Some(sketch), true)
 }
 
 /// The result of a spec from its moments (`None`: not taken) and sketch;
-/// `None` when the fit reads the moments and they are missing.
+/// `None` when the fit reads the moments and they are missing. Without
+/// `intervals` the values are the same and no interval is returned.
 fn fit_result(
     spec: &GaussianSpec,
     moments: Option<&Moments>,
     sketch: Option<&KllSketch<f64>>,
+    intervals: bool,
 ) -> Result<Option<StreamingResult>, Error> {
     let n = match (moments, sketch) {
         (Some(m), _) => m.n(),
@@ -240,7 +271,14 @@ fn fit_result(
     let mut ctx = Context {
         spec,
         moments,
-        brackets: view.as_ref().map(|v| Brackets::new(v, rank_error)),
+        brackets: view.as_ref().map(|v| {
+            let b = Brackets::new(v, rank_error);
+            if intervals {
+                b
+            } else {
+                b.values_only()
+            }
+        }),
         median: None,
         m: Vec::new(),
     };
@@ -271,7 +309,12 @@ fn fit_result(
         let what = format_args!("the fitted {} center", spec.center.name());
         return Err(Error::beyond_range("center", what));
     }
-    let probability_error = match (center.1, scale.1) {
+    let (center_interval, scale_interval) = if intervals {
+        (center.1, scale.1)
+    } else {
+        (None, None)
+    };
+    let probability_error = match (center_interval, scale_interval) {
         (Some(c), Some(s)) => Some(probability_band(c, s)),
         _ => None,
     };
@@ -279,8 +322,8 @@ fn fit_result(
         center: center.0,
         scale: scale.0.max(0.0),
         scale_used,
-        center_interval: center.1,
-        scale_interval: scale.1,
+        center_interval,
+        scale_interval,
         probability_error,
         rank_error,
         m_estimates: ctx.m,

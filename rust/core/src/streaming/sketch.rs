@@ -114,8 +114,11 @@ impl AnySketch {
 
     /// Adds scores of either float type (NaN skipped).
     pub fn update<T: SketchInput>(&mut self, x: &[T]) -> Result<(), Error> {
-        let added = x.iter().filter(|v| !v.is_nan()).count() as u64;
-        self.count_after(added)?;
+        // The NaN are counted (a pass over the batch) only when the batch's
+        // length could make the count wrap.
+        if self.count_after(x.len() as u64).is_err() {
+            self.count_after(x.iter().filter(|v| !v.is_nan()).count() as u64)?;
+        }
         match self {
             AnySketch::Double(s) => {
                 T::feed_double(x, s);

@@ -262,3 +262,58 @@ fn a_sketch_alone_fits_what_reads_no_moments() {
     );
     assert!(st.result().is_ok());
 }
+
+#[test]
+fn a_stream_fit_is_the_published_fit_without_intervals() {
+    // contract §9, "Command line" (Refits): the values a stream maps with
+    // are those `result` publishes, bit for bit, for every estimator.
+    let x: Vec<f64> = (0..60_000)
+        .map(|i| (f64::from(i * 7919 % 10_007) / 1000.0).exp())
+        .collect();
+    for (c, s) in [
+        ("median", "nmad"),
+        ("mean", "nmad"),
+        ("trimmed_mean", "niqr"),
+        ("median", "trimmed_std"),
+        ("huber", "huber"),
+    ] {
+        let spec = GaussianSpec::new(c.parse().unwrap(), s.parse().unwrap());
+        let mut st = StreamingGaussian::new(spec, 200, 3).unwrap();
+        for part in x.chunks(8192) {
+            st.update(part).unwrap();
+            let want = st.result().unwrap();
+            let got = st.stream_fit(None).unwrap().unwrap();
+            assert_eq!(got.center.to_bits(), want.center.to_bits(), "{c} {s}");
+            assert_eq!(got.scale.to_bits(), want.scale.to_bits(), "{c} {s}");
+            assert_eq!(
+                (got.scale_used, got.rank_error, got.n),
+                (want.scale_used, want.rank_error, want.n)
+            );
+            assert_eq!(got.m_estimates, want.m_estimates);
+            assert!(got.center_interval.is_none() && got.probability_error.is_none());
+        }
+    }
+}
+
+#[test]
+fn a_stream_refits_once_eps_n_scores_came() {
+    // contract §9, "Command line" (Refits): with a sketch-only fit the last
+    // fit stands until more than floor(eps·n) scores came after it; a fit
+    // reading the exact moments, or an exact sketch, refits every time.
+    let sketch_only = GaussianSpec::new(Center::Median, Scale::Nmad);
+    let mut st = StreamingGaussian::new(sketch_only, 100, 0).unwrap();
+    st.update(&[1.0; 50]).unwrap();
+    assert!(st.stream_fit(Some(50)).unwrap().is_some(), "exact sketch");
+    let x: Vec<f64> = (0..100_000).map(|i| f64::from(i % 977)).collect();
+    st.update(&x).unwrap();
+    let n = st.n();
+    let eps = st.sketch().unwrap().normalized_rank_error(false);
+    let allowed = (eps * n as f64).floor() as u64;
+    assert!(st.stream_fit(Some(n - allowed)).unwrap().is_none());
+    assert!(st.stream_fit(Some(n - allowed - 1)).unwrap().is_some());
+    assert!(st.stream_fit(None).unwrap().is_some());
+    let moments = GaussianSpec::new(Center::Mean, Scale::Nmad);
+    let mut st = StreamingGaussian::new(moments, 100, 0).unwrap();
+    st.update(&x).unwrap();
+    assert!(st.stream_fit(Some(st.n())).unwrap().is_some());
+}

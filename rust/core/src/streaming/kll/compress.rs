@@ -90,64 +90,110 @@ pub struct Compressed {
     pub num_items: u32,
 }
 
-/// Below this length a comparison sort is faster than the radix sort.
-const RADIX_MIN: usize = 256;
-/// Bits per radix digit: 2^11 counters per digit stay in L1.
-const DIGIT: usize = 11;
+/// Runs this short are sorted by insertion.
+const INSERTION_MAX: usize = 24;
+/// Most bucket-index bits of one bucket pass (2^16 counters, 256 KiB).
+const MAX_BUCKET_BITS: u32 = 16;
 
-/// Sorts NaN-free values ascending (−0 before +0). Long runs (level 0 of a
-/// batch update) are sorted by an LSD radix sort of their order keys: the
-/// keys are a bijection of the values, so the result is the comparison
-/// sort's, bit for bit, in a few linear passes.
+/// Sorts NaN-free values ascending by their order keys (−0 before +0).
+/// Long runs (level 0 of a batch update) are bucket-sorted by key: one
+/// pass takes the keys and their range, one counts the keys of each of
+/// about `len/2` equal key intervals, one moves each key to its interval,
+/// and one insertion pass over the whole run orders the keys within the
+/// intervals — two keys each on average, a few dozen in the densest
+/// stretch of scores (an interval of more is bucket-sorted again over its
+/// own, narrower range). The keys are a bijection of the values, so the
+/// result is the comparison sort's, bit for bit.
 pub fn sort_values<T: super::Item>(v: &mut [T]) {
-    if v.len() < RADIX_MIN {
-        v.sort_unstable_by_key(|x| x.order_key());
-        return;
-    }
-    let mut keys: Vec<u64> = v.iter().map(|x| x.order_key()).collect();
-    radix_sort(&mut keys, T::SIZE * 8);
-    for (out, &k) in v.iter_mut().zip(&keys) {
-        *out = T::from_order_key(k);
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    let mut keys: Vec<u64> = v
+        .iter()
+        .map(|x| {
+            let key = x.order_key();
+            lo = lo.min(key);
+            hi = hi.max(key);
+            key
+        })
+        .collect();
+    sort_keys(&mut keys, lo, hi);
+    for (out, &key) in v.iter_mut().zip(&keys) {
+        *out = T::from_order_key(key);
     }
 }
 
-/// LSD radix sort of `keys` whose values fit in `bits` bits; digits on
-/// which all keys agree are skipped.
-fn radix_sort(keys: &mut Vec<u64>, bits: usize) {
-    const R: usize = 1 << DIGIT;
-    let passes = bits.div_ceil(DIGIT);
-    let mut counts = vec![[0u32; R]; passes];
-    for &k in keys.iter() {
-        for (p, c) in counts.iter_mut().enumerate() {
-            c[((k >> (p * DIGIT)) as usize) & (R - 1)] += 1;
-        }
+/// Sorts `keys`, all in `lo..=hi` (see [`sort_values`]).
+pub fn sort_keys(keys: &mut [u64], lo: u64, hi: u64) {
+    if keys.len() <= INSERTION_MAX {
+        insertion_sort(keys);
+    } else {
+        let mut scratch = vec![0u64; keys.len()];
+        bucket_sort(keys, &mut scratch, lo, hi);
     }
+}
+
+/// Insertion sort: linear in the length plus the number of inversions.
+fn insertion_sort(keys: &mut [u64]) {
+    for i in 1..keys.len() {
+        let key = keys[i];
+        let mut j = i;
+        while j > 0 && keys[j - 1] > key {
+            keys[j] = keys[j - 1];
+            j -= 1;
+        }
+        keys[j] = key;
+    }
+}
+
+/// Bucket sort of `keys` (all in `lo..=hi`), with `scratch` (as long) to
+/// scatter into. A pass spreads the run's keys over `2^bits ≈ len/2`
+/// buckets of equal key width; a bucket of over `INSERTION_MAX` keys is
+/// passed over again, its key range at most `2^(1−bits)` of the run's, so
+/// that a run of 8192 keys is passed over at most 64/11 ≈ 6 times whatever
+/// the data (the LSD radix sort's count), and about once on scores.
+fn bucket_sort(keys: &mut [u64], scratch: &mut [u64], lo: u64, hi: u64) {
     let n = keys.len();
-    let mut other = vec![0u64; n];
-    let (mut src, mut dst) = (&mut *keys, &mut other);
-    let mut in_other = false;
-    for (p, c) in counts.iter_mut().enumerate() {
-        let shift = p * DIGIT;
-        if c[((src[0] >> shift) as usize) & (R - 1)] as usize == n {
-            continue; // every key has this digit: the pass would not move anything
-        }
-        let mut sum = 0u32;
-        for slot in c.iter_mut() {
-            let t = *slot;
-            *slot = sum;
-            sum += t;
-        }
-        for &k in src.iter() {
-            let d = ((k >> shift) as usize) & (R - 1);
-            dst[c[d] as usize] = k;
-            c[d] += 1;
-        }
-        std::mem::swap(&mut src, &mut dst);
-        in_other = !in_other;
+    debug_assert_eq!(n, scratch.len());
+    if lo == hi {
+        return; // one value: already in order
     }
-    if in_other {
-        keys.copy_from_slice(&other);
+    let bits = (n / 2).ilog2().clamp(1, MAX_BUCKET_BITS);
+    let shift = (64 - (hi - lo).leading_zeros()).saturating_sub(bits);
+    let mask = (1usize << bits) - 1;
+    let bucket = |key: u64| ((key - lo) >> shift) as usize & mask;
+    // ends[b + 1] counts the keys of bucket b; prefix sums make ends[b]
+    // bucket b's start, and the scatter moves it to bucket b's end.
+    let mut ends = vec![0u32; mask + 2];
+    for &key in keys.iter() {
+        ends[bucket(key) + 1] += 1;
     }
+    let mut long = false;
+    for b in 1..ends.len() {
+        long |= ends[b] as usize > INSERTION_MAX;
+        ends[b] += ends[b - 1];
+    }
+    for &key in keys.iter() {
+        let slot = &mut ends[bucket(key)];
+        scratch[*slot as usize] = key;
+        *slot += 1;
+    }
+    if long {
+        let mut start = 0usize;
+        for &end in &ends[..=mask] {
+            let end = end as usize;
+            if end - start > INSERTION_MAX {
+                let run = &scratch[start..end];
+                let (a, b) = run
+                    .iter()
+                    .fold((u64::MAX, 0), |(a, b), &k| (a.min(k), b.max(k)));
+                bucket_sort(&mut scratch[start..end], &mut keys[start..end], a, b);
+            }
+            start = end;
+        }
+    }
+    // Keys are now in bucket order: only keys of one bucket are out of
+    // order, and the long buckets are sorted.
+    insertion_sort(scratch);
+    keys.copy_from_slice(scratch);
 }
 
 /// Merges two sorted runs `buf[a..a+la]` and `buf[b..b+lb]` into
@@ -303,17 +349,46 @@ mod tests {
         assert_eq!(total_weight(&[3, 2]), None);
     }
 
+    /// `sort_values` against the standard library's sort of the same
+    /// order keys, bit for bit, for `f64` and `f32`.
+    fn check_sorts(v: &[f64]) {
+        use super::super::Item;
+        let bits = |a: &[f64]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut got = v.to_vec();
+        let mut want = v.to_vec();
+        want.sort_unstable_by_key(|x| x.order_key());
+        sort_values(&mut got);
+        assert_eq!(bits(&got), bits(&want), "n = {}", v.len());
+        let mut got: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        let mut want = got.clone();
+        want.sort_unstable_by_key(|x| x.order_key());
+        sort_values(&mut got);
+        let bits32 = |a: &[f32]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits32(&got), bits32(&want), "n = {} (f32)", v.len());
+    }
+
     #[test]
-    fn radix_sort_is_the_comparison_sort() {
+    fn sort_values_is_the_comparison_sort() {
         let mut s: u64 = 7;
-        let mut next = || {
+        let mut next = move || {
             s = s
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
             s
         };
-        for n in [RADIX_MIN, 1000, 9000] {
-            let mut v: Vec<f64> = (0..n)
+        for n in [
+            0,
+            1,
+            2,
+            INSERTION_MAX,
+            INSERTION_MAX + 1,
+            256,
+            1000,
+            9000,
+            70_000,
+        ] {
+            // Any bits, signed zeros, small integers (ties) and infinities.
+            let v: Vec<f64> = (0..n)
                 .map(|i| match i % 5 {
                     0 => f64::from_bits(next() >> 1) * if next() % 2 == 0 { 1.0 } else { -1.0 },
                     1 => -0.0,
@@ -323,23 +398,43 @@ mod tests {
                 })
                 .filter(|v| !v.is_nan())
                 .collect();
-            let mut want = v.clone();
-            want.sort_unstable_by_key(|x| super::super::Item::order_key(*x));
-            sort_values(&mut v);
-            let bits = |a: &[f64]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&v), bits(&want));
-            let mut f: Vec<f32> = want.iter().map(|&x| x as f32).rev().collect();
-            let mut fw = f.clone();
-            fw.sort_unstable_by_key(|x| super::super::Item::order_key(*x));
-            sort_values(&mut f);
-            assert_eq!(
-                f.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                fw.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-            );
+            check_sorts(&v);
+            // Scores: a dense bulk (long buckets, sorted again) and a far
+            // outlier that stretches the key range.
+            let mut v: Vec<f64> = (0..n)
+                .map(|_| 1.0 + (next() >> 11) as f64 * 1e-12 / (1u64 << 53) as f64)
+                .collect();
+            if n > 0 {
+                v[n / 2] = 1e300;
+            }
+            check_sorts(&v);
+            // A geometric spread: every pass leaves one long bucket.
+            let v: Vec<f64> = (0..n).map(|i| 2f64.powi(-(i as i32 % 1000))).collect();
+            check_sorts(&v);
         }
         let mut same = vec![3.5f64; 1000];
         sort_values(&mut same);
         assert!(same.iter().all(|&x| x == 3.5));
+        check_sorts(&(0..5000).map(|i| f64::from(i % 2)).collect::<Vec<_>>());
+        check_sorts(&(0..5000).rev().map(f64::from).collect::<Vec<_>>());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_values_sort_as_the_comparison_sort(
+            raw in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..3000),
+            spread in 0u32..64,
+        ) {
+            // Bit patterns narrowed to `spread` low bits around 1.0, so that
+            // some cases are dense (deep passes) and some spread out.
+            let one = 1f64.to_bits();
+            let v: Vec<f64> = raw
+                .iter()
+                .map(|&r| f64::from_bits(one ^ (r & (u64::MAX >> (63 - spread.min(62))))))
+                .filter(|x| !x.is_nan())
+                .collect();
+            check_sorts(&v);
+        }
     }
 
     #[test]

@@ -38,7 +38,9 @@ fn corrupt(reason: impl Into<String>) -> Error {
 /// The sketch's DataSketches bytes.
 pub fn serialize<T: Item>(s: &KllSketch<T>) -> Vec<u8> {
     let single = s.n() == 1;
-    let mut out = Vec::new();
+    let levels = s.levels();
+    let items = &s.items()[levels[0] as usize..];
+    let mut out = Vec::with_capacity(DATA_START + 4 * s.num_levels() + (2 + items.len()) * T::SIZE);
     let flags = if s.is_empty() { FLAG_EMPTY } else { 0 }
         | if s.level_zero_sorted() {
             FLAG_SORTED
@@ -56,8 +58,6 @@ pub fn serialize<T: Item>(s: &KllSketch<T>) -> Vec<u8> {
     if s.is_empty() {
         return out;
     }
-    let levels = s.levels();
-    let items = &s.items()[levels[0] as usize..];
     if !single {
         out.extend_from_slice(&s.n().to_le_bytes());
         out.extend_from_slice(&s.min_k().to_le_bytes());
@@ -70,9 +70,7 @@ pub fn serialize<T: Item>(s: &KllSketch<T>) -> Vec<u8> {
             out.extend_from_slice(&v.to_le()[..T::SIZE]);
         }
     }
-    for v in items {
-        out.extend_from_slice(&v.to_le()[..T::SIZE]);
-    }
+    T::extend_le(&mut out, items);
     out
 }
 

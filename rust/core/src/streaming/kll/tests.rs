@@ -155,6 +155,82 @@ fn deterministic_coins() {
     assert_eq!(serialize(&a), serialize(&b));
 }
 
+/// The batch update as it was before level 0 was sorted in `absorb`: the
+/// block goes to the compaction unsorted and is sorted there.
+fn update_sorting_in_the_compaction<T: Item>(s: &mut KllSketch<T>, xs: &[T]) {
+    let mut rest = xs;
+    while !rest.is_empty() {
+        let free = s.levels[0] as usize;
+        if rest.len() <= free {
+            s.fill(rest);
+            return;
+        }
+        if free == 0 {
+            if rest.len() >= ABSORB_MIN {
+                let take = rest.len().min(BLOCK);
+                let kept: Vec<T> = rest[..take]
+                    .iter()
+                    .copied()
+                    .filter(|x| !x.is_nan())
+                    .collect();
+                rest = &rest[take..];
+                if let (Some(lo), Some(hi)) = (
+                    kept.iter().copied().reduce(smaller),
+                    kept.iter().copied().reduce(larger),
+                ) {
+                    s.note_extremes(lo, hi);
+                    s.n += kept.len() as u64;
+                    s.compact_with(kept);
+                }
+            } else {
+                s.compact(&[]);
+            }
+        } else {
+            let (head, tail) = rest.split_at(free);
+            s.fill(head);
+            rest = tail;
+        }
+    }
+}
+
+#[test]
+fn sorting_level_zero_on_arrival_changes_no_byte() {
+    let mut next = lcg(17);
+    // Ties, signed zeros, infinities and NaN among long-tailed scores.
+    let x: Vec<f64> = (0..120_000)
+        .map(|i| match i % 97 {
+            0 => f64::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            3 => f64::INFINITY,
+            4 => (next() * 8.0).floor(),
+            _ => (next() * 6.0).exp() - 50.0,
+        })
+        .collect();
+    for k in [8u16, 33, 200, 800, 6000, 20_000, 65_535] {
+        for split in [ABSORB_MIN - 1, 8192, 5000, BLOCK + 1, 40_000] {
+            let mut a = KllSketch::<f64>::new(k, 9).unwrap();
+            let mut b = a.clone();
+            let mut c = KllSketch::<f32>::new(k, 9).unwrap();
+            let mut d = c.clone();
+            for part in x.chunks(split) {
+                a.update(part);
+                update_sorting_in_the_compaction(&mut b, part);
+                let narrow: Vec<f32> = part.iter().map(|&v| v as f32).collect();
+                c.update(&narrow);
+                update_sorting_in_the_compaction(&mut d, &narrow);
+            }
+            assert!(a.is_estimation_mode());
+            assert_eq!(serialize(&a), serialize(&b), "k {k}, batches of {split}");
+            assert_eq!(
+                serialize(&c),
+                serialize(&d),
+                "k {k}, batches of {split} (f32)"
+            );
+        }
+    }
+}
+
 #[test]
 fn nan_is_skipped_and_inf_kept() {
     let mut s = KllSketch::<f64>::new(8, 0).unwrap();
@@ -216,5 +292,44 @@ proptest! {
             check_invariants(&s);
         }
         prop_assert_eq!(s.n(), total);
+    }
+
+    /// The batch update by positions leaves the sorting pass's sketch, bit
+    /// for bit, whatever the values: heavy ties, any bit pattern (NaN,
+    /// infinities, subnormals), a dense bulk with far outliers, mostly NaN.
+    #[test]
+    fn positions_leave_the_sorting_pass_sketch(
+        shape in 0u8..5,
+        seed in any::<u64>(),
+        k in 8u16..1000,
+        sizes in proptest::collection::vec(1usize..20_000, 1..6),
+    ) {
+        prop_assume!(sizes.iter().sum::<usize>() > 4 * BLOCK / 2);
+        let mut h = seed;
+        let mut draw = move || {
+            h = splitmix64(h);
+            h
+        };
+        let mut a = KllSketch::<f64>::new(k, seed).unwrap();
+        let mut b = a.clone();
+        for &m in &sizes {
+            let x: Vec<f64> = (0..m)
+                .map(|i| {
+                    let r = draw();
+                    match shape {
+                        0 => (r % 5) as f64,
+                        1 => f64::from_bits(r),
+                        2 if i % 1000 == 7 => f64::INFINITY,
+                        2 => 1.0 + (r >> 40) as f64 * 1e-9,
+                        3 if r % 10 != 0 => f64::NAN,
+                        _ => ((r >> 11) as f64 / (1u64 << 53) as f64 * 40.0 - 20.0).exp(),
+                    }
+                })
+                .collect();
+            a.update(&x);
+            update_sorting_in_the_compaction(&mut b, &x);
+        }
+        check_invariants(&a);
+        prop_assert_eq!(serialize(&a), serialize(&b));
     }
 }

@@ -25,7 +25,12 @@ impl SortedView {
             .weighted_items()
             .map(|(v, w)| (v.order_key(), v.to_f64(), w))
             .collect();
-        pairs.sort_unstable_by_key(|p| p.0);
+        // Levels above 0 are sorted runs: sorting level 0 and then the
+        // whole with the stable sort, which finds the runs and merges
+        // them, costs about a merge of the levels rather than a sort.
+        let level0 = sketch.levels()[1] as usize - sketch.levels()[0] as usize;
+        pairs[..level0].sort_unstable_by_key(|p| p.0);
+        pairs.sort_by_key(|p| p.0);
         let mut total = 0u64;
         let mut values = Vec::with_capacity(pairs.len());
         let mut cumulative = Vec::with_capacity(pairs.len());
