@@ -12,8 +12,8 @@ use outprob_core::sample::NanPolicy;
 use outprob_core::streaming::fit::StreamingGaussian;
 use outprob_core::streaming::kll::serde::serialize;
 use outprob_core::streaming::kll::KllSketch;
-use outprob_core::streaming::moments::MomentsParts;
 use outprob_core::streaming::sketch::AnySketch;
+use outprob_core::streaming::stored::MomentsParts;
 use outprob_core::streaming::stored::MAX_COUNT;
 use outprob_core::streaming::window::Window;
 

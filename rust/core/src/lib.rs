@@ -5,7 +5,7 @@
 //! The folders follow the concepts of the contract (`docs/contract.md`):
 //!
 //! * [`numeric`]: kernels every estimator is built from — exact and
-//!   compensated summation, one-pass reductions, selection and order
+//!   compensated summation, double-double arithmetic, one-pass reductions, selection and order
 //!   statistics on raw input, the vectorised `erf`, deterministic
 //!   parallelism, scratch memory.
 //! * [`estimators`]: location and scale estimators (§1, §2) and the joint

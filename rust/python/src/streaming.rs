@@ -21,8 +21,8 @@ use outprob_core::streaming::fit::{
 };
 use outprob_core::streaming::kll::serde::serialize;
 use outprob_core::streaming::kll::KllSketch;
-use outprob_core::streaming::moments::MomentsParts;
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
+use outprob_core::streaming::stored::MomentsParts;
 use outprob_core::streaming::window::Window;
 use outprob_core::transformations::fit::{GaussianFit as CoreFit, GaussianSpec as CoreSpec};
 use pyo3::exceptions::PyValueError;

@@ -1,6 +1,8 @@
-//! Numeric kernels: summation, reductions, selection, `erf`, parallelism.
+//! Numeric kernels: summation, double-double arithmetic, reductions,
+//! selection, `erf`, parallelism.
 
 pub(crate) mod bracket;
+pub mod double_double;
 pub mod erf;
 pub mod extract;
 pub mod float;

@@ -11,8 +11,8 @@ use crate::numeric::sum::ExactSum;
 use crate::streaming::bounds::{probability_band, Brackets, Estimate, Interval};
 use crate::streaming::kll::serde::deserialize;
 use crate::streaming::kll::{KllSketch, SortedView, BLOCK};
-use crate::streaming::moments::{Moments, MomentsParts};
-use crate::streaming::stored::add_counts;
+use crate::streaming::moments::Moments;
+use crate::streaming::stored::{add_counts, MomentsParts};
 use crate::transformations::fit::{Center, GaussianSpec, Scale};
 
 /// A fitted streaming Gaussian scaling with its error bounds.

@@ -11,8 +11,8 @@
 //! * [`columns`]: state of several score columns fed by 2-D batches.
 //! * [`sketch`]: a KLL sketch of either item type with its sorted view.
 //! * [`partition`]: per-partition kernels of the exact distributed fit.
-//! * [`stored`]: the checks of stored (untrusted) state, and the bound on
-//!   the counts a stream keeps.
+//! * [`stored`]: the stored form of the moments, the checks of stored
+//!   (untrusted) state, and the bound on the counts a stream keeps.
 
 pub mod bounds;
 pub mod columns;

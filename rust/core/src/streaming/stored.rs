@@ -1,15 +1,21 @@
-//! Checks of stored streaming state (contract §9). State read back from
-//! JSON, a pickle or bytes is untrusted: it may have been edited or cut.
-//! These are the checks that decide whether stored parts describe a state
-//! some stream of finite scores could have left, made before anything is
-//! built from them ([`crate::streaming::moments::Moments::from_parts`],
+//! Stored streaming state and its checks (contract §9). State read back
+//! from JSON, a pickle or bytes is untrusted: it may have been edited or
+//! cut. This module holds the stored form of the exact moments
+//! ([`MomentsParts`]) and the checks that decide whether stored parts
+//! describe a state some stream of finite scores could have left, made
+//! before anything is built from them
+//! ([`crate::streaming::moments::Moments::from_parts`],
 //! [`crate::streaming::fit::StreamingGaussian::from_parts`],
 //! [`crate::streaming::window::Window::from_parts`]); and the one bound on
 //! the counts a stream keeps, which updates and merges check too.
+//!
+//! The checks are necessary conditions, not a replay: a count, an exact
+//! sum and double-double sums that contradict each other beyond their
+//! rounding slack are refused, while an edit that keeps them consistent
+//! (scores moved inside [min, max]) cannot be told from a real stream.
 
 use crate::error::Error;
 use crate::numeric::sum::{exact_product, two_sum, ExactSum};
-use crate::streaming::moments::MomentsParts;
 
 /// The most scores a stream counts: 2^53, so that every count is exact as
 /// a double (means, the SD's `Σd²/n`, merges weight by counts) and the sum
@@ -48,6 +54,31 @@ pub fn check_count(what: &str, n: u64) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// The state of [`crate::streaming::moments::Moments`] as plain numbers
+/// ([`crate::streaming::moments::Moments::to_parts`]), as it is stored;
+/// [`check_moments`] decides whether a stream could have left it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MomentsParts {
+    /// Scores seen.
+    pub n: u64,
+    /// Sign of the exact sum.
+    pub sum_negative: bool,
+    /// Magnitude of the exact sum, 64-bit limbs in units of 2^-1074.
+    pub sum_limbs: Vec<u64>,
+    /// The fixed shift `c` (the first batch's mean).
+    pub shift: f64,
+    /// The sums' units are `2^k`.
+    pub k: i32,
+    /// Σ (x − shift)·2^-k as a double-double `[hi, lo]`.
+    pub dsum: [f64; 2],
+    /// Σ ((x − shift)·2^-k)² as a double-double `[hi, lo]`.
+    pub dsq: [f64; 2],
+    /// Smallest score seen.
+    pub min: f64,
+    /// Largest score seen.
+    pub max: f64,
 }
 
 /// The stored parts of [`crate::streaming::moments::Moments`] describe
