@@ -5,9 +5,10 @@
 //! The folders follow the concepts of the contract (`docs/contract.md`):
 //!
 //! * [`numeric`]: kernels every estimator is built from — exact and
-//!   compensated summation, double-double arithmetic, one-pass reductions, selection and order
-//!   statistics on raw input, the vectorised `erf`, deterministic
-//!   parallelism, scratch memory.
+//!   compensated summation, double-double arithmetic, one-pass reductions,
+//!   selection and order statistics on raw input, the search index that
+//!   counts sorted values below a query, the vectorised `erf`,
+//!   deterministic parallelism, scratch memory.
 //! * [`estimators`]: location and scale estimators (§1, §2) and the joint
 //!   M-estimation of §3.
 //! * [`transformations`]: score → probability maps (§4) and fitting them

@@ -1,5 +1,5 @@
 //! Numeric kernels: summation, double-double arithmetic, reductions,
-//! selection, `erf`, parallelism.
+//! selection, the search index, `erf`, parallelism.
 
 pub(crate) mod bracket;
 pub mod double_double;
@@ -11,6 +11,7 @@ pub mod par;
 pub mod rank;
 pub mod reduce;
 pub mod scratch;
+pub mod search_index;
 pub mod select;
 pub(crate) mod simd;
 pub mod sum;
