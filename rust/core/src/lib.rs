@@ -14,6 +14,10 @@
 //! * [`transformations`]: score → probability maps (§4) and fitting them
 //!   with the §5 fallback chain.
 //! * [`evaluation`]: binning and the evaluation measures of §6.
+//! * [`streaming`]: state fed batch by batch, merged and stored — exact
+//!   moments, the KLL sketch and the bounds read from it, windows (§9).
+//! * [`distributed`]: the partition algebra of the exact distributed fit
+//!   (§9).
 //! * [`conformal`]: conformal p-values, their calibration-conditional
 //!   adjustments and FDR-controlling selection (§11).
 //! * [`lines`]: scores read from text lines and probabilities written
@@ -24,6 +28,7 @@
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
 
 pub mod conformal;
+pub mod distributed;
 pub mod error;
 pub mod estimators;
 pub mod evaluation;

@@ -6,9 +6,9 @@ use crate::convert::Wrap;
 use crate::results::{Census, MEstimate, SumPart};
 use crate::{with_slice, Floats, Result};
 use numpy::{IntoPyArray, PyArray1};
+use outprob_core::distributed::partition as part;
 use outprob_core::estimators::mest::{MParams, Norm};
 use outprob_core::numeric::reduce::summarize;
-use outprob_core::streaming::partition as part;
 use outprob_core::transformations::gaussian_options::PretransformKind;
 use pyo3::prelude::*;
 

@@ -1,6 +1,7 @@
-//! Streaming and distributed fitting (contract §9): state that is updated
-//! batch by batch, merged across workers and serialized, from which the
-//! fitted parameters of contract §1–§4 are read at any time.
+//! Streaming fitting (contract §9): state that is updated batch by batch,
+//! merged across workers and serialized, from which the fitted parameters
+//! of contract §1–§4 are read at any time. The exact distributed fit,
+//! which needs no state of its own, is [`crate::distributed`].
 //!
 //! * [`moments`]: exact running mean, SD and extremes.
 //! * [`kll`]: the KLL quantile sketch in Apache DataSketches' byte format.
@@ -10,7 +11,6 @@
 //! * [`fit`]: the streaming counterpart of a Gaussian or linear fit.
 //! * [`columns`]: state of several score columns fed by 2-D batches.
 //! * [`sketch`]: a KLL sketch of either item type with its sorted view.
-//! * [`partition`]: per-partition kernels of the exact distributed fit.
 //! * [`stored`]: the stored form of the moments, the checks of stored
 //!   (untrusted) state, and the bound on the counts a stream keeps.
 
@@ -19,7 +19,6 @@ pub mod columns;
 pub mod fit;
 pub mod kll;
 pub mod moments;
-pub mod partition;
 pub mod sketch;
 pub mod stored;
 pub mod window;
