@@ -20,8 +20,8 @@
 //!   (§9).
 //! * [`conformal`]: conformal p-values, their calibration-conditional
 //!   adjustments and FDR-controlling selection (§11).
-//! * [`lines`]: scores read from text lines and probabilities written
-//!   back (the `outprob stream` command, §9).
+//! * [`io`]: scores read from text lines and probabilities written back
+//!   (the `outprob stream` command, §9).
 //! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
 //!   error type.
 //!
@@ -32,7 +32,7 @@ pub mod distributed;
 pub mod error;
 pub mod estimators;
 pub mod evaluation;
-pub mod lines;
+pub mod io;
 pub mod numeric;
 pub mod sample;
 pub mod streaming;

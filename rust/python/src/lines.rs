@@ -4,7 +4,7 @@
 
 use crate::Result;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use outprob_core::lines::{write_lines, LineReader};
+use outprob_core::io::lines::{write_lines, LineReader};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::PyBytes;
