@@ -3,11 +3,10 @@
 //! Every function extracts its arguments as the core's types (arrays as
 //! C-contiguous float32/float64 slices — the Python layer guarantees
 //! contiguity and native byte order —, names as the core's enums,
-//! [`convert`]), releases the GIL for the computation — run in a thread
-//! pool of the requested size when the input is large —, and returns the
-//! core's results as small frozen classes ([`results`]). Core errors become
-//! `ValueError` in one place ([`error`]). `docs/design/binding.md` describes
-//! the boundary.
+//! [`convert`]), releases the GIL for the computation — run by the core's
+//! thread policy ([`run`]) —, and returns the core's results as small
+//! frozen classes ([`results`]). Core errors become `ValueError` in one
+//! place ([`error`]). `docs/design/binding.md` describes the boundary.
 
 // PyO3 extracts arguments as owned values.
 #![allow(clippy::needless_pass_by_value)]
@@ -26,66 +25,21 @@ mod results;
 mod spec;
 mod streaming;
 
-use outprob_core::numeric::par::PARALLEL_MIN;
 use pyo3::prelude::*;
-use rayon::{ThreadPool, ThreadPoolBuilder};
-use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use array::Floats;
 pub(crate) use error::{Error, Result};
 
-/// Threads to use: `requested` (0: every core), capped by the environment
-/// variable `OUTPROB_NUM_THREADS`.
-fn thread_count(requested: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let cap = std::env::var("OUTPROB_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&v| v > 0)
-        .unwrap_or(usize::MAX);
-    let want = if requested == 0 { cores } else { requested };
-    want.min(cap).max(1)
-}
-
-/// Thread pools by thread count.
-type Pools = Mutex<Vec<(usize, Arc<ThreadPool>)>>;
-
-/// One pool per thread count, built on first use and kept.
-fn pool(threads: usize) -> PyResult<Arc<ThreadPool>> {
-    static POOLS: OnceLock<Pools> = OnceLock::new();
-    let mut pools = POOLS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
-        return Ok(Arc::clone(p));
-    }
-    let p = ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("outprob-{i}"))
-        .build()
-        .map_err(|e| {
-            pyo3::exceptions::PyValueError::new_err(format!("cannot start {threads} threads: {e}"))
-        })?;
-    let p = Arc::new(p);
-    pools.push((threads, Arc::clone(&p)));
-    Ok(p)
-}
-
-/// Runs `f` without the GIL: on the calling thread for inputs of `n` <
-/// `PARALLEL_MIN` elements (the core stays sequential there), else in the
-/// pool of `thread_count(threads)` threads. Results do not depend on it.
+/// Runs `f` without the GIL, by the core's thread policy
+/// ([`outprob_core::numeric::par::with_threads`]: the calling thread for
+/// small inputs of `n` elements, else a kept pool of `threads` threads).
 pub(crate) fn run<R: Send>(
     py: Python<'_>,
     threads: usize,
     n: usize,
     f: impl FnOnce() -> R + Send,
-) -> PyResult<R> {
-    if n < PARALLEL_MIN {
-        return Ok(py.detach(f));
-    }
-    let pool = pool(thread_count(threads))?;
-    Ok(py.detach(|| pool.install(f)))
+) -> Result<R> {
+    Ok(py.detach(|| outprob_core::numeric::par::with_threads(threads, n, f))?)
 }
 
 /// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
