@@ -11,8 +11,8 @@
 //!   deterministic parallelism, scratch memory.
 //! * [`estimators`]: location and scale estimators (§1, §2) and the joint
 //!   M-estimation of §3.
-//! * [`transformations`]: score → probability maps (§4) and fitting them
-//!   with the §5 fallback chain.
+//! * [`transformations`]: score → probability maps (§4, §10) and fitting
+//!   them with the §5 fallback chain.
 //! * [`evaluation`]: binning and the evaluation measures of §6.
 //! * [`streaming`]: state fed batch by batch, merged and stored — exact
 //!   moments, the KLL sketch and the bounds read from it, windows (§9).
@@ -26,6 +26,12 @@
 //!   error type.
 //!
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
+//!
+//! Dependencies run one way: `numeric` uses only [`error`]; `estimators`
+//! builds on `numeric` and `sample`; `transformations` on `estimators`;
+//! `streaming` and `distributed` on both; `conformal` on `streaming`'s
+//! sketch. No module depends on one that depends on it
+//! (`scripts/rust_module_circles.py`, run by `scripts/dev.py test`).
 
 pub mod conformal;
 pub mod distributed;

@@ -1,9 +1,9 @@
 //! Conformal p-values, their calibration-conditional adjustments, the
 //! calibration sketch and FDR-controlling selection (contract §11).
 //!
-//! The options cross as one spec class ([`ConformalSpec`], its names
+//! The options cross as one spec class ([`PyConformalSpec`], its names
 //! parsed by the core's `FromStr`), the calibration is the core's fitted
-//! map held by the extension ([`Calibration`], built once) so that a
+//! map held by the extension ([`PyConformalCalibration`], built once) so that a
 //! transform converts nothing but the scores, and a selection's figures
 //! come back as a record ([`crate::results::SelectionFit`]).
 
@@ -25,12 +25,12 @@ use pyo3::types::PyBytes;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The options of a p-value map (contract §11).
-#[pyclass(frozen, module = "outprob._core")]
+#[pyclass(frozen, module = "outprob._core", name = "ConformalSpec")]
 #[derive(Clone, Copy)]
-pub(crate) struct ConformalSpec(calibration::ConformalSpec);
+pub(crate) struct PyConformalSpec(calibration::ConformalSpec);
 
 #[pymethods]
-impl ConformalSpec {
+impl PyConformalSpec {
     #[new]
     #[pyo3(signature = (*, tie_break, seed, conditional, delta, simes_k, mc_correction))]
     fn new(
@@ -41,7 +41,7 @@ impl ConformalSpec {
         simes_k: Option<u64>,
         mc_correction: Option<f64>,
     ) -> Self {
-        ConformalSpec(calibration::ConformalSpec {
+        PyConformalSpec(calibration::ConformalSpec {
             tie_break: tie_break.0.with_seed(seed),
             conditional: conditional.map(|c| c.0),
             delta,
@@ -54,16 +54,20 @@ impl ConformalSpec {
 /// Calibration scores (sorted, oriented) or a sketch's weighted sample,
 /// with its index and the adjustment the spec asks for.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalCalibration")]
-pub(crate) struct Calibration(calibration::Calibration);
+pub(crate) struct PyConformalCalibration(calibration::Calibration);
 
 #[pymethods]
-impl Calibration {
+impl PyConformalCalibration {
     /// From sorted (ascending, finite) oriented calibration scores.
     #[new]
     #[pyo3(signature = (sorted, *, spec, negate))]
-    fn new(sorted: PyReadonlyArray1<'_, f64>, spec: &ConformalSpec, negate: bool) -> Result<Self> {
+    fn new(
+        sorted: PyReadonlyArray1<'_, f64>,
+        spec: &PyConformalSpec,
+        negate: bool,
+    ) -> Result<Self> {
         let fitted = calibration::Calibration::from_sorted(sorted.as_slice()?, &spec.0, negate)?;
-        Ok(Calibration(fitted))
+        Ok(PyConformalCalibration(fitted))
     }
 
     /// From a sketch: its weighted sample, with the slack ⌈ε·n⌉ added to
@@ -72,12 +76,12 @@ impl Calibration {
     #[pyo3(signature = (sketch, *, spec, negate))]
     fn from_sketch(
         py: Python<'_>,
-        sketch: &ConformalSketch,
-        spec: &ConformalSpec,
+        sketch: &PyConformalSketch,
+        spec: &PyConformalSpec,
         negate: bool,
     ) -> Result<Self> {
         let fitted = calibration::Calibration::from_sketch(&sketch.lock(py), &spec.0, negate)?;
-        Ok(Calibration(fitted))
+        Ok(PyConformalCalibration(fitted))
     }
 
     /// The number of calibration scores n.
@@ -117,9 +121,9 @@ impl FloatMap for Mapping<'_> {
 /// A KLL sketch of oriented calibration scores (DataSketches' bytes),
 /// behind a lock: concurrent updates serialise.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalSketch")]
-pub(crate) struct ConformalSketch(Mutex<CalibrationSketch>);
+pub(crate) struct PyConformalSketch(Mutex<CalibrationSketch>);
 
-impl ConformalSketch {
+impl PyConformalSketch {
     fn lock(&self, py: Python<'_>) -> MutexGuard<'_, CalibrationSketch> {
         self.0
             .lock_py_attached(py)
@@ -128,11 +132,11 @@ impl ConformalSketch {
 }
 
 #[pymethods]
-impl ConformalSketch {
+impl PyConformalSketch {
     #[new]
     #[pyo3(signature = (*, k, seed))]
     fn new(k: u16, seed: u64) -> Result<Self> {
-        Ok(ConformalSketch(Mutex::new(CalibrationSketch::new(
+        Ok(PyConformalSketch(Mutex::new(CalibrationSketch::new(
             k, seed,
         )?)))
     }
@@ -156,7 +160,7 @@ impl ConformalSketch {
     }
 
     /// Adds everything `other` has seen (a copy of it, taken first).
-    fn merge(&self, py: Python<'_>, other: &ConformalSketch) {
+    fn merge(&self, py: Python<'_>, other: &PyConformalSketch) {
         let theirs = other.lock(py).clone();
         self.lock(py).merge(&theirs);
     }
@@ -171,9 +175,9 @@ impl ConformalSketch {
     #[staticmethod]
     #[pyo3(signature = (data, *, seed))]
     fn deserialize(data: &[u8], seed: u64) -> Result<Self> {
-        Ok(ConformalSketch(Mutex::new(CalibrationSketch::deserialize(
-            data, seed,
-        )?)))
+        Ok(PyConformalSketch(Mutex::new(
+            CalibrationSketch::deserialize(data, seed)?,
+        )))
     }
 
     /// Scores seen.

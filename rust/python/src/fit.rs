@@ -2,9 +2,9 @@
 
 use crate::array::{map_array, FloatMap, HOLD_GIL_MAX};
 use crate::convert::Wrap;
-use crate::maps::PyMap;
+use crate::maps::PyFittedMap;
 use crate::results::{GammaFit, GaussianFit, LinearFit, MixtureFit, SigmoidFit, TopKFit};
-use crate::spec::Spec;
+use crate::spec::PyGaussianSpec;
 use crate::{with_slice, Floats, Result};
 use numpy::PyArray1;
 use outprob_core::sample::NanPolicy;
@@ -25,7 +25,7 @@ use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
 /// A Gaussian fit of `x` by `spec` (with its options when it has any).
-fn gaussian<T: Float>(x: &[T], spec: &Spec) -> std::result::Result<GaussianFit, Error> {
+fn gaussian<T: Float>(x: &[T], spec: &PyGaussianSpec) -> std::result::Result<GaussianFit, Error> {
     if !spec.has_options() {
         return Ok(GaussianFit::of(&core_fit_gaussian(x, &spec.core)?, None));
     }
@@ -39,7 +39,7 @@ fn gaussian<T: Float>(x: &[T], spec: &Spec) -> std::result::Result<GaussianFit, 
 pub(crate) fn fit_gaussian(
     py: Python<'_>,
     x: Floats<'_>,
-    spec: &Spec,
+    spec: &PyGaussianSpec,
     threads: usize,
 ) -> Result<GaussianFit> {
     Ok(with_slice!(py, threads, x, |s| gaussian(s, spec))?)
@@ -48,7 +48,7 @@ pub(crate) fn fit_gaussian(
 /// A fit fused with its transform: one call fits a score vector, maps it
 /// and returns the fit's map.
 enum Fused<'a> {
-    Gaussian(&'a Spec),
+    Gaussian(&'a PyGaussianSpec),
     Linear(NanPolicy, bool),
 }
 
@@ -108,7 +108,7 @@ impl Fused<'_> {
             Fitted::Gaussian(g) => g.into_bound_py_any(py)?,
             Fitted::Linear(l) => l.into_bound_py_any(py)?,
         };
-        Ok(Some((fit, p, PyMap(map)).into_bound_py_any(py)?))
+        Ok(Some((fit, p, PyFittedMap(map)).into_bound_py_any(py)?))
     }
 }
 
@@ -122,7 +122,7 @@ impl Fused<'_> {
 pub(crate) fn fit_transform_gaussian<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
-    spec: &Spec,
+    spec: &PyGaussianSpec,
     threads: usize,
 ) -> Result<Option<Bound<'py, PyAny>>> {
     Fused::Gaussian(spec).fit_transform(py, x, threads)

@@ -74,7 +74,8 @@ pub(crate) use with_slice;
 mod _core {
     #[pymodule_export]
     use crate::conformal::{
-        conformal_mc_correction, conformal_select, Calibration, ConformalSketch, ConformalSpec,
+        conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,
+        PyConformalSpec,
     };
     #[pymodule_export]
     use crate::estimators::{
@@ -88,7 +89,7 @@ mod _core {
     #[pymodule_export]
     use crate::lines::{format_lines, PyLineReader};
     #[pymodule_export]
-    use crate::maps::{_erf, _gamma_pq, PyMap};
+    use crate::maps::{_erf, _gamma_pq, PyFittedMap};
     #[pymodule_export]
     use crate::metrics::{
         bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
@@ -106,9 +107,9 @@ mod _core {
         TopKFit,
     };
     #[pymodule_export]
-    use crate::spec::Spec;
+    use crate::spec::PyGaussianSpec;
     #[pymodule_export]
     use crate::streaming::{
-        kll_normalized_rank_error, result_from_sketch, PyKll, PyStreaming, PyWindow,
+        kll_normalized_rank_error, result_from_sketch, PyKllSketch, PyStreamingState, PyWindowState,
     };
 }

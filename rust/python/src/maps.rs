@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyType};
 
 /// A checked fitted map.
 #[pyclass(frozen, module = "outprob._core", name = "FittedMap")]
-pub(crate) struct PyMap(pub(crate) FittedMap);
+pub(crate) struct PyFittedMap(pub(crate) FittedMap);
 
 impl FloatMap for FittedMap {
     type Output = ();
@@ -28,7 +28,7 @@ impl FloatMap for FittedMap {
 }
 
 #[pymethods]
-impl PyMap {
+impl PyFittedMap {
     /// A map from its `state()`, checked by the core.
     #[new]
     fn new(state: &Bound<'_, PyDict>) -> Result<Self> {
@@ -49,7 +49,7 @@ impl PyMap {
                 .collect::<PyResult<_>>()?,
             sorted: sorted.unwrap_or_default(),
         };
-        Ok(PyMap(FittedMap::new(parts)?))
+        Ok(PyFittedMap(FittedMap::new(parts)?))
     }
 
     /// The map's state as builtins: `kind`, `negate`, `two_d`,

@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 /// A checked Gaussian fit specification.
 #[pyclass(frozen, module = "outprob._core", name = "GaussianSpec")]
 #[derive(Clone, Copy)]
-pub(crate) struct Spec {
+pub(crate) struct PyGaussianSpec {
     pub(crate) core: CoreSpec,
     /// ELKI's pretransform of the scores.
     pub(crate) pretransform: PretransformKind,
@@ -21,7 +21,7 @@ pub(crate) struct Spec {
     pub(crate) fixed_center: Option<f64>,
 }
 
-impl Spec {
+impl PyGaussianSpec {
     /// Whether the fit needs the options' path.
     pub(crate) fn has_options(&self) -> bool {
         self.pretransform != PretransformKind::Identity || self.fixed_center.is_some()
@@ -34,7 +34,7 @@ impl Spec {
 }
 
 #[pymethods]
-impl Spec {
+impl PyGaussianSpec {
     #[new]
     #[pyo3(signature = (
         *, center, scale, trim = 0.1, ddof = 0, maxiter = 30, tol = 1e-8,
@@ -65,7 +65,7 @@ impl Spec {
             negate,
         };
         core.check()?;
-        Ok(Spec {
+        Ok(PyGaussianSpec {
             core,
             pretransform: pretransform.map_or(PretransformKind::Identity, |p| p.0),
             fixed_center,
@@ -77,7 +77,7 @@ impl Spec {
     fn with_trim(&self, trim: f64) -> Result<Self> {
         let core = CoreSpec { trim, ..self.core };
         core.check()?;
-        Ok(Spec { core, ..*self })
+        Ok(PyGaussianSpec { core, ..*self })
     }
 
     /// The scales tried in turn after the chosen one while the scale is

@@ -10,7 +10,7 @@
 
 use crate::convert::{item, Wrap};
 use crate::results::{GaussianFit, LinearFit, SketchInfo, StreamingResult};
-use crate::spec::Spec;
+use crate::spec::PyGaussianSpec;
 use crate::{with_slice, Floats, Result};
 use numpy::{IntoPyArray, PyArray1};
 use outprob_core::error::Error as CoreError;
@@ -40,11 +40,11 @@ fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
 /// DataSketches-compatible KLL sketch (`outprob.streaming.KLLSketch` wraps
 /// it).
 #[pyclass(frozen, module = "outprob._core", name = "KllSketch")]
-pub(crate) struct PyKll(Mutex<QueriedSketch>);
+pub(crate) struct PyKllSketch(Mutex<QueriedSketch>);
 
-impl PyKll {
+impl PyKllSketch {
     fn wrap(s: AnySketch) -> Self {
-        PyKll(Mutex::new(QueriedSketch::new(s)))
+        PyKllSketch(Mutex::new(QueriedSketch::new(s)))
     }
 
     fn read<R>(&self, py: Python<'_>, f: impl FnOnce(&AnySketch) -> R) -> R {
@@ -53,11 +53,11 @@ impl PyKll {
 }
 
 #[pymethods]
-impl PyKll {
+impl PyKllSketch {
     #[new]
     #[pyo3(signature = (*, k, double, seed))]
     fn new(k: u32, double: bool, seed: u64) -> Result<Self> {
-        Ok(PyKll::wrap(AnySketch::new(k, double, seed)?))
+        Ok(PyKllSketch::wrap(AnySketch::new(k, double, seed)?))
     }
 
     fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
@@ -66,7 +66,7 @@ impl PyKll {
         Ok(with_slice!(py, x, |v| s.update(v))?)
     }
 
-    fn merge(&self, py: Python<'_>, other: &PyKll) -> Result<()> {
+    fn merge(&self, py: Python<'_>, other: &PyKllSketch) -> Result<()> {
         let theirs = other.read(py, Clone::clone);
         Ok(lock(py, &self.0).sketch_mut().merge(&theirs)?)
     }
@@ -78,7 +78,9 @@ impl PyKll {
     #[staticmethod]
     #[pyo3(signature = (data, *, double, seed))]
     fn deserialize(data: &[u8], double: bool, seed: u64) -> Result<Self> {
-        Ok(PyKll::wrap(AnySketch::deserialize(data, double, seed)?))
+        Ok(PyKllSketch::wrap(AnySketch::deserialize(
+            data, double, seed,
+        )?))
     }
 
     #[pyo3(signature = (ranks, *, inclusive))]
@@ -120,8 +122,8 @@ impl PyKll {
         })
     }
 
-    fn copy(&self, py: Python<'_>) -> PyKll {
-        PyKll::wrap(self.read(py, Clone::clone))
+    fn copy(&self, py: Python<'_>) -> PyKllSketch {
+        PyKllSketch::wrap(self.read(py, Clone::clone))
     }
 }
 
@@ -136,7 +138,7 @@ pub(crate) fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
 /// The running state of a streaming Gaussian fit of one or more score
 /// columns.
 #[pyclass(frozen, module = "outprob._core", name = "StreamingState")]
-pub(crate) struct PyStreaming(Mutex<Vec<StreamingGaussian>>);
+pub(crate) struct PyStreamingState(Mutex<Vec<StreamingGaussian>>);
 
 fn moments_dict(py: Python<'_>, p: MomentsParts) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
@@ -167,13 +169,13 @@ fn moments_parts(d: &Bound<'_, PyDict>) -> PyResult<MomentsParts> {
 }
 
 #[pymethods]
-impl PyStreaming {
+impl PyStreamingState {
     #[new]
     #[pyo3(signature = (*, spec, k, seed, columns))]
-    fn new(spec: &Spec, k: u32, seed: u64, columns: usize) -> Result<Self> {
+    fn new(spec: &PyGaussianSpec, k: u32, seed: u64, columns: usize) -> Result<Self> {
         let k = outprob_core::streaming::kll::check_k(k)?;
         let state = StreamingGaussian::new(spec.core, k, seed)?;
-        Ok(PyStreaming(Mutex::new(vec![state; columns])))
+        Ok(PyStreamingState(Mutex::new(vec![state; columns])))
     }
 
     /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
@@ -205,14 +207,18 @@ impl PyStreaming {
         Ok(results.iter().map(StreamingResult::from).collect())
     }
 
-    fn merge(&self, py: Python<'_>, other: &PyStreaming) -> Result<()> {
+    fn merge(&self, py: Python<'_>, other: &PyStreamingState) -> Result<()> {
         let theirs = lock(py, &other.0).clone();
         Ok(merge_columns(&mut lock(py, &self.0), &theirs)?)
     }
 
     /// `merge`, then the fit of each column, as one step: a merge whose
     /// fit is refused changes no column.
-    fn merge_and_fit(&self, py: Python<'_>, other: &PyStreaming) -> Result<Vec<StreamingResult>> {
+    fn merge_and_fit(
+        &self,
+        py: Python<'_>,
+        other: &PyStreamingState,
+    ) -> Result<Vec<StreamingResult>> {
         let theirs = lock(py, &other.0).clone();
         let mut g = lock(py, &self.0);
         let states = &mut g[..];
@@ -254,7 +260,7 @@ impl PyStreaming {
     /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
     #[pyo3(signature = (*, spec, parts))]
-    fn from_parts(spec: &Spec, parts: Vec<Bound<'_, PyDict>>) -> Result<Self> {
+    fn from_parts(spec: &PyGaussianSpec, parts: Vec<Bound<'_, PyDict>>) -> Result<Self> {
         let columns = parts
             .iter()
             .map(|d| {
@@ -269,7 +275,7 @@ impl PyStreaming {
                 )?)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(PyStreaming(Mutex::new(columns)))
+        Ok(PyStreamingState(Mutex::new(columns)))
     }
 }
 
@@ -292,8 +298,8 @@ fn refit_all(
 #[pyo3(signature = (sketch, *, spec))]
 pub(crate) fn result_from_sketch(
     py: Python<'_>,
-    sketch: &PyKll,
-    spec: &Spec,
+    sketch: &PyKllSketch,
+    spec: &PyGaussianSpec,
 ) -> Result<Option<StreamingResult>> {
     let r: Result<Option<CoreResult>> = sketch.read(py, |s| match s {
         AnySketch::Double(s) => Ok(result_from_core_sketch(&spec.core, s)?),
@@ -307,15 +313,18 @@ pub(crate) fn result_from_sketch(
 
 /// The most recent W scores of one or more columns, refitted exactly.
 #[pyclass(frozen, module = "outprob._core", name = "WindowState")]
-pub(crate) struct PyWindow(Mutex<Vec<Window<f64>>>);
+pub(crate) struct PyWindowState(Mutex<Vec<Window<f64>>>);
 
 #[pymethods]
-impl PyWindow {
+impl PyWindowState {
     #[new]
     #[pyo3(signature = (*, size, refit_every, columns))]
     fn new(size: usize, refit_every: usize, columns: usize) -> Result<Self> {
-        Ok(PyWindow(Mutex::new(vec![
-            Window::new(size, refit_every)?;
+        Ok(PyWindowState(Mutex::new(vec![
+            Window::new(
+                size,
+                refit_every
+            )?;
             columns
         ])))
     }
@@ -344,7 +353,7 @@ impl PyWindow {
         py: Python<'_>,
         x: Floats<'_>,
         nan_policy: Wrap<NanPolicy>,
-        spec: &Spec,
+        spec: &PyGaussianSpec,
         refit: bool,
     ) -> Result<Option<Vec<GaussianFit>>> {
         let mut g = lock(py, &self.0);
@@ -377,7 +386,7 @@ impl PyWindow {
     /// The Gaussian fit of each column's window (every column's refit
     /// counter reset, or none when a fit is refused).
     #[pyo3(signature = (*, spec))]
-    fn fit_gaussian(&self, py: Python<'_>, spec: &Spec) -> Result<Vec<GaussianFit>> {
+    fn fit_gaussian(&self, py: Python<'_>, spec: &PyGaussianSpec) -> Result<Vec<GaussianFit>> {
         let mut g = lock(py, &self.0);
         let windows = &mut g[..];
         let fits = py.detach(|| atomically(windows, |_| Ok(()), |ws| refit_all(ws, &spec.core)))?;
@@ -433,6 +442,6 @@ impl PyWindow {
                 )?)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(PyWindow(Mutex::new(windows)))
+        Ok(PyWindowState(Mutex::new(windows)))
     }
 }
