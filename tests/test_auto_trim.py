@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 import outprob
-from outprob._auto_trim import FALLBACK, GRID, MIN_SCORES, auto_trim
+from outprob._scalers.auto_trim import FALLBACK, GRID, MIN_SCORES, auto_trim
 
 
 def probplot_choice(x):

@@ -14,9 +14,9 @@ import pytest
 
 import outprob
 from outprob import stats
-from outprob._base import ScalerBase
-from outprob._fitted import Fitted
-from outprob._input import as_float_array
+from outprob._scalers.base import ScalerBase
+from outprob._scalers.fitted_attributes import Fitted
+from outprob._common.validation import as_float_array
 
 
 def splits(x, rng, parts):

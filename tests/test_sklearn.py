@@ -52,7 +52,7 @@ def test_scikit_learn_estimator_checks(estimator, check):
 def test_every_public_scaler_class_is_checked():
     """A scaler class left out of the checks above escapes them (GammaScaler
     once failed check_dict_unchanged unnoticed)."""
-    from outprob._base import ScalerBase
+    from outprob._scalers.base import ScalerBase
 
     public = {
         name for name in outprob.__all__
@@ -238,7 +238,7 @@ def test_plain_arrays_skip_the_dataframe_machinery(monkeypatch):
     # The fast path that per-call overhead depends on: a float ndarray is
     # never asked for column names, and scikit-learn's set_output wrapper is
     # not around transform (the scalers make their own containers).
-    import outprob._base as base
+    import outprob._scalers.base as base
 
     asked = []
     real = base.feature_names

@@ -76,7 +76,7 @@ def test_sketch_fit_bounds_hold_for_every_variant(spark):
 
 
 def test_sketch_fit_without_moments_is_one_native_aggregate(spark, monkeypatch):
-    import outprob._spark_engine as engine
+    import outprob._distributed.spark_engine as engine
 
     def no_python(*args, **kw):
         raise AssertionError("a pass ran Python over the scores")

@@ -19,32 +19,32 @@ from typing import TYPE_CHECKING, Any
 # The public names load on first use (PEP 562): ``import outprob.reference``
 # works without the compiled core, and ``import outprob`` stays cheap.
 _LAZY = {
-    "GaussianScaler": "._gaussian",
-    "LinearScaler": "._linear",
-    "from_dict": "._scalers",
-    "RankScaler": "._rank",
-    "LogRankScaler": "._rank",
-    "TopKScaler": "._top_k",
-    "combine": "._ensemble",
-    "SigmoidScaler": "._sigmoid",
-    "MixtureScaler": "._mixture",
-    "GammaScaler": "._gamma",
-    "ConformalScaler": "._conformal",
-    "select": "._fdr",
-    "Selection": "._fdr",
-    "fpr_upper_bound": "._fdr",
-    "TRANSFORMATIONS": "._variants",
-    "Transformation": "._variants",
-    "VARIANTS": "._variants",
-    "Variant": "._variants",
-    "scaler": "._variants",
-    "OutprobWarning": "._exceptions",
-    "ZeroScaleWarning": "._exceptions",
-    "ConvergenceWarning": "._exceptions",
-    "NotFittedError": "._exceptions",
-    "InputError": "._exceptions",
-    "FittedMap": "._map",
-    "load_map": "._load_map",
+    "GaussianScaler": "._scalers.gaussian",
+    "LinearScaler": "._scalers.linear",
+    "from_dict": "._registry",
+    "RankScaler": "._scalers.rank",
+    "LogRankScaler": "._scalers.rank",
+    "TopKScaler": "._scalers.top_k",
+    "combine": "._scalers.ensemble",
+    "SigmoidScaler": "._scalers.sigmoid",
+    "MixtureScaler": "._scalers.mixture",
+    "GammaScaler": "._scalers.gamma",
+    "ConformalScaler": "._conformal.scaler",
+    "select": "._conformal.selection",
+    "Selection": "._conformal.selection",
+    "fpr_upper_bound": "._conformal.selection",
+    "TRANSFORMATIONS": "._registry",
+    "Transformation": "._registry",
+    "VARIANTS": "._registry",
+    "Variant": "._registry",
+    "scaler": "._registry",
+    "OutprobWarning": "._common.exceptions",
+    "ZeroScaleWarning": "._common.exceptions",
+    "ConvergenceWarning": "._common.exceptions",
+    "NotFittedError": "._common.exceptions",
+    "InputError": "._common.exceptions",
+    "FittedMap": "._maps.fitted_map",
+    "load_map": "._registry",
 }
 _MODULES = ("stats", "metrics", "compare", "reference")
 
@@ -56,32 +56,32 @@ if TYPE_CHECKING:
     from . import metrics as metrics
     from . import reference as reference
     from . import stats as stats
-    from ._ensemble import combine as combine
-    from ._exceptions import ConvergenceWarning as ConvergenceWarning
-    from ._exceptions import InputError as InputError
-    from ._exceptions import NotFittedError as NotFittedError
-    from ._exceptions import OutprobWarning as OutprobWarning
-    from ._exceptions import ZeroScaleWarning as ZeroScaleWarning
-    from ._map import FittedMap as FittedMap
-    from ._load_map import load_map as load_map
-    from ._gamma import GammaScaler as GammaScaler
-    from ._gaussian import GaussianScaler as GaussianScaler
-    from ._linear import LinearScaler as LinearScaler
-    from ._mixture import MixtureScaler as MixtureScaler
-    from ._rank import LogRankScaler as LogRankScaler
-    from ._rank import RankScaler as RankScaler
-    from ._conformal import ConformalScaler as ConformalScaler
-    from ._fdr import Selection as Selection
-    from ._fdr import fpr_upper_bound as fpr_upper_bound
-    from ._fdr import select as select
-    from ._scalers import from_dict as from_dict
-    from ._sigmoid import SigmoidScaler as SigmoidScaler
-    from ._top_k import TopKScaler as TopKScaler
-    from ._variants import TRANSFORMATIONS as TRANSFORMATIONS
-    from ._variants import VARIANTS as VARIANTS
-    from ._variants import Transformation as Transformation
-    from ._variants import Variant as Variant
-    from ._variants import scaler as scaler
+    from ._common.exceptions import ConvergenceWarning as ConvergenceWarning
+    from ._common.exceptions import InputError as InputError
+    from ._common.exceptions import NotFittedError as NotFittedError
+    from ._common.exceptions import OutprobWarning as OutprobWarning
+    from ._common.exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._conformal.scaler import ConformalScaler as ConformalScaler
+    from ._conformal.selection import Selection as Selection
+    from ._conformal.selection import fpr_upper_bound as fpr_upper_bound
+    from ._conformal.selection import select as select
+    from ._maps.fitted_map import FittedMap as FittedMap
+    from ._registry import TRANSFORMATIONS as TRANSFORMATIONS
+    from ._registry import Transformation as Transformation
+    from ._registry import VARIANTS as VARIANTS
+    from ._registry import Variant as Variant
+    from ._registry import from_dict as from_dict
+    from ._registry import load_map as load_map
+    from ._registry import scaler as scaler
+    from ._scalers.ensemble import combine as combine
+    from ._scalers.gamma import GammaScaler as GammaScaler
+    from ._scalers.gaussian import GaussianScaler as GaussianScaler
+    from ._scalers.linear import LinearScaler as LinearScaler
+    from ._scalers.mixture import MixtureScaler as MixtureScaler
+    from ._scalers.rank import LogRankScaler as LogRankScaler
+    from ._scalers.rank import RankScaler as RankScaler
+    from ._scalers.sigmoid import SigmoidScaler as SigmoidScaler
+    from ._scalers.top_k import TopKScaler as TopKScaler
 
 __all__ = [
     "ConformalScaler",
@@ -131,6 +131,13 @@ def _version() -> str:
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         value: Any = _version()
+    elif name == "__test__":
+        # Doctest looks for the examples of the classes whose ``__module__``
+        # is "outprob" here (made on request: it imports every class).
+        from ._common.public import doctest_table
+
+        loaded = [__getattr__(n) for n in _LAZY]
+        return doctest_table(c for c in loaded if isinstance(c, type) and c.__module__ == __name__)
     elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     elif name in _MODULES:

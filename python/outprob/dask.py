@@ -7,7 +7,7 @@ scaler: the same center and scale as the in-memory fit of the same scores —
 order statistics bit for bit, mean bit for bit, SD and trimmed SD within
 1e-15 relative, M-estimates within 1e-12 relative — using only map steps
 over partitions and small reductions on the client (no shuffle). The
-passes and their bound are those of the planner ``outprob._planner`` (contract §9),
+passes and their bound are those of the planner ``outprob._distributed.planner`` (contract §9),
 which this module runs with Dask: one delayed task per partition and pass,
 the partials combined on the client in partition order. ``method="sketch"``
 fits in one pass from merged per-partition KLL sketches, with the error
@@ -24,17 +24,16 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-try:
-    import dask
-    import dask.array as da
-except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "outprob.dask needs Dask: install the extra with `pip install outprob[dask]`"
-    ) from exc
+from ._common.optional import require
 
-from ._input import as_float_array
-from ._plan_steps import Step, reduce_packed
-from ._planner import Engine, FitInfo, fit_exact, fit_sketch
+require("dask.array", "outprob.dask")  # the extra this module is for
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+
+from ._common.validation import as_float_array
+from ._distributed.steps import Step, reduce_packed
+from ._distributed.engine import Engine
+from ._distributed.planner import FitInfo, fit_exact, fit_sketch
 
 __all__ = ["fit", "transform", "FitInfo"]
 
@@ -70,7 +69,7 @@ def _check_text(frame: Any) -> None:
     names = [getattr(frame, "name", None)] if frame.ndim == 1 else list(frame.columns)
     text = [n for n, t in zip(names, dtypes) if isinstance(t, pd.StringDtype)]
     if text:
-        from ._exceptions import InputError
+        from ._common.exceptions import InputError
 
         where = "" if text[0] is None else f" (column {text[0]!r})"
         raise InputError(
@@ -90,7 +89,7 @@ def _column(part: Any, j: int, ndim: int) -> np.ndarray:
     return as_float_array(a.reshape(-1))
 
 
-class _DaskColumn(Engine):
+class _DaskColumnEngine(Engine):
     """One score column of a Dask collection: a pass is one delayed task
     per partition, the partials combined on the client."""
 
@@ -114,7 +113,7 @@ def _names(collection: Any, ndim: int) -> Any:
     """The column names a DataFrame fit records (as scikit-learn would)."""
     if not _is_dataframe(collection) or ndim != 2:
         return None
-    from ._input import feature_names
+    from ._common.validation import feature_names
 
     return feature_names(collection)
 
@@ -149,7 +148,7 @@ def fit(scaler: Any, collection: Any, *, method: str = "exact", k: Optional[int]
     if method not in ("exact", "sketch"):
         raise ValueError(f"method must be 'exact' or 'sketch', got {method!r}")
     parts, ndim, ncols = _partitions(collection)
-    engines = [_DaskColumn(parts, ndim, j) for j in range(ncols)]
+    engines = [_DaskColumnEngine(parts, ndim, j) for j in range(ncols)]
     names = _names(collection, ndim)
     if method == "sketch":
         fitted, info = fit_sketch(scaler, engines, ndim, names, k)

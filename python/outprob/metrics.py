@@ -36,8 +36,8 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from . import _core
-from ._input import as_float_array, as_labels, check_threads
-from ._optional import require
+from ._common.validation import as_float_array, as_labels, check_threads
+from ._common.optional import require
 
 __all__ = [
     "DEFAULT_N_BINS",

@@ -49,17 +49,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-try:
-    import pyod as _pyod  # noqa: F401  (the extra this module is for)
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess
-    raise ImportError(
-        "outprob.pyod needs PyOD, the optional extra: pip install 'outprob[pyod]'"
-    ) from exc
+from ._common.exceptions import NotFittedError
+from ._common.optional import require
+from ._common.validation import as_float_array
+from ._registry import VARIANTS
+from ._scalers.gaussian import GaussianScaler
+from ._scalers.linear import LinearScaler
 
-from ._exceptions import NotFittedError
-from ._input import as_float_array
-from ._scalers import GaussianScaler, LinearScaler
-from ._variants import VARIANTS
+require("pyod", "outprob.pyod")  # the extra this module is for
 
 __all__ = [
     "ScaledDetector", "predict_proba", "outlier_proba", "predict_confidence", "PYOD_METHODS",
@@ -380,7 +377,7 @@ class ConformalDetector:
     def select(self, X: npt.ArrayLike, alpha: float = 0.1, method: str = "bh") -> Any:
         """The rows of ``X`` declared outliers with the FDR controlled at
         ``alpha`` (:func:`outprob.select` of their p-values)."""
-        from ._fdr import select
+        from ._conformal.selection import select
 
         return select(self.pvalues(X), alpha, method)
 
@@ -436,7 +433,7 @@ def conformal(
 
     from sklearn.model_selection import KFold, train_test_split
 
-    from ._conformal import ConformalScaler
+    from ._conformal.scaler import ConformalScaler
 
     if split is not None and cv is not None:
         raise ValueError("pass split= or cv=, not both")

@@ -27,8 +27,9 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Union, overloa
 import numpy as np
 import numpy.typing as npt
 
-from . import _core, _exceptions
-from ._input import (
+from . import _core
+from ._common import exceptions as _exceptions
+from ._common.validation import (
     MAX_COUNT,
     MAX_ITER,
     as_float_array,

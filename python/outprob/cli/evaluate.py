@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from outprob._columns import columns_of, read_columns
+    from outprob._common.tables import columns_of, read_columns
 
     from . import CLIError
 

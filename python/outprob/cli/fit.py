@@ -76,7 +76,7 @@ def _read(path: Path, suffix: str, column: Any) -> Any:
         from ._lines import read_text
 
         return read_text(str(path))
-    from outprob._columns import columns_of, read_columns
+    from outprob._common.tables import columns_of, read_columns
 
     from . import CLIError
 
@@ -90,7 +90,7 @@ def _read(path: Path, suffix: str, column: Any) -> Any:
 
 
 def _fit_dask(model: Any, path: Path, suffix: str, column: Any) -> Any:
-    from outprob._optional import require
+    from outprob._common.optional import require
 
     from . import CLIError
 
@@ -107,7 +107,7 @@ def _fit_dask(model: Any, path: Path, suffix: str, column: Any) -> Any:
         import dask.dataframe as dd
 
         if suffix == ".csv":
-            from outprob._columns import csv_header
+            from outprob._common.tables import csv_header
 
             _, dialect = csv_header(path)  # the in-memory reader's separators and checks
             frame = dd.read_csv(path, sep=dialect.delimiter, encoding="utf-8-sig")
@@ -133,7 +133,7 @@ def _score_column(path: Path, names: Any, column: Any) -> Any:
 
 
 def _fit_spark(model: Any, path: Path, suffix: str, column: Any) -> Any:
-    from outprob._optional import require
+    from outprob._common.optional import require
 
     from . import CLIError
 
@@ -146,7 +146,7 @@ def _fit_spark(model: Any, path: Path, suffix: str, column: Any) -> Any:
     import outprob.spark
     from pyspark.sql import SparkSession
 
-    from outprob._columns import csv_header
+    from outprob._common.tables import csv_header
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers' Python: this one
     ours = SparkSession.getActiveSession() is None

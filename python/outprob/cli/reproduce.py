@@ -57,12 +57,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise CLIError(f"--out {args.out} is a file, not a folder")
     if not args.no_figures:
-        try:
-            import matplotlib
-        except ImportError as exc:
-            raise ImportError("the figures need matplotlib: pip install 'outprob[study]' "
-                              "(or pass --no-figures)") from exc
-        matplotlib.use("Agg")
+        from outprob._common.optional import require
+
+        require("matplotlib", "the figures (or pass --no-figures)", "study").use("Agg")
     from outprob.experiment import reproduce
 
     report = reproduce(

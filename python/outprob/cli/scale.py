@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def load(path: Path) -> Any:
     """The fitted map stored in a JSON file (``--map``)."""
-    from outprob._load_map import load_map
+    from outprob._registry import load_map
 
     from . import CLIError
 
@@ -54,7 +54,7 @@ def load(path: Path) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     import outprob
-    from outprob._columns import add_column, columns_of, read_columns
+    from outprob._common.tables import add_column, columns_of, read_columns
 
     from . import CLIError
 

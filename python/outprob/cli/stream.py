@@ -119,9 +119,9 @@ def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
     import numpy as np
 
     from outprob import _core
-    from outprob._notes import stream_notes
-    from outprob._paper_variants import VARIANTS
-    from outprob.streaming import StreamingFit
+    from outprob._common.fit_warnings import stream_notes
+    from outprob._scalers.paper_variants import VARIANTS
+    from outprob.streaming._fit import StreamingFit
 
     from . import CLIError
 

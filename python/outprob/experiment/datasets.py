@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .._columns import columns_of, read_columns
+from .._common.tables import columns_of, read_columns
 
 __all__ = [
     "PAPER_DATASETS",

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import importlib
 import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 import numpy as np
+
+from .._common.optional import require
 
 __all__ = [
     "Detector",
@@ -76,12 +77,7 @@ def standardise(X: np.ndarray) -> np.ndarray:
 
 def _import(path: str) -> Any:
     module, _, name = path.partition(":")
-    try:
-        return getattr(importlib.import_module(module), name)
-    except ImportError as exc:
-        raise ImportError(
-            f"the study's detectors need PyOD: pip install 'outprob[study]' ({exc})"
-        ) from exc
+    return getattr(require(module, "the study's detectors", "study"), name)
 
 
 def _package_version(obj: Any) -> str:
@@ -160,12 +156,7 @@ def paper_detectors(names: Optional[Tuple[str, ...]] = None) -> Dict[str, Detect
     unknown = [n for n in names if n not in _PYOD]
     if unknown:
         raise ValueError(f"unknown detector(s) {', '.join(unknown)}; the paper's: {', '.join(_PYOD)}")
-    try:
-        import pyod
-
-        version = f"pyod {pyod.__version__}"
-    except ImportError as exc:
-        raise ImportError("the study's detectors need PyOD: pip install 'outprob[study]'") from exc
+    version = f"pyod {require('pyod', 'the study', 'study').__version__}"
     out = {}
     for n in names:
         path, seeded, quadratic = _PYOD[n]

@@ -44,7 +44,7 @@ def make_figures(result: Any, folder: Path, *, order: Sequence[str] = ()) -> Dic
     lies beside it)."""
     from outprob import plot
 
-    from outprob import scaler as _scaler
+    from .._registry import scaler as _scaler
 
     table = result.results
     order = list(order) or list(result.transformations)
@@ -77,7 +77,7 @@ def make_figures(result: Any, folder: Path, *, order: Sequence[str] = ()) -> Dic
     out["cd"] = _save(ax.figure, folder, "fig4_cd_harmonic_improvement")
     selection = getattr(result, "selection", None)
     if selection is not None and len(selection):
-        from outprob import VARIANTS
+        from .._registry import VARIANTS
 
         from .selection import fdr_figure
 

@@ -27,6 +27,7 @@ import numpy as np
 import outprob
 from outprob import metrics
 
+from .._common.optional import installed, require
 from .cache import PartStore, ScoreCache, digest
 from .datasets import Dataset, ScoreSet
 from .detectors import MEMORY_BUDGET, Detector, as_detector, standardise
@@ -36,7 +37,9 @@ from .selection import SELECTION_COLUMNS
 
 __all__ = ["Task", "StudyResult", "StudyInterrupted", "run_study", "RESULT_COLUMNS", "STATUS_COLUMNS"]
 
+#: Columns of ``StudyResult.results``: one row per measured value.
 RESULT_COLUMNS = ("dataset", "detector", "transformation", "measure", "class", "value")
+#: Columns of ``StudyResult.status``: one row per score set.
 STATUS_COLUMNS = ("dataset", "detector", "n", "n_outliers", "status", "message", "seconds", "roc_auc",
                   "score_range", "cached", "resumed")
 
@@ -129,11 +132,7 @@ class StudyResult:
 
 
 def _pandas() -> Any:
-    try:
-        import pandas as pd
-    except ImportError as exc:
-        raise ImportError("the study needs pandas: pip install 'outprob[study]'") from exc
-    return pd
+    return require("pandas", "the study", "study")
 
 
 def _scores(task: Task, cache: ScoreCache) -> tuple:
@@ -197,22 +196,15 @@ def _part(task: Task, status: str = "", message: str = "") -> Dict[str, Any]:
 
 
 def _limit_threads(threads: int) -> None:
-    try:
-        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
-
-        threadpool_limits(threads)
-    except ImportError:
-        pass
+    # Best effort: without threadpoolctl the detectors' BLAS picks its own.
+    if installed("threadpoolctl"):
+        require("threadpoolctl", "limiting threads").threadpool_limits(threads)
 
 
 def _progress(total: int, initial: int, enabled: bool) -> Any:
     if not enabled:
         return None
-    try:
-        from tqdm.auto import tqdm  # type: ignore[import-untyped]
-    except ImportError as exc:
-        raise ImportError("the study's progress bar needs tqdm: pip install 'outprob[study]' "
-                          "(or run without progress)") from exc
+    tqdm = require("tqdm.auto", "the study's progress bar (or run without progress)").tqdm
     return tqdm(total=total, initial=initial, unit="score set", dynamic_ncols=True, smoothing=0.1)
 
 

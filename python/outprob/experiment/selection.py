@@ -73,7 +73,7 @@ def selection_rows(
 def _selection_rows(
     name: str, fresh: Callable[[], Any], scores: np.ndarray, y: np.ndarray, alphas: Sequence[float]
 ) -> List[Row]:
-    from outprob import select
+    from .._conformal.selection import select
 
     y = np.asarray(y).astype(bool).astype(int)
     cal, test = halves(y)

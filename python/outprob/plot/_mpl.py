@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._common.optional import require
+
 
 def pyplot() -> Any:
     """``matplotlib.pyplot``, or ImportError naming ``outprob[plot]``."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError(
-            "outprob.plot needs matplotlib: pip install 'outprob[plot]'"
-        ) from exc
-    return plt
+    return require("matplotlib.pyplot", "outprob.plot")
 
 
 def finite(values: Any) -> Any:

@@ -1,0 +1,567 @@
+"""Conformal p-values as a scaler (contract §11): ``ConformalScaler``.
+
+The fit keeps the sorted calibration scores; a score's p-value is
+``(1 + #{sᵢ ≥ s})/(n + 1)`` (Bates, Candès, Lei, Romano, Sesia, Annals of
+Statistics 2023), optionally made valid conditionally on the calibration
+set (their §3: Simes, DKWM, Monte Carlo); ``transform`` gives ``1 − p`` so
+that the scaler is measured and compared as the other scalers are.
+``partial_fit`` (a KLL sketch, or an exact window) lives in
+:mod:`._conformal_stream`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from .._common.public import public
+from . import calibration_stream as _stream
+from .. import _core
+from .._maps import stored_state as _persist
+from .._scalers.auto_trim import auto_trim
+from .._scalers.base import Notes, ScalerBase
+from .._scalers.fitted_attributes import Fitted, Floats, Ints
+from .._common.validation import (
+    as_float_array,
+    check_fraction,
+    check_int,
+    check_names,
+    check_threads,
+    feature_names,
+    shape_message,
+    warn_names,
+)
+from .._maps.stored_state import State
+from ..streaming._sketch import DEFAULT_K
+
+CONDITIONAL = (None, "simes", "dkwm", "mc")
+TIE_BREAKS = ("classical", "randomized")
+#: The map's options as fitted (kept with the fit: a parameter changed
+#: after ``fit`` takes effect at the next fit, as for every scaler).
+SPEC_KEYS = ("conditional", "delta", "simes_k", "tie_break", "seed")
+
+
+@public("outprob")
+class ConformalScaler(ScalerBase):
+    r"""Conformal p-values of outlier scores, with a guarantee.
+
+    Fitted on calibration scores s₁…sₙ of inliers, the p-value of a score s
+    is
+
+    .. math:: p(s) = \frac{1 + \#\{i : s_i \ge s\}}{n + 1}
+
+    For a new inlier exchangeable with the calibration scores,
+    :math:`P(p \le \alpha) \le \alpha` for every α, and the p-values of a
+    batch of test points are positively dependent (PRDS), so that
+    Benjamini–Hochberg selection (:func:`outprob.select`) controls the false
+    discovery rate (Bates et al., Annals of Statistics 2023). ``transform``
+    gives :math:`1 - p(s)`, an outlier "probability" the rest of outprob
+    measures and compares; :meth:`pvalues` gives p itself.
+
+    Parameters
+    ----------
+    conditional : {None, "simes", "dkwm", "mc"}, default None
+        None: the marginal p-value above. Otherwise a calibration-conditional
+        p-value (Bates et al. §3): with probability 1 − ``delta`` over the
+        calibration set, :math:`P(p \le \alpha \mid \text{calibration}) \le
+        \alpha` for all α at once. ``"simes"``: generalised Simes
+        (``simes_k``, default ⌊n/2⌋); ``"dkwm"``: :math:`\min(1, p +
+        \sqrt{\ln(2/\delta)/(2n)})`; ``"mc"``: the Monte Carlo boundary
+        (``mc_simulations`` draws, seeded with ``seed``; DKWM below 17
+        calibration scores). Contract §11.
+    delta : float, default 0.05
+        The failure probability δ of the conditional p-values.
+    simes_k : int, optional
+        k of the Simes adjustment (default ⌊n/2⌋).
+    mc_simulations : int, default 10000
+        Simulated calibration sets of the Monte Carlo adjustment (cost:
+        ``mc_simulations · n`` draws at ``fit``).
+    tie_break : {"classical", "randomized"}, default "classical"
+        ``"randomized"``: :math:`p = (\#\{s_i > s\} + U(1 + \#\{s_i = s\}))
+        /(n + 1)` with U uniform, exactly valid for tied scores; U of the
+        score at (flat) position j is output j of the SplitMix64 stream
+        seeded with ``seed`` (deterministic; pass another seed per batch for
+        fresh draws).
+    seed : int, default 0
+        Seed of the tie-breaking stream and of the Monte Carlo adjustment.
+    contamination : float, "auto" or None, default None
+        The calibration scores hold outliers: drop the largest ⌊c·n⌋ before
+        computing p-values (c a fraction in [0, 1), or ``"auto"``: c chosen
+        from the scores by the Q–Q criterion of ``trim="auto"``, contract
+        §10). What validity is left is stated in contract §11: trimming
+        inliers' scores (detectors rank some outliers below inliers) makes
+        the p-values of inliers anti-conservative — measured on the shipped
+        datasets, P(p ≤ 0.1 | inlier) = 0.25 with ``"auto"``.
+    nan_policy : {"omit", "raise"}, default "omit"
+    higher_is_outlier : bool, default True
+    threads : int, optional
+        As for :class:`~outprob.GaussianScaler`.
+    k : int, default 800
+        Size of the KLL sketch behind :meth:`partial_fit`; its p-values add
+        the sketch's rank-error bound ⌈εn⌉ to the count of calibration
+        scores ≥ s, which keeps them conservative (contract §11).
+    window : int, optional
+        :meth:`partial_fit` keeps the newest ``window`` scores exactly and
+        computes exact p-values against them.
+
+    Attributes
+    ----------
+    sorted_ : ndarray, or list of ndarray (one per column)
+        The calibration scores used (oriented, sorted ascending, after the
+        contamination trim); absent after a sketch ``partial_fit``.
+    n_calibration_ : int or ndarray
+        n, the number of calibration scores the p-values count against.
+    trimmed_ : int or ndarray
+        Calibration scores dropped as contamination.
+    contamination_ : float or ndarray
+        The contamination fraction used (0 without ``contamination``).
+    mc_correction_ : float or ndarray
+        Only with ``conditional="mc"`` and n ≥ 17: the boundary's
+        correction γ.
+    n_samples_seen_, rank_error_ : int/float or ndarray
+        After :meth:`partial_fit`: the scores seen and the sketch's ε (0
+        when exact).
+
+    Examples
+    --------
+    >>> import outprob
+    >>> cal = [0.1, 0.4, 0.2, 0.3, 0.5, 0.25, 0.35, 0.15, 0.45]
+    >>> s = outprob.ConformalScaler().fit(cal)
+    >>> s.pvalues([0.05, 0.3, 0.9])
+    array([1. , 0.6, 0.1])
+    >>> s.transform([0.05, 0.3, 0.9])
+    array([0. , 0.4, 0.9])
+    """
+
+    sorted_ = Fitted[Union[npt.NDArray[np.float64], List[npt.NDArray[np.float64]]]](
+        float, "The calibration scores used, oriented and sorted (one array per column)."
+    )
+    n_calibration_ = Fitted[Ints](int, "n, the calibration scores the p-values count against.")
+    trimmed_ = Fitted[Ints](int, "Calibration scores dropped as contamination.")
+    contamination_ = Fitted[Floats](float, "The contamination fraction used (0 without it).")
+    mc_correction_ = Fitted[Floats](float, "The Monte Carlo boundary's correction γ.")
+    rank_error_ = Fitted[Floats](
+        float, "After partial_fit: the sketch's normalized rank error ε (0 when exact).", stream=True
+    )
+    #: Fitted attributes as to_dict stores them.
+    _STORED = ("sorted_", "n_calibration_", "trimmed_", "contamination_", "mc_correction_",
+               "n_samples_seen_", "rank_error_")
+    _PAIR = ("sorted_", "sorted_")
+    _KIND = "conformal"
+    _CAN_STREAM = True
+
+    def __init__(
+        self,
+        *,
+        conditional: Optional[str] = None,
+        delta: float = 0.05,
+        simes_k: Optional[int] = None,
+        mc_simulations: int = 10_000,
+        tie_break: str = "classical",
+        seed: int = 0,
+        contamination: Union[None, float, str] = None,
+        nan_policy: str = "omit",
+        higher_is_outlier: bool = True,
+        threads: Optional[int] = None,
+        k: int = DEFAULT_K,
+        window: Optional[int] = None,
+    ) -> None:
+        self.conditional = conditional
+        self.delta = delta
+        self.simes_k = simes_k
+        self.mc_simulations = mc_simulations
+        self.tie_break = tie_break
+        self.seed = seed
+        self.contamination = contamination
+        self.nan_policy = nan_policy
+        self.higher_is_outlier = higher_is_outlier
+        self.threads = threads
+        self.k = k
+        self.window = window
+
+    # -- parameters ------------------------------------------------------------
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.conditional not in CONDITIONAL:
+            raise ValueError(
+                f"conditional must be None, 'simes', 'dkwm' or 'mc', got {self.conditional!r}"
+            )
+        delta = self.delta
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)):
+            raise TypeError(f"delta must be a number in (0, 1), got {delta!r}")
+        if not 0.0 < float(delta) < 1.0:
+            raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+        if self.simes_k is not None:
+            check_int(self.simes_k, "simes_k", 1)
+        check_int(self.mc_simulations, "mc_simulations", 100)
+        if self.tie_break not in TIE_BREAKS:
+            raise ValueError(
+                f"tie_break must be 'classical' or 'randomized', got {self.tie_break!r}"
+            )
+        check_int(self.seed, "seed", 0, 2**64 - 1)
+        c = self.contamination
+        if isinstance(c, str):
+            if c != "auto":
+                raise ValueError(f"contamination must be a fraction in [0, 1), 'auto' or None, got {c!r}")
+        elif c is not None:
+            check_fraction(c, "contamination")
+        check_int(self.k, "k", 8, 65535)
+
+    def _spec_params(self) -> Dict[str, Any]:
+        return {
+            "conditional": self.conditional,
+            "delta": float(self.delta),
+            "simes_k": None if self.simes_k is None else int(self.simes_k),
+            "tie_break": self.tie_break,
+            "seed": int(self.seed),
+        }
+
+    # -- fitting ---------------------------------------------------------------
+    def fit(self, X: npt.ArrayLike, y: Any = None) -> "ConformalScaler":
+        """Fits the calibration scores (see the class docstring); with
+        ``window`` it is a fresh :meth:`partial_fit`."""
+        self.__dict__.pop("_calibration_stream", None)
+        if self.window is not None:
+            return self.partial_fit(X)
+        x = as_float_array(X)
+        self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
+        return self
+
+    def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: Optional[np.ndarray] = None) -> Any:
+        """``fit(X).transform(X)``."""
+        return self.fit(X).transform(X, out=out)
+
+    def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> State:
+        self._check_params()
+        if x.ndim not in (1, 2) or (x.ndim == 2 and x.shape[1] == 0):
+            return super()._fit_state(x, names)  # its messages for bad shapes
+        columns = [x] if x.ndim == 1 else list(np.ascontiguousarray(x.T))
+        threads = check_threads(self.threads)
+        negate = not self.higher_is_outlier
+        fits = [
+            self.calibrate(_core.fit_rank(c, nan_policy=self.nan_policy, negate=negate, threads=threads)) for c in columns
+        ]
+        return self._state_from(fits, x.ndim, names, self._spec_params(), negate)
+
+    def _fit_column(self, x: np.ndarray, column: Optional[int]) -> Tuple[Dict[str, Any], Notes]:
+        negate = not self.higher_is_outlier
+        sorted_ = _core.fit_rank(x, nan_policy=self.nan_policy, negate=negate, threads=check_threads(self.threads))
+        return self.calibrate(sorted_), []
+
+    def calibrate(self, sorted_: np.ndarray) -> Dict[str, Any]:
+        """The fitted attributes of one column from its sorted, oriented
+        scores: the contamination trim and the Monte Carlo correction."""
+        n = sorted_.size
+        c = self.contamination
+        fraction = 0.0 if c is None else (auto_trim(sorted_) if c == "auto" else float(c))
+        trimmed = int(math.floor(fraction * n))
+        kept = np.ascontiguousarray(sorted_[: n - trimmed])
+        fit: Dict[str, Any] = {
+            "sorted_": kept,
+            "n_calibration_": int(kept.size),
+            "trimmed_": trimmed,
+            "contamination_": fraction,
+        }
+        fit.update(self._mc_fields(int(kept.size)))
+        return fit
+
+    def _mc_fields(self, n: int) -> Dict[str, Any]:
+        """``mc_correction_`` for n calibration scores (``conditional="mc"``,
+        n ≥ 17; smaller sets use DKWM)."""
+        if self.conditional != "mc" or n < 17:
+            return {}
+        return {"mc_correction_": _core.conformal_mc_correction(
+            n, delta=float(self.delta), simulations=int(self.mc_simulations), seed=int(self.seed),
+            threads=check_threads(self.threads),
+        )}
+
+    def _state_from(
+        self,
+        fits: List[Dict[str, Any]],
+        ndim: int,
+        names: Optional[np.ndarray],
+        spec: Dict[str, Any],
+        negate: bool,
+        sketches: Optional[List[Any]] = None,
+    ) -> State:
+        """The state to publish: fitted attributes per column and the
+        extension's calibration of each column (``State.transformer``)."""
+        core_spec = _spec(spec, fits)
+        if sketches is None:
+            for f in fits:
+                f["sorted_"].setflags(write=False)
+            calibrations = [
+                _core.ConformalCalibration(f["sorted_"], spec=s, negate=negate) for f, s in zip(fits, core_spec)
+            ]
+        else:
+            calibrations = [
+                _core.ConformalCalibration.from_sketch(sk, spec=s, negate=negate)
+                for sk, s in zip(sketches, core_spec)
+            ]
+        attributes: Dict[str, Any] = {}
+        kinds = {"n_samples_seen_": int, **{n: self._KINDS[n] for n in self._STORED if n in self._KINDS}}
+        for name in self._STORED:
+            values = [f[name] for f in fits if name in f]
+            if len(values) != len(fits):
+                continue
+            if name == "sorted_":
+                attributes[name] = values[0] if ndim == 1 else values
+            else:
+                attributes[name] = values[0] if ndim == 1 else np.array(values, dtype=kinds[name])
+        attributes["spec"] = dict(spec)
+        fitted = ConformalMap(calibrations, ndim)
+        return State(attributes, ndim, len(fits) if ndim == 2 else 1, names, negate, fitted)
+
+    # -- p-values ----------------------------------------------------------------
+    def pvalues(self, X: npt.ArrayLike, out: Optional[np.ndarray] = None) -> Any:
+        """The p-values of scores ``X`` (NaN stays NaN; −inf → 1, +inf →
+        1/(n + 1)): the shapes, dtypes, names and containers of
+        :meth:`transform`, whose result is ``1 − pvalues(X)``."""
+        state = self._fitted_state()
+        x = as_float_array(X)
+        if type(X) is np.ndarray:
+            if state.names is not None:
+                warn_names(self, None, 2)
+        elif state.ndim == 2:
+            check_names(self, feature_names(X), state.names)
+        if state.ndim == 2 and (x.ndim != 2 or x.shape[1] != state.n_features):
+            raise ValueError(shape_message(type(self).__name__, x, state.n_features))
+        return self._output(self._map_into(state.map.complement(False), x, out), X, state)
+
+    def fpr_upper_bound(
+        self, thresholds: npt.ArrayLike, *, delta: Optional[float] = None, method: str = "dkwm"
+    ) -> Any:
+        r"""A simultaneous upper confidence bound on the false-positive rate
+        of flagging the scores at or above each threshold (Bates et al.):
+        with probability 1 − δ over the calibration set, for every threshold
+        t at once, :math:`P(S \ge t) \le` the bound, S the score of a new
+        inlier. It is the calibration-conditional p-value of t (``method``
+        ``"dkwm"``, ``"simes"`` or ``"mc"``, contract §11).
+
+        Examples
+        --------
+        >>> import numpy as np, outprob
+        >>> cal = np.random.default_rng(0).normal(size=1000)
+        >>> s = outprob.ConformalScaler().fit(cal)
+        >>> bound = s.fpr_upper_bound([1.0, 2.0, 3.0])
+        >>> bool(np.all(np.diff(bound) <= 0)), bool(bound[1] > np.mean(cal >= 2.0))
+        (True, True)
+        """
+        if method not in ("dkwm", "simes", "mc"):
+            raise ValueError(f"method must be 'dkwm', 'simes' or 'mc', got {method!r}")
+        state = self._fitted_state()
+        params = {n: getattr(self, n) for n in self._get_param_names()}
+        params.update(conditional=method, tie_break="classical", contamination=None, window=None,
+                      delta=self.delta if delta is None else delta)
+        band = type(self)(**params)
+        band._check_params()
+        spec = band._spec_params()
+        sketches = _stream.sketches_of(self)
+        if sketches is not None:
+            fits = [{"n_calibration_": int(sk.n), **band._mc_fields(int(sk.n))} for sk in sketches]
+            band._state = band._state_from(fits, state.ndim, state.names, spec, state.negate, sketches)
+        else:
+            sorted_ = state.attributes["sorted_"]
+            columns = [sorted_] if state.ndim == 1 else list(sorted_)
+            fits = []
+            for c in columns:
+                f = band.calibrate(c)
+                fits.append(f)
+            band._state = band._state_from(fits, state.ndim, state.names, spec, state.negate)
+        return band.pvalues(thresholds)
+
+    # -- incremental fitting ---------------------------------------------------------
+    def partial_fit(self, X: npt.ArrayLike, y: Any = None) -> "ConformalScaler":
+        """Adds a batch of calibration scores: to a KLL sketch of size ``k``
+        (p-values made conservative by the sketch's rank-error bound), or,
+        with ``window``, to the exact window of the newest scores (contract
+        §11). Each batch obeys contract §5 on its own.
+
+        Examples
+        --------
+        >>> import numpy as np, outprob
+        >>> s = outprob.ConformalScaler()
+        >>> for batch in np.array_split(np.arange(100.0), 4):
+        ...     _ = s.partial_fit(batch)
+        >>> s.n_samples_seen_, float(s.pvalues(98.5))
+        (100, 0.019801980198019802)
+        """
+        _stream.partial_fit(self, X)
+        return self
+
+    def merge(self, other: "ConformalScaler") -> "ConformalScaler":
+        """Adds the calibration scores another scaler's sketch saw (both
+        fitted by :meth:`partial_fit` without ``window``, same parameters)."""
+        _stream.merge(self, other)
+        return self
+
+    def refit(self) -> "ConformalScaler":
+        """Republishes the fit from the streaming state (p-values are always
+        current; kept for the scalers' common API)."""
+        _stream.republish(self)
+        return self
+
+    # -- serialisation --------------------------------------------------------------
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-serialisable description: parameters, the calibration
+        scores (or the sketch's DataSketches bytes, base64), the fitted
+        options."""
+        state = self._fitted_state()
+        data = _persist.to_dict(self, state._replace(attributes={}))
+        fitted: Dict[str, Any] = {}
+        for name, value in state.attributes.items():
+            if name == "spec":
+                continue
+            if name == "sorted_":
+                fitted[name] = value.tolist() if state.ndim == 1 else [c.tolist() for c in value]
+            else:
+                fitted[name] = value.tolist() if isinstance(value, np.ndarray) else value
+        data["fitted"] = fitted
+        data["spec"] = dict(state.attributes["spec"])
+        stream = _stream.to_dict(self)
+        if stream is not None:
+            data["stream"] = stream
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "ConformalScaler":
+        """Rebuilds a fitted scaler from :meth:`to_dict` output (checked:
+        a corrupt dict raises ``ValueError``)."""
+        obj = cls(**_persist.params_of(cls.__name__, cls._get_param_names(), data))
+        obj._check_params()
+        obj._state = obj._restore_dict(data)
+        return obj
+
+    def _restore_dict(self, data: Dict[str, Any]) -> State:
+        ndim, fitted, spec = data.get("ndim"), data.get("fitted"), data.get("spec")
+        if ndim not in (1, 2):
+            raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
+        if not isinstance(fitted, dict) or not isinstance(spec, dict):
+            raise ValueError("'fitted' and 'spec' must be dicts")
+        spec = _check_spec(spec)
+        unknown = set(fitted) - set(self._STORED)
+        if unknown:
+            raise ValueError(f"unknown fitted attributes: {sorted(unknown)}")
+        names = data.get("feature_names_in")
+        negate = not bool(data["params"].get("higher_is_outlier", True))
+        stream = data.get("stream")
+        fits = _columns(fitted, ndim)
+        if names is not None:
+            names = np.asarray([str(t) for t in names], dtype=object)
+            if ndim != 2 or len(names) != len(fits):
+                raise ValueError("feature_names_in must name each of the fitted score columns")
+        if stream is not None:
+            return _stream.restore(self, stream, fits, ndim, names, spec, negate)
+        for f in fits:
+            _check_sorted(f)
+        return self._state_from(fits, ndim, names, spec, negate)
+
+    def __getstate__(self) -> Dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if k not in ("_state", "_calibration_stream")}
+        if self._state is not None:
+            data["_conformal"] = self.to_dict()
+        data["_outprob_version"] = _persist.outprob_version()
+        return data
+
+    def __setstate__(self, data: Dict[str, Any]) -> None:
+        data = dict(data)
+        saved = data.pop("_conformal", None)
+        data.pop("_outprob_version", None)
+        self.__dict__.update(data)
+        if saved is not None:
+            self.__dict__.update(
+                (k, v) for k, v in type(self).from_dict(saved).__dict__.items()
+                if k in ("_state", "_calibration_stream")
+            )
+
+    def _fitted_summary(self, state: State) -> str:
+        n = state.attributes.get("n_calibration_", state.attributes.get("n_samples_seen_"))
+        shown = n.tolist() if isinstance(n, np.ndarray) else n
+        return f"{shown} calibration scores"
+
+
+def _spec(spec: Dict[str, Any], fits: List[Dict[str, Any]]) -> List[Any]:
+    """The extension's spec of each column (the Monte Carlo correction is
+    per column)."""
+    return [
+        _core.ConformalSpec(
+            tie_break=spec["tie_break"], seed=spec["seed"], conditional=spec["conditional"],
+            delta=spec["delta"], simes_k=spec["simes_k"], mc_correction=f.get("mc_correction_"),
+        )
+        for f in fits
+    ]
+
+
+def _check_spec(spec: Dict[str, Any]) -> Dict[str, Any]:
+    if set(spec) != set(SPEC_KEYS):
+        raise ValueError(f"'spec' must hold exactly {list(SPEC_KEYS)}")
+    probe = ConformalScaler(**spec)
+    probe._check_params()
+    return probe._spec_params()
+
+
+def _columns(fitted: Dict[str, Any], ndim: int) -> List[Dict[str, Any]]:
+    """Per-column dicts of stored fitted attributes."""
+    if ndim == 1:
+        return [dict(fitted)]
+    lengths = {len(v) for v in fitted.values() if isinstance(v, list)}
+    if len(lengths) != 1 or any(not isinstance(v, list) for v in fitted.values()):
+        raise ValueError("fitted attributes must have one value per column, all of one length")
+    (k,) = lengths
+    if k == 0:
+        raise ValueError("a fitted scaler needs at least one score column; the lists are empty")
+    return [{name: v[j] for name, v in fitted.items()} for j in range(k)]
+
+
+def _check_sorted(f: Dict[str, Any]) -> None:
+    """A stored column: non-empty, finite, ascending scores and the counts
+    that go with them."""
+    if "sorted_" not in f:
+        raise ValueError("a fitted conformal scaler stores 'sorted_' (or a 'stream')")
+    try:
+        a = np.array(f["sorted_"], dtype=np.float64)
+        f["n_calibration_"] = int(f.get("n_calibration_", a.size))
+        f["trimmed_"] = int(f.get("trimmed_", 0))
+        f["contamination_"] = float(f.get("contamination_", 0.0))
+        if "mc_correction_" in f:
+            f["mc_correction_"] = float(f["mc_correction_"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"fitted attributes: {exc}") from None
+    if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a[1:] < a[:-1]):
+        raise ValueError("sorted_ must hold non-empty, finite, ascending scores per column")
+    if f["n_calibration_"] != a.size or f["trimmed_"] < 0 or not 0.0 <= f["contamination_"] < 1.0:
+        raise ValueError("n_calibration_, trimmed_ and contamination_ do not fit sorted_")
+    f["sorted_"] = np.ascontiguousarray(a)
+
+
+class ConformalMap:
+    """The fitted map of a :class:`ConformalScaler`: the extension's
+    calibration of each column, applied as ``transform`` (``1 − p``) or, by
+    :meth:`complement` ``(False)``, as the p-values. Takes what
+    ``ScalerBase`` hands a fitted map: ``transform(x, out=None, *,
+    threads=0)``, None for an array it cannot map as it is."""
+
+    __slots__ = ("calibrations", "ndim", "complementary")
+
+    def __init__(self, calibrations: List[Any], ndim: int, complementary: bool = True) -> None:
+        self.calibrations, self.ndim, self.complementary = calibrations, ndim, complementary
+
+    def complement(self, complementary: bool) -> "ConformalMap":
+        return ConformalMap(self.calibrations, self.ndim, complementary)
+
+    def transform(self, x: Any, out: Optional[np.ndarray] = None, *, threads: int = 0) -> Any:
+        if self.ndim == 1:
+            return self.calibrations[0].map(x, out, complement=self.complementary, threads=threads)
+        if type(x) is not np.ndarray or x.ndim != 2 or x.shape[1] != len(self.calibrations):
+            return None
+        if x.dtype not in (np.float64, np.float32):
+            return None
+        result = np.empty_like(x) if out is None else out
+        for j, cal in enumerate(self.calibrations):
+            mapped = cal.map(np.ascontiguousarray(x[:, j]), complement=self.complementary,
+                             threads=threads)
+            result[:, j] = mapped
+        return result

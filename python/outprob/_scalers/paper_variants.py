@@ -1,0 +1,59 @@
+"""The named scaling variants of the paper (contract §4): a table that
+imports no scaler class (and so not scikit-learn), for light importers
+such as ``outprob stream``; :mod:`outprob._registry` builds the registry
+of every transformation on it."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Optional, Union
+from .._common.public import public
+
+__all__ = ["VARIANTS", "Variant"]
+
+if TYPE_CHECKING:
+    from .gaussian import GaussianScaler
+    from .linear import LinearScaler
+
+
+@public("outprob")
+class Variant(NamedTuple):
+    """Parameters of a named variant: ``center`` and ``scale`` of a
+    :class:`~outprob.GaussianScaler`, or both ``None`` for linear scaling."""
+
+    center: Optional[str]
+    scale: Optional[str]
+    note: str
+
+    def scaler(self, **params: Any) -> Union[GaussianScaler, LinearScaler]:
+        """A fresh, unfitted scaler of this variant; ``params`` override the
+        other constructor parameters (``trim``, ``nan_policy``, ...)."""
+        from .gaussian import GaussianScaler
+        from .linear import LinearScaler
+
+        if self.center is None:
+            return LinearScaler(**params)
+        return GaussianScaler(self.center, self.scale, **params)
+
+
+def _gs(center: str, scale: str, note: str = "") -> Variant:
+    return Variant(center, scale, note)
+
+
+VARIANTS: Mapping[str, Variant] = MappingProxyType(
+    {
+        "linear": Variant(None, None, "linear scaling"),
+        "mean_std": _gs("mean", "std", "non-robust Gaussian scaling (GS, Kriegel et al. 2011)"),
+        "mean_nmad": _gs("mean", "nmad", "robust scale only; the paper's best overall"),
+        "mean_niqr": _gs("mean", "niqr", "robust scale only"),
+        "median_std": _gs("median", "std"),
+        "median_nmad": _gs("median", "nmad"),
+        "median_niqr": _gs("median", "niqr"),
+        "trimmed_mean_std": _gs("trimmed_mean", "std", "upper-trimmed mean, alpha = 0.1"),
+        "trimmed_mean_nmad": _gs("trimmed_mean", "nmad", "upper-trimmed mean, alpha = 0.1"),
+        "trimmed_mean_niqr": _gs("trimmed_mean", "niqr", "upper-trimmed mean, alpha = 0.1"),
+        "huber": _gs("huber", "huber", "Huber's proposal 2, Huber's T location"),
+        "tukey": _gs("tukey", "tukey", "Huber's proposal 2, Tukey's biweight location"),
+    }
+)
+"""Name → :class:`Variant` for the 12 variants of contract §4."""
