@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "limits",
     "MEstimate",
     "GaussianFit",
     "LinearFit",
@@ -86,6 +87,10 @@ __all__ = [
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
 _Labels = npt.NDArray[np.bool_]
 _Spec = Union[str, float]
+
+# The core's bounds on size parameters: MIN_K, MAX_K, MAX_COUNT, MAX_WINDOW,
+# MAX_ITER, MAX_BINS, MAX_BIN_COUNTS.
+def limits() -> Dict[str, int]: ...
 
 # -- results ------------------------------------------------------------------------
 

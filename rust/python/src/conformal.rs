@@ -20,9 +20,8 @@ use outprob_core::conformal::sketch::CalibrationSketch;
 use outprob_core::sample::NanPolicy;
 use outprob_core::{Error, Float};
 use pyo3::prelude::*;
-use pyo3::sync::MutexExt;
 use pyo3::types::PyBytes;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 
 /// The options of a p-value map (contract §11).
 #[pyclass(frozen, module = "outprob._core", name = "ConformalSpec")]
@@ -125,9 +124,7 @@ pub(crate) struct PyConformalSketch(Mutex<CalibrationSketch>);
 
 impl PyConformalSketch {
     fn lock(&self, py: Python<'_>) -> MutexGuard<'_, CalibrationSketch> {
-        self.0
-            .lock_py_attached(py)
-            .unwrap_or_else(PoisonError::into_inner)
+        crate::lock(py, &self.0)
     }
 }
 

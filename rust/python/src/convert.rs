@@ -4,7 +4,6 @@
 //! back to Python as its name.
 
 use crate::Error;
-use outprob_core::estimators::mest::StartScale;
 use outprob_core::transformations::fit::{Center, Scale};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -72,14 +71,4 @@ where
         .ok_or_else(|| PyValueError::new_err(format!("state: missing {key:?}")))?;
     v.extract()
         .map_err(|_| PyValueError::new_err(format!("state: {key:?} is not valid")))
-}
-
-/// The name of the scale an M-estimation started from.
-pub(crate) fn start_name(s: StartScale) -> &'static str {
-    match s {
-        StartScale::Nmad => "nmad",
-        StartScale::Niqr => "niqr",
-        StartScale::Std => "std",
-        StartScale::Constant => "constant",
-    }
 }

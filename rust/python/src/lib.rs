@@ -26,6 +26,8 @@ mod spec;
 mod streaming;
 
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub(crate) use array::Floats;
 pub(crate) use error::{Error, Result};
@@ -40,6 +42,30 @@ pub(crate) fn run<R: Send>(
     f: impl FnOnce() -> R + Send,
 ) -> Result<R> {
     Ok(py.detach(|| outprob_core::numeric::par::with_threads(threads, n, f))?)
+}
+
+/// The core's bounds on size parameters, which Python checks before it
+/// calls (contract §5): each by its name in the core.
+#[pyfunction]
+fn limits() -> std::collections::HashMap<&'static str, u64> {
+    use outprob_core::streaming::kll::compress::{MAX_K, MIN_K};
+    std::collections::HashMap::from([
+        ("MIN_K", MIN_K.into()),
+        ("MAX_K", MAX_K.into()),
+        ("MAX_COUNT", outprob_core::streaming::stored::MAX_COUNT),
+        ("MAX_WINDOW", outprob_core::streaming::window::MAX_WINDOW as u64),
+        ("MAX_ITER", outprob_core::estimators::mest::MAX_ITER as u64),
+        ("MAX_BINS", outprob_core::evaluation::binning::MAX_BINS as u64),
+        ("MAX_BIN_COUNTS", outprob_core::evaluation::binning::MAX_BIN_COUNTS as u64),
+    ])
+}
+
+/// Locks the state behind `m`, waiting without the GIL (a poisoned lock
+/// still holds a consistent state: the core changes a state whole or not
+/// at all).
+pub(crate) fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
+    m.lock_py_attached(py)
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
@@ -72,6 +98,8 @@ pub(crate) use with_slice;
 /// The module: each file's functions and classes.
 #[pymodule]
 mod _core {
+    #[pymodule_export]
+    use crate::limits;
     #[pymodule_export]
     use crate::conformal::{
         conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,

@@ -3,7 +3,6 @@
 //! because the per-partition kernels of `outprob.dask` return them from
 //! worker processes.
 
-use crate::convert::start_name;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
 use outprob_core::evaluation::metrics::Strata as CoreStrata;
 use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
@@ -72,7 +71,7 @@ impl MEstimate {
             scale: e.scale,
             n_iter: e.n_iter,
             converged: e.converged,
-            start: start_name(e.start).to_owned(),
+            start: e.start.name().to_owned(),
         }
     }
 

@@ -63,8 +63,8 @@ impl PyGaussianSpec {
             tol,
             nan_policy: nan_policy.0,
             negate,
-        };
-        core.check()?;
+        }
+        .checked()?;
         Ok(PyGaussianSpec {
             core,
             pretransform: pretransform.map_or(PretransformKind::Identity, |p| p.0),
@@ -75,8 +75,7 @@ impl PyGaussianSpec {
     /// This spec with another trim fraction (`trim="auto"` chooses one per
     /// column).
     fn with_trim(&self, trim: f64) -> Result<Self> {
-        let core = CoreSpec { trim, ..self.core };
-        core.check()?;
+        let core = self.core.with_trim(trim)?;
         Ok(PyGaussianSpec { core, ..*self })
     }
 

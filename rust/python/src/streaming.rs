@@ -11,7 +11,7 @@
 use crate::convert::{item, Wrap};
 use crate::results::{GaussianFit, LinearFit, SketchInfo, StreamingResult};
 use crate::spec::PyGaussianSpec;
-use crate::{with_slice, Floats, Result};
+use crate::{lock, with_slice, Floats, Result};
 use numpy::{IntoPyArray, PyArray1};
 use outprob_core::error::Error as CoreError;
 use outprob_core::sample::NanPolicy;
@@ -27,15 +27,8 @@ use outprob_core::streaming::window::Window;
 use outprob_core::transformations::fit::{GaussianFit as CoreFit, GaussianSpec as CoreSpec};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyDict};
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
-/// Locks `m`, waiting without the GIL.
-fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
-    m.lock_py_attached(py)
-        .unwrap_or_else(PoisonError::into_inner)
-}
+use std::sync::Mutex;
 
 /// DataSketches-compatible KLL sketch (`outprob.streaming.KLLSketch` wraps
 /// it).
@@ -131,8 +124,7 @@ impl PyKllSketch {
 #[pyfunction]
 #[pyo3(signature = (k, *, pmf))]
 pub(crate) fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
-    let k = outprob_core::streaming::kll::check_k(k)?;
-    Ok(outprob_core::streaming::kll::normalized_rank_error(k, pmf))
+    Ok(outprob_core::streaming::kll::normalized_rank_error(k, pmf)?)
 }
 
 /// The running state of a streaming Gaussian fit of one or more score
@@ -173,7 +165,6 @@ impl PyStreamingState {
     #[new]
     #[pyo3(signature = (*, spec, k, seed, columns))]
     fn new(spec: &PyGaussianSpec, k: u32, seed: u64, columns: usize) -> Result<Self> {
-        let k = outprob_core::streaming::kll::check_k(k)?;
         let state = StreamingGaussian::new(spec.core, k, seed)?;
         Ok(PyStreamingState(Mutex::new(vec![state; columns])))
     }

@@ -181,6 +181,18 @@ pub fn refinement_and_calibration(
     ))
 }
 
+/// [`refinement_and_calibration`] of probabilities `p` with labels `y`:
+/// the bin counts checked first, then one sort.
+pub fn binned_errors<T: Float>(
+    p: &[T],
+    y: &[bool],
+    scheme: Scheme,
+    ks: &[usize],
+) -> Result<(Strata, Strata), Error> {
+    check_bin_counts(ks)?;
+    refinement_and_calibration(&Sorted::new(p, Some(y))?, scheme, ks)
+}
+
 /// Every measure of contract §6.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Evaluation {

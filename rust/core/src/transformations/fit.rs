@@ -182,6 +182,18 @@ impl GaussianSpec {
         }
     }
 
+    /// This spec, once every parameter is checked: the constructor of a
+    /// spec from user parameters.
+    pub fn checked(self) -> Result<Self, Error> {
+        self.check()?;
+        Ok(self)
+    }
+
+    /// This spec with another trim fraction (checked).
+    pub fn with_trim(self, trim: f64) -> Result<Self, Error> {
+        GaussianSpec { trim, ..self }.checked()
+    }
+
     /// Checks every parameter's domain.
     pub fn check(&self) -> Result<(), Error> {
         check_trim(self.trim)?;
