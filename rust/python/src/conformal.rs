@@ -228,12 +228,8 @@ pub(crate) fn conformal_select(
 ) -> Result<SelectionFit> {
     let (src, mask) = (p.as_slice()?, out.as_slice_mut()?);
     let procedure = method.0.procedure(lam);
-    let found = run(py, threads, src.len(), || {
+    Ok(run(py, threads, src.len(), || {
         select(src, alpha, procedure, mask)
-    })??;
-    Ok(SelectionFit {
-        count: found.count,
-        threshold: found.threshold,
-        null_proportion: found.null_proportion,
-    })
+    })??
+    .into())
 }

@@ -53,10 +53,19 @@ fn limits() -> std::collections::HashMap<&'static str, u64> {
         ("MIN_K", MIN_K.into()),
         ("MAX_K", MAX_K.into()),
         ("MAX_COUNT", outprob_core::streaming::stored::MAX_COUNT),
-        ("MAX_WINDOW", outprob_core::streaming::window::MAX_WINDOW as u64),
+        (
+            "MAX_WINDOW",
+            outprob_core::streaming::window::MAX_WINDOW as u64,
+        ),
         ("MAX_ITER", outprob_core::estimators::mest::MAX_ITER as u64),
-        ("MAX_BINS", outprob_core::evaluation::binning::MAX_BINS as u64),
-        ("MAX_BIN_COUNTS", outprob_core::evaluation::binning::MAX_BIN_COUNTS as u64),
+        (
+            "MAX_BINS",
+            outprob_core::evaluation::binning::MAX_BINS as u64,
+        ),
+        (
+            "MAX_BIN_COUNTS",
+            outprob_core::evaluation::binning::MAX_BIN_COUNTS as u64,
+        ),
     ])
 }
 
@@ -99,8 +108,6 @@ pub(crate) use with_slice;
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use crate::limits;
-    #[pymodule_export]
     use crate::conformal::{
         conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,
         PyConformalSpec,
@@ -114,6 +121,8 @@ mod _core {
         fit_gamma, fit_gaussian, fit_linear, fit_mixture, fit_rank, fit_sigmoid, fit_top_k,
         fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
     };
+    #[pymodule_export]
+    use crate::limits;
     #[pymodule_export]
     use crate::lines::{format_lines, PyLineReader};
     #[pymodule_export]

@@ -20,15 +20,7 @@ pub(crate) fn evaluate(
     threads: usize,
 ) -> Result<Evaluation> {
     let y = y.as_slice()?;
-    let e = with_slice!(py, threads, p, |s| metrics::evaluate(s, y, bins.0, &n_bins))?;
-    Ok(Evaluation {
-        brier: e.brier.into(),
-        sharpness: e.sharpness.into(),
-        refinement: e.refinement.into(),
-        calibration: e.calibration.into(),
-        n_outliers: e.n_outliers,
-        n: e.n,
-    })
+    Ok(with_slice!(py, threads, p, |s| metrics::evaluate(s, y, bins.0, &n_bins))?.into())
 }
 
 /// (Brier score, sharpness error)
@@ -88,13 +80,8 @@ pub(crate) fn reliability_curve(
     threads: usize,
 ) -> Result<ReliabilityCurve> {
     let y = y.as_slice()?;
-    let r = with_slice!(py, threads, p, |s| metrics::reliability_curve(
+    Ok(with_slice!(py, threads, p, |s| metrics::reliability_curve(
         s, y, bins.0, k
-    ))?;
-    Ok(ReliabilityCurve {
-        edges: r.edges,
-        mean_probability: r.mean_probability,
-        outlier_fraction: r.outlier_fraction,
-        count: r.count,
-    })
+    ))?
+    .into())
 }
