@@ -44,6 +44,8 @@ pub enum Error {
     },
     /// Buffers whose lengths do not fit together.
     ShapeMismatch(String),
+    /// A stream asked for its fit before it saw a score.
+    NothingSeen,
 }
 
 impl Error {
@@ -96,6 +98,9 @@ impl fmt::Display for Error {
             Error::NoProbabilities => write!(f, "cannot evaluate an empty array of probabilities"),
             Error::InvalidParameter { name, reason } => write!(f, "{name}: {reason}"),
             Error::ShapeMismatch(msg) => f.write_str(msg),
+            Error::NothingSeen => {
+                f.write_str("nothing to fit yet: update the fit with scores first")
+            }
         }
     }
 }

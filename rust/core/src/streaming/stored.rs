@@ -15,6 +15,7 @@
 //! (scores moved inside [min, max]) cannot be told from a real stream.
 
 use crate::error::Error;
+use crate::io::record::{Field, Kind, Record, Schema};
 use crate::numeric::sum::{exact_product, two_sum, ExactSum};
 
 /// The most scores a stream counts: 2^53, so that every count is exact as
@@ -79,6 +80,60 @@ pub struct MomentsParts {
     pub min: f64,
     /// Largest score seen.
     pub max: f64,
+}
+
+/// The fields of stored moments, as [`MomentsParts::to_record`] writes them.
+pub const MOMENTS: &Schema = &[
+    ("n", Kind::Count),
+    ("sum_negative", Kind::Bool),
+    ("sum_limbs", Kind::Counts),
+    ("shift", Kind::Float),
+    ("k", Kind::Int),
+    ("dsum", Kind::Floats),
+    ("dsq", Kind::Floats),
+    ("min", Kind::Float),
+    ("max", Kind::Float),
+];
+
+impl MomentsParts {
+    /// The parts as a record of [`MOMENTS`].
+    pub fn to_record(&self) -> Record {
+        Record::new(
+            MOMENTS,
+            vec![
+                Field::Count(self.n),
+                Field::Bool(self.sum_negative),
+                Field::Counts(self.sum_limbs.clone()),
+                Field::Float(self.shift),
+                Field::Int(self.k.into()),
+                Field::Floats(self.dsum.to_vec()),
+                Field::Floats(self.dsq.to_vec()),
+                Field::Float(self.min),
+                Field::Float(self.max),
+            ],
+        )
+    }
+
+    /// The parts from a stored record (fields of the right kinds; the
+    /// state itself is checked by [`check_moments`]).
+    pub fn from_record(r: &Record) -> Result<Self, Error> {
+        let pair = |name: &str| -> Result<[f64; 2], Error> {
+            <[f64; 2]>::try_from(r.get::<Vec<f64>>(name)?)
+                .map_err(|_| refused(format_args!("{name} must hold two numbers")))
+        };
+        Ok(MomentsParts {
+            n: r.get("n")?,
+            sum_negative: r.get("sum_negative")?,
+            sum_limbs: r.get("sum_limbs")?,
+            shift: r.get("shift")?,
+            k: i32::try_from(r.get::<i64>("k")?)
+                .map_err(|_| refused("the exponent k is out of range"))?,
+            dsum: pair("dsum")?,
+            dsq: pair("dsq")?,
+            min: r.get("min")?,
+            max: r.get("max")?,
+        })
+    }
 }
 
 /// The stored parts of [`crate::streaming::moments::Moments`] describe
@@ -207,6 +262,21 @@ mod tests {
     }
 
     type Edit = Box<dyn Fn(&mut MomentsParts)>;
+
+    #[test]
+    fn records_round_trip_and_refuse_wrong_kinds() {
+        let p = parts_of(&[1.0, 2.0, 7.5], &[1]);
+        assert_eq!(MomentsParts::from_record(&p.to_record()).unwrap(), p);
+        let mut r = p.to_record();
+        r.fields[5] = Field::Floats(vec![1.0]);
+        assert!(MomentsParts::from_record(&r).is_err());
+        let mut r = p.to_record();
+        r.fields[4] = Field::Int(i64::from(i32::MAX) + 1);
+        assert!(MomentsParts::from_record(&r).is_err());
+        let mut r = p.to_record();
+        r.fields[0] = Field::Float(3.0);
+        assert!(MomentsParts::from_record(&r).is_err());
+    }
 
     #[test]
     fn subnormal_streams_pass() {
