@@ -21,18 +21,6 @@ pub(crate) struct PyGaussianSpec {
     pub(crate) fixed_center: Option<f64>,
 }
 
-impl PyGaussianSpec {
-    /// Whether the fit needs the options' path.
-    pub(crate) fn has_options(&self) -> bool {
-        self.pretransform != PretransformKind::Identity || self.fixed_center.is_some()
-    }
-
-    /// Whether the fit runs an iteration (M-estimation).
-    pub(crate) fn iterates(&self) -> bool {
-        matches!(self.core.center, Center::M(_)) || matches!(self.core.scale, Scale::M(_))
-    }
-}
-
 #[pymethods]
 impl PyGaussianSpec {
     #[new]

@@ -182,6 +182,11 @@ impl GaussianSpec {
         }
     }
 
+    /// Whether the fit runs an iteration (M-estimation).
+    pub fn iterates(&self) -> bool {
+        matches!(self.center, Center::M(_)) || matches!(self.scale, Scale::M(_))
+    }
+
     /// This spec, once every parameter is checked: the constructor of a
     /// spec from user parameters.
     pub fn checked(self) -> Result<Self, Error> {
