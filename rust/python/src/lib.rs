@@ -14,13 +14,13 @@
 mod array;
 mod conformal;
 mod convert;
+mod distributed;
 mod error;
 mod estimators;
 mod fit;
 mod lines;
 mod maps;
 mod metrics;
-mod partition;
 mod results;
 mod spec;
 mod streaming;
@@ -113,6 +113,8 @@ mod _core {
         PyConformalSpec,
     };
     #[pymodule_export]
+    use crate::distributed::{PyColumnPlan, PyPartial, PyPass};
+    #[pymodule_export]
     use crate::estimators::{
         m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std, upper_trimmed_mean,
     };
@@ -132,21 +134,14 @@ mod _core {
         bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
     };
     #[pymodule_export]
-    use crate::partition::{
-        exact_total, from_order_key, m_iterate, median_value, order_key, part_census, part_collect,
-        part_histogram, part_m_sums, part_pretransform, part_squares_below, part_sum_below,
-        quantile_ranks, quantile_value, select_exact,
-    };
-    #[pymodule_export]
     use crate::results::{
-        Census, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
-        ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, SumPart,
-        TopKFit,
+        ColumnFit, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
+        ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, TopKFit,
     };
     #[pymodule_export]
     use crate::spec::PyGaussianSpec;
     #[pymodule_export]
     use crate::streaming::{
-        kll_normalized_rank_error, result_from_sketch, PyKllSketch, PyStreamingState, PyWindowState,
+        kll_normalized_rank_error, PyKllSketch, PyStreamingState, PyWindowState,
     };
 }

@@ -1,10 +1,9 @@
 //! The core's results as Python reads them: small frozen classes with
 //! named, typed fields, each derived from its core struct by [`record!`].
-//! Each pickles (by its constructor's arguments), because the
-//! per-partition kernels of `outprob.dask` return them from worker
-//! processes.
+//! Each pickles (by its constructor's arguments).
 
 use outprob_core::conformal::select::Selection;
+use outprob_core::distributed::plan::ColumnFit as CoreColumnFit;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
 use outprob_core::evaluation::metrics::{
     Evaluation as CoreEvaluation, Reliability, Strata as CoreStrata,
@@ -179,23 +178,6 @@ record!(
 );
 
 record!(
-    /// The §5 census of a batch or partition.
-    Census {
-        len: usize,
-        /// Scores that are not NaN.
-        count: usize,
-        nan_count: usize,
-        /// Index of the first NaN (meaningful when `nan_count` > 0).
-        nan_first: usize,
-        inf_count: usize,
-        inf_first: usize,
-        /// Extremes of the non-NaN scores (meaningful when `count` > 0).
-        min: f64,
-        max: f64,
-    }
-);
-
-record!(
     /// A streaming Gaussian fit with its error bounds (contract §9).
     StreamingResult from CoreStreamingResult as r {
         center: f64,
@@ -230,11 +212,20 @@ record!(
 );
 
 record!(
-    /// One partition's exact sum below a cut-off (its limbs) and count.
-    SumPart {
-        negative: bool,
-        limbs: Vec<u64>,
-        count: u64,
+    /// The exact distributed fit of one column (contract §9); a linear
+    /// fit's min and max in `center` and `scale`.
+    ColumnFit from CoreColumnFit as c {
+        center: f64,
+        scale: f64,
+        scale_used: String = c.scale_used.to_owned(),
+        /// Iterations and convergence of the last M-estimate, if one ran.
+        n_iter: Option<usize>,
+        converged: Option<bool>,
+        /// The raw minimum of a "sqrt" pretransform.
+        pre_min: Option<f64>,
+        /// Each step of the §5 fallback chain taken: (zero scale, next).
+        fallbacks: Vec<(String, String)> =
+            c.fallbacks.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect(),
     }
 );
 

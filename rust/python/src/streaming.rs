@@ -15,13 +15,10 @@ use crate::{lock, with_slice, Floats, Result};
 use numpy::{IntoPyArray, PyArray1};
 use outprob_core::io::record::{Record, Schema};
 use outprob_core::sample::NanPolicy;
-use outprob_core::streaming::fit::{
-    result_from_sketch as result_from_core_sketch, StreamingResult as CoreResult,
-};
+use outprob_core::streaming::fit::StreamingResult as CoreResult;
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
 use outprob_core::streaming::state::{StreamingState, WindowState, WINDOW};
 use outprob_core::transformations::fit::GaussianFit as CoreFit;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::sync::Mutex;
@@ -214,25 +211,6 @@ impl PyStreamingState {
         let state = StreamingState::from_records(spec.core, &columns, linear)?;
         Ok(PyStreamingState(Mutex::new(state)))
     }
-}
-
-/// The fit of `spec` from a doubles sketch of the oriented scores alone
-/// (a Spark aggregate's), or `None` when the fit reads the exact moments.
-#[pyfunction]
-#[pyo3(signature = (sketch, *, spec))]
-pub(crate) fn result_from_sketch(
-    py: Python<'_>,
-    sketch: &PyKllSketch,
-    spec: &PyGaussianSpec,
-) -> Result<Option<StreamingResult>> {
-    let r: Result<Option<CoreResult>> = sketch.read(py, |s| match s {
-        AnySketch::Double(s) => Ok(result_from_core_sketch(&spec.core, s)?),
-        AnySketch::Float(_) => Err(PyValueError::new_err(
-            "a fit from a sketch needs a doubles sketch (kll_doubles_sketch), got a floats sketch",
-        )
-        .into()),
-    });
-    Ok(r?.as_ref().map(StreamingResult::from))
 }
 
 /// The most recent W scores of one or more columns, refitted exactly (the

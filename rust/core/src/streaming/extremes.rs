@@ -24,6 +24,23 @@ pub const EXTREMES: &Schema = &[
     ("max", Kind::Float),
 ];
 
+/// The linear fit of `n` scores whose oriented extremes are `lo`, `hi`:
+/// `lo` in `center`, `hi` in `scale`, both exact (point intervals, no
+/// probability error).
+pub fn linear_result(lo: f64, hi: f64, n: u64) -> StreamingResult {
+    StreamingResult {
+        center: lo,
+        scale: hi,
+        scale_used: Scale::Value(hi),
+        center_interval: Some(Interval { lo, hi: lo }),
+        scale_interval: Some(Interval { lo: hi, hi }),
+        probability_error: Some(0.0),
+        rank_error: 0.0,
+        m_estimates: Vec::new(),
+        n,
+    }
+}
+
 /// Count and extremes of the scores seen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Extremes {
@@ -100,17 +117,7 @@ impl Extremes {
         } else {
             (self.min, self.max)
         };
-        Ok(StreamingResult {
-            center: lo,
-            scale: hi,
-            scale_used: Scale::Value(hi),
-            center_interval: Some(Interval { lo, hi: lo }),
-            scale_interval: Some(Interval { lo: hi, hi }),
-            probability_error: Some(0.0),
-            rank_error: 0.0,
-            m_estimates: Vec::new(),
-            n: self.n,
-        })
+        Ok(linear_result(lo, hi, self.n))
     }
 
     /// The state as a record of [`EXTREMES`].
