@@ -20,6 +20,8 @@
 //!   (§9).
 //! * [`conformal`]: conformal p-values, their calibration-conditional
 //!   adjustments and FDR-controlling selection (§11).
+//! * [`sequential`]: online decisions on a stream — online FDR control,
+//!   exchangeability martingales and online conformal p-values (§12).
 //! * [`io`]: scores read from text lines and probabilities written back
 //!   (the `outprob stream` command, §9).
 //! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
@@ -41,6 +43,7 @@ pub mod evaluation;
 pub mod io;
 pub mod numeric;
 pub mod sample;
+pub mod sequential;
 pub mod streaming;
 pub mod transformations;
 

@@ -22,6 +22,7 @@ mod lines;
 mod maps;
 mod metrics;
 mod results;
+mod sequential;
 mod spec;
 mod streaming;
 
@@ -138,6 +139,8 @@ mod _core {
         ColumnFit, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
         ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, TopKFit,
     };
+    #[pymodule_export]
+    use crate::sequential::{PyMartingale, PyOnlineFdr, PyOnlinePvalues};
     #[pymodule_export]
     use crate::spec::PyGaussianSpec;
     #[pymodule_export]
