@@ -562,19 +562,8 @@ class MartingaleState:
         """(ln M, ln C, ln R, alarm) after each p-value."""
     def reset(self) -> None: ...
     def parts(self) -> Dict[str, Any]: ...
-    @staticmethod
-    def from_parts(
-        kind: str,
-        parts: Dict[str, Any],
-        *,
-        jump: float,
-        epsilon: float,
-        n_grid: int,
-        min_epsilon: float,
-        threshold: Optional[float],
-        statistic: str,
-        on_alarm: str,
-    ) -> "MartingaleState": ...
+    def restore(self, parts: Dict[str, Any]) -> None:
+        """Replaces the state by ``parts``, checked against the parameters."""
 
 class OnlinePvaluesState:
     """Online smoothed conformal p-values: every score seen, counted."""

@@ -19,10 +19,18 @@ pub enum Kind {
     Int,
     /// A count (an unsigned integer).
     Count,
+    /// A count, or nothing.
+    OptCount,
     /// A double.
     Float,
+    /// A double, or nothing.
+    OptFloat,
     /// A short list of doubles.
     Floats,
+    /// A short list of doubles, or nothing.
+    OptFloats,
+    /// A name (a string).
+    Name,
     /// A list of counts.
     Counts,
     /// A long array of doubles (a NumPy array on the Python side).
@@ -45,10 +53,18 @@ pub enum Field {
     Int(i64),
     /// [`Kind::Count`].
     Count(u64),
+    /// [`Kind::OptCount`].
+    OptCount(Option<u64>),
     /// [`Kind::Float`].
     Float(f64),
+    /// [`Kind::OptFloat`].
+    OptFloat(Option<f64>),
     /// [`Kind::Floats`].
     Floats(Vec<f64>),
+    /// [`Kind::OptFloats`].
+    OptFloats(Option<Vec<f64>>),
+    /// [`Kind::Name`].
+    Name(String),
     /// [`Kind::Counts`].
     Counts(Vec<u64>),
     /// [`Kind::Values`].
@@ -94,8 +110,9 @@ macro_rules! from_field {
     )*};
 }
 
-from_field!(Bool => bool, Int => i64, Count => u64, Float => f64, Counts => Vec<u64>,
-    Bytes => Option<Vec<u8>>, Record => Record);
+from_field!(Bool => bool, Int => i64, Count => u64, OptCount => Option<u64>, Float => f64,
+    OptFloat => Option<f64>, OptFloats => Option<Vec<f64>>, Name => String,
+    Counts => Vec<u64>, Bytes => Option<Vec<u8>>, Record => Record);
 
 impl FromField for Vec<f64> {
     fn from_field(f: &Field) -> Option<Self> {
