@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 __all__ = [
     "limits",
+    "check_scores",
     "MEstimate",
     "GaussianFit",
     "LinearFit",
@@ -257,6 +258,8 @@ class GaussianSpec:
 
 def mean(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
 def std(x: _Scores, *, ddof: int, nan_policy: str, threads: int = ...) -> float: ...
+def check_scores(x: _Scores, *, nan_policy: str) -> None:
+    """Contract §5 for a batch of fitting scores (the core's messages)."""
 def median(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
 def quantile(x: _Scores, *, q: List[float], nan_policy: str, threads: int = ...) -> List[float]: ...
 def upper_trimmed_mean(x: _Scores, *, alpha: float, nan_policy: str, threads: int = ...) -> float: ...

@@ -10,7 +10,7 @@
 use crate::array::{map_array, FloatMap, Floats};
 use crate::convert::Wrap;
 use crate::results::SelectionFit;
-use crate::{run, Result};
+use crate::{lock, run, Result};
 use numpy::{PyReadonlyArray1, PyReadwriteArray1};
 use outprob_core::conformal::calibration;
 use outprob_core::conformal::conditional::{monte_carlo_correction, Conditional};
@@ -21,7 +21,7 @@ use outprob_core::sample::NanPolicy;
 use outprob_core::{Error, Float};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 /// The options of a p-value map (contract §11).
 #[pyclass(frozen, module = "outprob._core", name = "ConformalSpec")]
@@ -79,7 +79,7 @@ impl PyConformalCalibration {
         spec: &PyConformalSpec,
         negate: bool,
     ) -> Result<Self> {
-        let fitted = calibration::Calibration::from_sketch(&sketch.lock(py), &spec.0, negate)?;
+        let fitted = calibration::Calibration::from_sketch(&lock(py, &sketch.0), &spec.0, negate)?;
         Ok(PyConformalCalibration(fitted))
     }
 
@@ -122,12 +122,6 @@ impl FloatMap for Mapping<'_> {
 #[pyclass(frozen, module = "outprob._core", name = "ConformalSketch")]
 pub(crate) struct PyConformalSketch(Mutex<CalibrationSketch>);
 
-impl PyConformalSketch {
-    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, CalibrationSketch> {
-        crate::lock(py, &self.0)
-    }
-}
-
 #[pymethods]
 impl PyConformalSketch {
     #[new]
@@ -149,7 +143,7 @@ impl PyConformalSketch {
         nan_policy: Wrap<NanPolicy>,
         negate: bool,
     ) -> Result<usize> {
-        let mut guard = self.lock(py);
+        let mut guard = lock(py, &self.0);
         let sketch = &mut *guard;
         let added: std::result::Result<usize, Error> =
             crate::with_slice!(py, x, |s| sketch.update(s, nan_policy.0, negate));
@@ -158,13 +152,13 @@ impl PyConformalSketch {
 
     /// Adds everything `other` has seen (a copy of it, taken first).
     fn merge(&self, py: Python<'_>, other: &PyConformalSketch) {
-        let theirs = other.lock(py).clone();
-        self.lock(py).merge(&theirs);
+        let theirs = lock(py, &other.0).clone();
+        lock(py, &self.0).merge(&theirs);
     }
 
     /// DataSketches' compact `kll_doubles_sketch` bytes.
     fn serialize<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = self.lock(py).serialize();
+        let bytes = lock(py, &self.0).serialize();
         PyBytes::new(py, &bytes)
     }
 
@@ -180,19 +174,19 @@ impl PyConformalSketch {
     /// Scores seen.
     #[getter]
     fn n(&self, py: Python<'_>) -> u64 {
-        self.lock(py).n()
+        lock(py, &self.0).n()
     }
 
     /// The sketch's k.
     #[getter]
     fn k(&self, py: Python<'_>) -> u16 {
-        self.lock(py).k()
+        lock(py, &self.0).k()
     }
 
     /// ε of the sketch, 0 while it is exact.
     #[getter]
     fn rank_error(&self, py: Python<'_>) -> f64 {
-        self.lock(py).rank_error()
+        lock(py, &self.0).rank_error()
     }
 }
 

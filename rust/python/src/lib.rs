@@ -117,7 +117,8 @@ mod _core {
     use crate::distributed::{PyColumnPlan, PyPartial, PyPass};
     #[pymodule_export]
     use crate::estimators::{
-        m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std, upper_trimmed_mean,
+        check_scores, m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std,
+        upper_trimmed_mean,
     };
     #[pymodule_export]
     use crate::fit::{
