@@ -2,8 +2,9 @@
 """Build outprob in its own virtual environment and run a job.
 
     python3 scripts/dev.py demo           # build, then score the breast-cancer demo
-    python3 scripts/dev.py test           # build the wheel, then cargo fmt/clippy/test, pytest
-                                          # against the installed wheel, actionlint, the API docs
+    python3 scripts/dev.py test           # build the wheel, then the Rust module-circle check,
+                                          # cargo fmt/clippy/test, pytest against the installed
+                                          # wheel, actionlint, the API docs
     python3 scripts/dev.py wheel          # the abi3 wheel and the sdist into dist/, checked,
                                           # and a wheel built from the sdist
     python3 scripts/dev.py test-wheel W   # install wheel W into a fresh environment, no Rust
@@ -182,6 +183,8 @@ def check_wheel(wheel: Path) -> None:
 
 
 def test(py: str, wheel: Path, rest: list[str]) -> None:
+    # No module of a Rust crate may depend on one that depends on it.
+    run([sys.executable, ROOT / "scripts" / "rust_module_circles.py"])
     lint_rust()
     cargo("test", "-p", "outprob-core", "--release")
     # The fuzz targets' checks over the committed corpus (fuzz/README.md),

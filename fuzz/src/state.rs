@@ -12,8 +12,8 @@ use outprob_core::sample::NanPolicy;
 use outprob_core::streaming::fit::StreamingGaussian;
 use outprob_core::streaming::kll::serde::serialize;
 use outprob_core::streaming::kll::KllSketch;
-use outprob_core::streaming::moments::MomentsParts;
 use outprob_core::streaming::sketch::AnySketch;
+use outprob_core::streaming::stored::MomentsParts;
 use outprob_core::streaming::stored::MAX_COUNT;
 use outprob_core::streaming::window::Window;
 
@@ -202,7 +202,7 @@ pub fn state(data: &[u8]) {
         1 => {
             // A genuine state (small k: it compacts), then edits.
             let spec = spec(&mut r);
-            let Ok(mut st) = StreamingGaussian::new(spec, 8 + u16::from(r.byte() % 32), 1) else {
+            let Ok(mut st) = StreamingGaussian::new(spec, 8 + u32::from(r.byte() % 32), 1) else {
                 return;
             };
             for _ in 0..=r.byte() % 4 {

@@ -11,6 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "limits",
+    "check_scores",
     "MEstimate",
     "GaussianFit",
     "LinearFit",
@@ -18,10 +20,8 @@ __all__ = [
     "SigmoidFit",
     "MixtureFit",
     "GammaFit",
-    "Census",
     "StreamingResult",
     "SketchInfo",
-    "SumPart",
     "Strata",
     "Evaluation",
     "ReliabilityCurve",
@@ -59,22 +59,10 @@ __all__ = [
     "StreamingState",
     "WindowState",
     "kll_normalized_rank_error",
-    "result_from_sketch",
-    "part_census",
-    "part_histogram",
-    "part_collect",
-    "part_pretransform",
-    "select_exact",
-    "order_key",
-    "from_order_key",
-    "quantile_ranks",
-    "quantile_value",
-    "median_value",
-    "part_sum_below",
-    "exact_total",
-    "part_squares_below",
-    "part_m_sums",
-    "m_iterate",
+    "ColumnFit",
+    "Pass",
+    "Partial",
+    "ColumnPlan",
     "ConformalSpec",
     "ConformalSketch",
     "ConformalCalibration",
@@ -91,6 +79,10 @@ __all__ = [
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
 _Labels = npt.NDArray[np.bool_]
 _Spec = Union[str, float]
+
+# The core's bounds on size parameters: MIN_K, MAX_K, MAX_COUNT, MAX_WINDOW,
+# MAX_ITER, MAX_BINS, MAX_BIN_COUNTS.
+def limits() -> Dict[str, int]: ...
 
 # -- results ------------------------------------------------------------------------
 
@@ -163,23 +155,6 @@ class GammaFit:
     method_used: str
     def __new__(cls, offset: float, mean: float, scale: float, method_used: str) -> "GammaFit": ...
 
-class Census:
-    """The §5 census of a batch: NaN and ±inf counts with their first
-    index, and the extremes of the non-NaN scores."""
-
-    len: int
-    count: int
-    nan_count: int
-    nan_first: int
-    inf_count: int
-    inf_first: int
-    min: float
-    max: float
-    def __new__(
-        cls, len: int, count: int, nan_count: int, nan_first: int, inf_count: int,
-        inf_first: int, min: float, max: float,
-    ) -> "Census": ...
-
 class StreamingResult:
     center: float
     scale: float
@@ -213,11 +188,21 @@ class SketchInfo:
         is_double: bool, seed: int, extremes: Optional[Tuple[float, float]],
     ) -> "SketchInfo": ...
 
-class SumPart:
-    negative: bool
-    limbs: List[int]
-    count: int
-    def __new__(cls, negative: bool, limbs: List[int], count: int) -> "SumPart": ...
+class ColumnFit:
+    """The exact distributed fit of one column (a linear fit's min and max
+    in ``center`` and ``scale``) and the §5 fallback steps it took."""
+
+    center: float
+    scale: float
+    scale_used: str
+    n_iter: Optional[int]
+    converged: Optional[bool]
+    pre_min: Optional[float]
+    fallbacks: List[Tuple[str, str]]
+    def __new__(
+        cls, center: float, scale: float, scale_used: str, n_iter: Optional[int],
+        converged: Optional[bool], pre_min: Optional[float], fallbacks: List[Tuple[str, str]],
+    ) -> "ColumnFit": ...
 
 class Strata:
     """A measure overall and within each class (NaN for an absent class)."""
@@ -275,6 +260,8 @@ class GaussianSpec:
 
 def mean(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
 def std(x: _Scores, *, ddof: int, nan_policy: str, threads: int = ...) -> float: ...
+def check_scores(x: _Scores, *, nan_policy: str) -> None:
+    """Contract §5 for a batch of fitting scores (the core's messages)."""
 def median(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
 def quantile(x: _Scores, *, q: List[float], nan_policy: str, threads: int = ...) -> List[float]: ...
 def upper_trimmed_mean(x: _Scores, *, alpha: float, nan_policy: str, threads: int = ...) -> float: ...
@@ -384,9 +371,12 @@ def kll_normalized_rank_error(k: int, *, pmf: bool) -> float: ...
 
 class StreamingState:
     """Exact moments plus, when the estimators need order statistics, a
-    sketch, for each of ``columns`` score columns."""
+    sketch, for each of ``columns`` score columns; with ``linear``, the
+    count and extremes of each column."""
 
-    def __new__(cls, *, spec: GaussianSpec, k: int, seed: int, columns: int) -> "StreamingState": ...
+    def __new__(
+        cls, *, spec: GaussianSpec, k: int, seed: int, columns: int, linear: bool = ...
+    ) -> "StreamingState": ...
     def update(self, x: _Scores) -> None: ...
     def update_and_fit(self, x: _Scores) -> List[StreamingResult]: ...
     def merge(self, other: "StreamingState") -> None: ...
@@ -396,11 +386,9 @@ class StreamingState:
     def stream_fit(self, last: Optional[int]) -> List[Optional[StreamingResult]]: ...
     def parts(self) -> List[Dict[str, Any]]: ...
     @staticmethod
-    def from_parts(*, spec: GaussianSpec, parts: List[Dict[str, Any]]) -> "StreamingState": ...
-
-def result_from_sketch(sketch: KllSketch, *, spec: GaussianSpec) -> Optional[StreamingResult]:
-    """The fit from a doubles sketch of the oriented scores alone; ``None``
-    when it reads the exact moments (mean, trimmed mean, SD)."""
+    def from_parts(
+        *, spec: GaussianSpec, parts: List[Dict[str, Any]], linear: bool = ...
+    ) -> "StreamingState": ...
 
 class WindowState:
     """The most recent ``size`` scores of each of ``columns`` columns."""
@@ -418,34 +406,41 @@ class WindowState:
     @staticmethod
     def from_parts(*, size: int, refit_every: int, parts: List[Dict[str, Any]]) -> "WindowState": ...
 
-# -- per-partition kernels of the exact Dask fit (contract §9) -----------------------
+# -- the distributed fit (contract §9) ----------------------------------------------
 
-def part_census(x: _Scores) -> Census: ...
-def part_histogram(
-    x: _Scores, *, center: Optional[float], negate: bool, lo: int, shift: int, buckets: int
-) -> Tuple[int, npt.NDArray[np.uint64]]: ...
-def part_collect(
-    x: _Scores, *, center: Optional[float], negate: bool, lo: int, hi: int
-) -> npt.NDArray[np.float64]: ...
-def part_pretransform(x: _Scores, *, kind: str, min: float) -> npt.NDArray[np.float64]: ...
-def select_exact(values: List[float], *, ranks: List[int]) -> List[float]: ...
-def order_key(v: float) -> int: ...
-def from_order_key(k: int) -> float: ...
-def quantile_ranks(n: int, *, q: float) -> List[int]: ...
-def quantile_value(n: int, *, q: float, values: List[float]) -> float: ...
-def median_value(values: List[float]) -> float: ...
-def part_sum_below(x: _Scores, *, negate: bool, v: float) -> SumPart: ...
-def exact_total(parts: List[SumPart], *, v: float, ties: int) -> float: ...
-def part_squares_below(
-    x: _Scores, *, negate: bool, c: float, w: float, e: int
-) -> Tuple[float, int]: ...
-def part_m_sums(
-    x: _Scores, *, negate: bool, norm: str, m: float, sigma: float
-) -> List[float]: ...
-def m_iterate(
-    reduce: Callable[[float, float], Any], *, norm: str, maxiter: int, tol: float, n: int,
-    mu0: float, sigma0: float,
-) -> MEstimate: ...
+class Pass:
+    """A pass of a column's plan over every partition (pickles as bytes)."""
+
+    def __new__(cls, data: bytes) -> "Pass": ...
+    def map(self, x: _Scores) -> "Partial": ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def native_census(self) -> Optional[Tuple[bool, int]]: ...
+
+class Partial:
+    """A pass's partial result of a piece of a column (pickles as bytes)."""
+
+    def __new__(cls, data: bytes) -> "Partial": ...
+    def combine(self, other: "Partial") -> "Partial": ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def census(
+        *, len: int, count: int, nan_count: int, inf_count: int, min: float, max: float,
+        sketch: Optional[bytes],
+    ) -> "Partial": ...
+
+class ColumnPlan:
+    """The plan of one column's distributed fit: ``next_pass`` until None,
+    each pass run and its combined partial fed back; then ``result``."""
+
+    def __new__(
+        cls, spec: GaussianSpec, *, linear: bool, method: str, collect_max: int,
+        n_hint: Optional[int], k: int, native_census: bool,
+    ) -> "ColumnPlan": ...
+    def next_pass(self) -> Optional[Pass]: ...
+    def feed(self, partial: Partial) -> None: ...
+    def result(self) -> Union[ColumnFit, StreamingResult]: ...
 
 # -- conformal p-values and FDR selection (contract §11) --------------------------
 
@@ -597,19 +592,8 @@ class MartingaleState:
         """(ln M, ln C, ln R, alarm) after each p-value."""
     def reset(self) -> None: ...
     def parts(self) -> Dict[str, Any]: ...
-    @staticmethod
-    def from_parts(
-        kind: str,
-        parts: Dict[str, Any],
-        *,
-        jump: float,
-        epsilon: float,
-        n_grid: int,
-        min_epsilon: float,
-        threshold: Optional[float],
-        statistic: str,
-        on_alarm: str,
-    ) -> "MartingaleState": ...
+    def restore(self, parts: Dict[str, Any]) -> None:
+        """Replaces the state by ``parts``, checked against the parameters."""
 
 class OnlinePvaluesState:
     """Online smoothed conformal p-values: every score seen, counted."""

@@ -31,7 +31,7 @@ import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 
 from ._common.validation import as_float_array
-from ._distributed.steps import Step, reduce_packed
+from ._distributed.steps import combined
 from ._distributed.engine import Engine
 from ._distributed.planner import FitInfo, fit_exact, fit_sketch
 
@@ -97,16 +97,16 @@ class _DaskColumnEngine(Engine):
         super().__init__()
         self.parts, self.ndim, self.j = parts, ndim, j
 
-    def run(self, step: Step) -> Any:
+    def run(self, step: Any) -> Any:
         ndim, j = self.ndim, self.j
 
         def task(part: Any) -> Any:
-            return step.pack(step.map(_column(part, j, ndim)))
+            return step.map(_column(part, j, ndim)).to_bytes()
 
         out = list(dask.compute(*[dask.delayed(task)(p) for p in self.parts]))
         self.passes += 1
         self.bytes += len(pickle.dumps(out, protocol=5))
-        return reduce_packed(step, out)
+        return combined(out)
 
 
 def _names(collection: Any, ndim: int) -> Any:

@@ -60,10 +60,11 @@ __all__ = [
 
 #: The paper's bin counts: k = 5, …, 20, results averaged.
 DEFAULT_N_BINS: Tuple[int, ...] = tuple(range(5, 21))
-#: Largest bin count accepted (contract §5); checked before anything is allocated.
-MAX_BINS = 1_000_000
+#: Largest bin count accepted (contract §5; the core's); checked before
+#: anything is allocated.
+MAX_BINS: int = _core.limits()["MAX_BINS"]
 #: Largest number of bin counts in one ``n_bins`` sequence.
-MAX_BIN_COUNTS = 1_000
+MAX_BIN_COUNTS: int = _core.limits()["MAX_BIN_COUNTS"]
 #: Binning schemes.
 SCHEMES = ("equiareal", "equal_width", "equal_frequency")
 _STRATIFY = (None, "outlier", "inlier", "both")

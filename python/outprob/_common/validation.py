@@ -20,6 +20,7 @@ from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 
+from .. import _core
 from .exceptions import InputError
 
 Spec = Union[str, float]
@@ -286,16 +287,17 @@ def check_fraction(value: Any, name: str) -> float:
     return v
 
 
+_LIMITS = _core.limits()
 #: Largest ``maxiter`` of M-estimation (contract §5; the core's ``MAX_ITER``):
 #: no call runs unbounded.
-MAX_ITER = 1_000
-#: Bounds of the streaming size parameters (contract §5, §9), checked before
-#: anything is allocated: the KLL sketch's k (DataSketches' range), a window
-#: (the core's ``MAX_WINDOW``), a count of scores (``refit_every``, ``ddof``:
-#: at most the 2^53 scores a stream counts, exact as doubles) and a seed.
-MIN_K, MAX_K = 8, 65_535
-MAX_WINDOW = 2**32
-MAX_COUNT = 2**53
+MAX_ITER = _LIMITS["MAX_ITER"]
+#: Bounds of the streaming size parameters (contract §5, §9), the core's,
+#: checked before anything is allocated: the KLL sketch's k (DataSketches'
+#: range), a window, a count of scores (``refit_every``, ``ddof``: at most
+#: the 2^53 scores a stream counts, exact as doubles) and a seed.
+MIN_K, MAX_K = _LIMITS["MIN_K"], _LIMITS["MAX_K"]
+MAX_WINDOW = _LIMITS["MAX_WINDOW"]
+MAX_COUNT = _LIMITS["MAX_COUNT"]
 MAX_SEED = 2**64 - 1
 #: The most threads a call may ask for (each count gets a kept pool).
 MAX_THREADS = 1024

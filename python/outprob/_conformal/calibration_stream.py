@@ -74,21 +74,9 @@ class Stream:
 
 
 def _check_batch(x: np.ndarray, nan_policy: str) -> None:
-    """Contract §5 for a whole batch, before any column changes."""
-    inf = np.isinf(x).ravel()
-    if inf.any():
-        count, first = int(inf.sum()), int(np.argmax(inf))
-        raise ValueError(
-            f"scores contain {count} infinite value{'s' if count != 1 else ''} (first at index "
-            f"{first}); fitting needs finite scores: drop or clip them before fitting"
-        )
-    nan = np.isnan(x).ravel()
-    if nan_policy == "raise" and nan.any():
-        count, first = int(nan.sum()), int(np.argmax(nan))
-        raise ValueError(
-            f"scores contain {count} NaN value{'s' if count != 1 else ''} (first at index {first}) "
-            "and nan_policy='raise'; use nan_policy='omit' to ignore them"
-        )
+    """Contract §5 for a whole batch, before any column changes (the core's
+    check and messages; the first index in C order)."""
+    _core.check_scores(np.ascontiguousarray(x).reshape(-1), nan_policy=nan_policy)
 
 
 def partial_fit(est: "ConformalScaler", X: Any) -> None:

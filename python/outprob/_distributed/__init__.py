@@ -1,9 +1,9 @@
 """Fits on distributed collections (contract §9): one planner for every
-engine (:mod:`.planner`) that reads a column's estimators
-(:mod:`.column_estimators`) from passes expressed as engine-neutral steps
-(:mod:`.steps`), and the Spark engine (:mod:`.spark_engine`) with its
-Structured Streaming scorer (:mod:`.spark_stream`). The public adapters
-:mod:`outprob.dask` and :mod:`outprob.spark` sit on top.
+engine (:mod:`.planner`) that runs the core's plan of each column, whose
+passes engines run over partitions (:mod:`.engine`, :mod:`.steps`), and
+the Spark engine (:mod:`.spark_engine`) with its Structured Streaming
+scorer (:mod:`.spark_stream`). The public adapters :mod:`outprob.dask`
+and :mod:`outprob.spark` sit on top.
 
 It imports :mod:`outprob._common`, :mod:`outprob.streaming`,
 :mod:`outprob._scalers` and the compiled core; Dask, Spark and pyarrow

@@ -19,8 +19,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from .. import _core
-from .steps import CensusPart, Step, reduce_packed
 from .engine import Engine
+from .steps import combined
 
 Columns = Union[str, Sequence[str]]
 
@@ -123,8 +123,8 @@ _EMPTY = np.empty(0)
 
 class SparkColumnEngine(Engine):
     """One score column of a Spark DataFrame: a pass folds every
-    partition's Arrow batches with the step (``mapInArrow``) and combines
-    the partials on the driver; the census without moments or pretransform
+    partition's Arrow batches with the pass (``mapInArrow``) and combines
+    the partials on the driver; a census without moments or pretransform
     is one native aggregate."""
 
     native_census = True
@@ -133,25 +133,27 @@ class SparkColumnEngine(Engine):
         super().__init__()
         self.df, self.name = df, name
 
-    def run(self, step: Step) -> Any:
+    def run(self, step: Any) -> Any:
+        native = step.native_census
+        if native is not None:
+            return self._census(*native)
+
         def add(acc: Any, xs: List[np.ndarray]) -> Any:
             part = step.map(xs[0])
-            return part if acc is None else step.combine(acc, part)
+            return part if acc is None else acc.combine(part)
 
         def finish(acc: Any) -> Any:
-            return step.pack(step.map(_EMPTY) if acc is None else acc)
+            return (step.map(_EMPTY) if acc is None else acc).to_bytes()
 
         out = fold(self.df, [self.name], lambda: None, add, finish)
         self.passes += 1
         self.bytes += sum(len(o) for o in out)
         packed = [pickle.loads(o) for o in out] or [finish(None)]  # a frame of no partitions
-        return reduce_packed(step, packed)
+        return combined(packed)
 
-    def census(self, negate: bool, sketch_k: int, moments_ddof: Optional[int],
-               pre: Optional[str], pre_min: float) -> CensusPart:
-        if moments_ddof is not None or pre is not None:
-            # Exact moments and pretransforms are the core's: read in Python.
-            return super().census(negate, sketch_k, moments_ddof, pre, pre_min)
+    def _census(self, negate: bool, sketch_k: int) -> Any:
+        """Counts, extremes and a KLL sketch of the oriented scores in one
+        Spark SQL aggregate."""
         x = column_ref(self.name).cast("double")
         finite = F.when(~F.isnan(x) & (F.abs(x) != F.lit(float("inf"))), x)
         exprs = [
@@ -169,13 +171,14 @@ class SparkColumnEngine(Engine):
         self.passes += 1
         sk = row["sketch"] if sketch_k else None
         self.bytes += 64 + (0 if sk is None else len(sk))
-        lo = float("inf") if row["lo"] is None else float(row["lo"])
-        hi = float("-inf") if row["hi"] is None else float(row["hi"])
         # A null is a missing score, as NaN is; Spark does not say where.
-        counts = (int(row["rows"]), int(row["n"]), int(row["nan"] or 0), None,
-                  int(row["inf"] or 0), None, lo, hi)
-        sketch = None if sk is None else _core.KllSketch.deserialize(bytes(sk), double=True, seed=0)
-        return CensusPart(counts, counts, sketch, None)  # type: ignore[arg-type]
+        return _core.Partial.census(
+            len=int(row["rows"]), count=int(row["n"]), nan_count=int(row["nan"] or 0),
+            inf_count=int(row["inf"] or 0),
+            min=float("inf") if row["lo"] is None else float(row["lo"]),
+            max=float("-inf") if row["hi"] is None else float(row["hi"]),
+            sketch=None if sk is None else bytes(sk),
+        )
 
 
 def _fitted_width(scaler: Any) -> int:

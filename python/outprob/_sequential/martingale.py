@@ -208,7 +208,8 @@ class Martingale:
         obj._params = p
         kind = p["kind"]
         rest = {k: v for k, v in p.items() if k != "kind"}
-        obj._state = _core.MartingaleState.from_parts(kind, parts, **rest)
+        obj._state = _core.MartingaleState(kind, **rest)
+        obj._state.restore(parts)
         return obj
 
     def __getstate__(self) -> Dict[str, Any]:

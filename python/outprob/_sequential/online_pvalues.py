@@ -104,7 +104,7 @@ class OnlineConformal:
         count) as a JSON-serialisable dict of builtins."""
         parts = self._state.parts()
         state = {"n": int(parts["n"]), "scores": parts["scores"].tolist(),
-                 "counts": parts["counts"].tolist()}
+                 "counts": list(parts["counts"])}
         return {"format": FORMAT, "version": VERSION, "params": self.params, "state": state}
 
     @classmethod

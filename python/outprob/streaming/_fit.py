@@ -32,7 +32,6 @@ from ._state import (
     _cached_fit,
     _decode_parts,
     _encode_parts,
-    _Extremes,
     _iterations,
     _streaming_result,
     _window_result,
@@ -127,8 +126,8 @@ class StreamingFit:
             seed=check_int(seed, "seed", 0, MAX_SEED),
         )
         # One state for every column, made by the first batch: the core's
-        # streaming state or window (updated and merged whole under its
-        # lock), or the extremes of a linear fit.
+        # streaming state (Gaussian, or a linear fit's extremes) or window,
+        # updated and merged whole under its lock.
         self._state: Optional[Any] = None
         self._ndim: Optional[int] = None
         # A window's last fit, published until the next refit: part of the
@@ -153,9 +152,8 @@ class StreamingFit:
         p = self.params
         if p["window"] is not None:
             return _core.WindowState(size=p["window"], refit_every=p["refit_every"] or 0, columns=columns)
-        if p["scaling"] == "linear":
-            return _Extremes(not p["higher_is_outlier"], p["nan_policy"], columns)
-        return _core.StreamingState(spec=self.spec(), k=p["k"], seed=p["seed"], columns=columns)
+        return _core.StreamingState(spec=self.spec(), k=p["k"], seed=p["seed"], columns=columns,
+                                    linear=p["scaling"] == "linear")
 
     @property
     def n(self) -> int:
@@ -186,7 +184,8 @@ class StreamingFit:
         ``partial_fit``, which publishes a fit after every batch."""
         a, state = self._batch(scores)
         p = self.params
-        if p["scaling"] == "linear":  # the extremes of finite scores: never refused
+        if p["window"] is not None and p["scaling"] == "linear":
+            # A window's extremes of finite scores: never refused.
             return self.update(a).results()
         if p["window"] is None:
             return [_streaming_result(r) for r in state.update_and_fit(a)]
@@ -243,7 +242,7 @@ class StreamingFit:
                 self._state = self._state_from(other._state.parts())
                 return None
         try:
-            if fit and self.params["scaling"] == "gaussian":
+            if fit:
                 return [_streaming_result(r) for r in self._state.merge_and_fit(other._state)]
             self._state.merge(other._state)
         except ValueError as exc:
@@ -254,10 +253,8 @@ class StreamingFit:
 
     def _state_from(self, parts: List[Dict[str, Any]]) -> Any:
         """A running state from its per-column parts (``to_dict``, ``merge``)."""
-        p = self.params
-        if p["scaling"] == "linear":
-            return _Extremes.from_parts(not p["higher_is_outlier"], p["nan_policy"], parts)
-        return _core.StreamingState.from_parts(spec=self.spec(), parts=parts)
+        linear = self.params["scaling"] == "linear"
+        return _core.StreamingState.from_parts(spec=self.spec(), parts=parts, linear=linear)
 
     def refit(self) -> List[StreamingResult]:
         """Refits now (windowed fits); returns :meth:`results`. A refused
@@ -271,11 +268,6 @@ class StreamingFit:
         p = self.params
         s = self._state
         if p["window"] is None:
-            if p["scaling"] == "linear":
-                return [
-                    StreamingResult(lo, hi, "value", (lo, lo), (hi, hi), 0.0, 0.0, None, None, n)
-                    for (lo, hi), n in zip(s.extremes(), s.n())
-                ]
             return [_streaming_result(r) for r in s.results()]
         if self._fitted is None or force or s.due():
             negate = not p["higher_is_outlier"]

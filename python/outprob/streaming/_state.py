@@ -1,17 +1,13 @@
 """The stored state of a :class:`~outprob.streaming.StreamingFit`: its
-results, a window's last fit, the linear fit's extremes and the column
-codec (contract §9, "Stored state")."""
+results, a window's last fit and the column codec (contract §9, "Stored
+state"); the running state itself is the core's."""
 
 from __future__ import annotations
 
 import base64
-import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-import numpy as np
-
 from .. import _core
-from .._common.validation import MAX_COUNT
 
 class StreamingResult(NamedTuple):
     """Fitted parameters of a :class:`StreamingFit` (one score column).
@@ -96,100 +92,6 @@ def _cached_fit(p: Dict[str, Any], stored: Any, seen: List[int]) -> List[Streami
                    ("max" if linear else "scale"): [r.scale for r in results]},
     })
     return results
-
-
-def _check_batch(a: np.ndarray, nan_policy: str) -> Tuple[int, float, float]:
-    """contract §5 for a whole batch, with the messages of the core; returns
-    the count of scores (NaN excluded), their min and max."""
-    census = _core.part_census(a.reshape(-1))
-    if census.inf_count:
-        n = census.inf_count
-        raise ValueError(
-            f"scores contain {n} infinite value{'s' if n != 1 else ''} "
-            f"(first at index {census.inf_first}); fitting needs finite scores: drop or clip them "
-            "before fitting"
-        )
-    if census.nan_count and nan_policy == "raise":
-        n = census.nan_count
-        raise ValueError(
-            f"scores contain {n} NaN value{'s' if n != 1 else ''} (first at "
-            f"index {census.nan_first}) and nan_policy='raise'; use nan_policy='omit' to ignore them"
-        )
-    return census.count, census.min, census.max
-
-
-class _Extremes:
-    """The state of a linear fit of one or more columns: count, min and max
-    per column in one pass (linear scaling needs no sums, so it keeps
-    none). A batch changes every column or none; calls from several threads
-    serialise."""
-
-    __slots__ = ("columns", "negate", "nan_policy", "lock")
-
-    def __init__(self, negate: bool, nan_policy: str, columns: int) -> None:
-        self.columns = [(0, float("inf"), float("-inf"))] * columns
-        self.negate, self.nan_policy = negate, nan_policy
-        self.lock = threading.Lock()
-
-    def update(self, x: np.ndarray) -> None:
-        k = len(self.columns)
-        if (x.ndim == 1 and k != 1) or (x.ndim == 2 and x.shape[1] != k):
-            raise ValueError(f"batch of shape {x.shape} does not match the {k} column(s) fitted so far")
-        cols = [x] if x.ndim == 1 else [np.ascontiguousarray(x[:, j]) for j in range(k)]
-        if k > 1:
-            # The whole batch first: a refused batch changes no column.
-            _check_batch(x, self.nan_policy)
-        batch = [_check_batch(c, self.nan_policy) for c in cols]
-        with self.lock:
-            self.columns = [_joined(a, b) for a, b in zip(self.columns, batch)]
-
-    def merge(self, other: "_Extremes") -> None:
-        theirs = list(other.columns)
-        if len(theirs) != len(self.columns):
-            raise ValueError("the fits have different numbers of columns")
-        with self.lock:
-            self.columns = [_joined(a, b) for a, b in zip(self.columns, theirs)]
-
-    def n(self) -> List[int]:
-        return [c[0] for c in self.columns]
-
-    def extremes(self) -> List[Tuple[float, float]]:
-        if not all(c[0] for c in self.columns):
-            raise ValueError("nothing to fit yet: update the fit with scores first")
-        return [(-hi, -lo) if self.negate else (lo, hi) for _, lo, hi in self.columns]
-
-    def parts(self) -> List[Dict[str, Any]]:
-        return [{"moments": {"n": n, "min": lo, "max": hi}, "sketch": None, "seed": 0}
-                for n, lo, hi in self.columns]
-
-    @classmethod
-    def from_parts(cls, negate: bool, nan_policy: str, parts: List[Dict[str, Any]]) -> "_Extremes":
-        e = cls(negate, nan_policy, len(parts))
-        columns = []
-        for part in parts:
-            moments = part["moments"]
-            try:
-                count, lo, hi = moments["n"], float(moments["min"]), float(moments["max"])
-            except (KeyError, TypeError, ValueError):
-                raise ValueError("not a valid linear-fit state: it needs n, min and max") from None
-            if type(count) is not int or not 0 <= count <= MAX_COUNT:
-                raise ValueError(f"not a valid linear-fit state: n must be in [0, 2^53], got {count!r}")
-            if count and not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
-                raise ValueError("not a valid linear-fit state: extremes")
-            columns.append((count, lo, hi) if count else (0, float("inf"), float("-inf")))
-        e.columns = columns
-        return e
-
-
-def _joined(a: Tuple[int, float, float], b: Tuple[int, float, float]) -> Tuple[int, float, float]:
-    """The count and extremes of two sets of scores together."""
-    if not b[0]:
-        return a
-    if a[0] + b[0] > MAX_COUNT:
-        raise ValueError(
-            f"a stream counts at most 2^53 scores; {a[0]} seen and {b[0]} more would exceed it"
-        )
-    return (a[0] + b[0], min(a[1], b[1]), max(a[2], b[2]))
 
 
 def _encode_parts(parts: Dict[str, Any]) -> Dict[str, Any]:

@@ -16,15 +16,16 @@ pub enum Error {
     Infinite {
         /// How many infinite values.
         count: usize,
-        /// Index of the first one.
-        first_index: usize,
+        /// Index of the first one (`None` when the source does not say,
+        /// as a Spark aggregate does not).
+        first_index: Option<usize>,
     },
     /// NaN in fitting data with `nan_policy="raise"`.
     Nan {
         /// How many NaN values.
         count: usize,
-        /// Index of the first one.
-        first_index: usize,
+        /// Index of the first one (`None` when the source does not say).
+        first_index: Option<usize>,
     },
     /// A probability outside [0, 1], or NaN.
     InvalidProbability {
@@ -44,6 +45,8 @@ pub enum Error {
     },
     /// Buffers whose lengths do not fit together.
     ShapeMismatch(String),
+    /// A stream asked for its fit before it saw a score.
+    NothingSeen,
 }
 
 impl Error {
@@ -79,15 +82,17 @@ impl fmt::Display for Error {
             ),
             Error::Infinite { count, first_index } => write!(
                 f,
-                "scores contain {count} infinite value{} (first at index {first_index}); \
-                 fitting needs finite scores: drop or clip them before fitting",
-                plural(*count)
+                "scores contain {count} infinite value{}{}; fitting needs finite scores: \
+                 drop or clip them before fitting",
+                plural(*count),
+                at(*first_index)
             ),
             Error::Nan { count, first_index } => write!(
                 f,
-                "scores contain {count} NaN value{} (first at index {first_index}) and \
-                 nan_policy='raise'; use nan_policy='omit' to ignore them",
-                plural(*count)
+                "scores contain {count} NaN value{}{} and nan_policy='raise'; use \
+                 nan_policy='omit' to ignore them",
+                plural(*count),
+                at(*first_index)
             ),
             Error::InvalidProbability { index, value } => write!(
                 f,
@@ -96,11 +101,19 @@ impl fmt::Display for Error {
             Error::NoProbabilities => write!(f, "cannot evaluate an empty array of probabilities"),
             Error::InvalidParameter { name, reason } => write!(f, "{name}: {reason}"),
             Error::ShapeMismatch(msg) => f.write_str(msg),
+            Error::NothingSeen => {
+                f.write_str("nothing to fit yet: update the fit with scores first")
+            }
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+/// " (first at index i)", or nothing when the index is unknown.
+fn at(first_index: Option<usize>) -> String {
+    first_index.map_or(String::new(), |i| format!(" (first at index {i})"))
+}
 
 fn plural(n: usize) -> &'static str {
     if n == 1 {

@@ -51,13 +51,13 @@ pub fn check_batch<T: Float>(x: &[T], nan_policy: NanPolicy) -> Result<Summary, 
     if s.inf.count > 0 {
         return Err(Error::Infinite {
             count: s.inf.count,
-            first_index: s.inf.first,
+            first_index: Some(s.inf.first),
         });
     }
     if s.nan.count > 0 && nan_policy == NanPolicy::Raise {
         return Err(Error::Nan {
             count: s.nan.count,
-            first_index: s.nan.first,
+            first_index: Some(s.nan.first),
         });
     }
     Ok(s)
@@ -75,13 +75,13 @@ pub(crate) fn check_census(
     if inf.count > 0 {
         return Err(Error::Infinite {
             count: inf.count,
-            first_index: inf.first,
+            first_index: Some(inf.first),
         });
     }
     if nan.count > 0 && nan_policy == NanPolicy::Raise {
         return Err(Error::Nan {
             count: nan.count,
-            first_index: nan.first,
+            first_index: Some(nan.first),
         });
     }
     match len - nan.count {
@@ -156,7 +156,7 @@ mod tests {
             Sample::new(&x, NanPolicy::Raise, false).unwrap_err(),
             Error::Nan {
                 count: 2,
-                first_index: 1
+                first_index: Some(1)
             }
         );
         let y: Vec<f64> = (0..1000)
@@ -170,7 +170,7 @@ mod tests {
             Sample::new(&y, NanPolicy::Omit, false).unwrap_err(),
             Error::Infinite {
                 count: 2,
-                first_index: 300
+                first_index: Some(300)
             }
         );
         assert_eq!(

@@ -1,16 +1,16 @@
 //! Conformal p-values, their calibration-conditional adjustments, the
 //! calibration sketch and FDR-controlling selection (contract §11).
 //!
-//! The options cross as one spec class ([`ConformalSpec`], its names
+//! The options cross as one spec class ([`PyConformalSpec`], its names
 //! parsed by the core's `FromStr`), the calibration is the core's fitted
-//! map held by the extension ([`Calibration`], built once) so that a
+//! map held by the extension ([`PyConformalCalibration`], built once) so that a
 //! transform converts nothing but the scores, and a selection's figures
 //! come back as a record ([`crate::results::SelectionFit`]).
 
 use crate::array::{map_array, FloatMap, Floats};
 use crate::convert::Wrap;
 use crate::results::SelectionFit;
-use crate::{run, Result};
+use crate::{lock, run, Result};
 use numpy::{PyReadonlyArray1, PyReadwriteArray1};
 use outprob_core::conformal::calibration;
 use outprob_core::conformal::conditional::{monte_carlo_correction, Conditional};
@@ -20,17 +20,16 @@ use outprob_core::conformal::sketch::CalibrationSketch;
 use outprob_core::sample::NanPolicy;
 use outprob_core::{Error, Float};
 use pyo3::prelude::*;
-use pyo3::sync::MutexExt;
 use pyo3::types::PyBytes;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 
 /// The options of a p-value map (contract §11).
-#[pyclass(frozen, module = "outprob._core")]
+#[pyclass(frozen, module = "outprob._core", name = "ConformalSpec")]
 #[derive(Clone, Copy)]
-pub(crate) struct ConformalSpec(calibration::ConformalSpec);
+pub(crate) struct PyConformalSpec(calibration::ConformalSpec);
 
 #[pymethods]
-impl ConformalSpec {
+impl PyConformalSpec {
     #[new]
     #[pyo3(signature = (*, tie_break, seed, conditional, delta, simes_k, mc_correction))]
     fn new(
@@ -41,7 +40,7 @@ impl ConformalSpec {
         simes_k: Option<u64>,
         mc_correction: Option<f64>,
     ) -> Self {
-        ConformalSpec(calibration::ConformalSpec {
+        PyConformalSpec(calibration::ConformalSpec {
             tie_break: tie_break.0.with_seed(seed),
             conditional: conditional.map(|c| c.0),
             delta,
@@ -54,16 +53,20 @@ impl ConformalSpec {
 /// Calibration scores (sorted, oriented) or a sketch's weighted sample,
 /// with its index and the adjustment the spec asks for.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalCalibration")]
-pub(crate) struct Calibration(calibration::Calibration);
+pub(crate) struct PyConformalCalibration(calibration::Calibration);
 
 #[pymethods]
-impl Calibration {
+impl PyConformalCalibration {
     /// From sorted (ascending, finite) oriented calibration scores.
     #[new]
     #[pyo3(signature = (sorted, *, spec, negate))]
-    fn new(sorted: PyReadonlyArray1<'_, f64>, spec: &ConformalSpec, negate: bool) -> Result<Self> {
+    fn new(
+        sorted: PyReadonlyArray1<'_, f64>,
+        spec: &PyConformalSpec,
+        negate: bool,
+    ) -> Result<Self> {
         let fitted = calibration::Calibration::from_sorted(sorted.as_slice()?, &spec.0, negate)?;
-        Ok(Calibration(fitted))
+        Ok(PyConformalCalibration(fitted))
     }
 
     /// From a sketch: its weighted sample, with the slack ⌈ε·n⌉ added to
@@ -72,12 +75,12 @@ impl Calibration {
     #[pyo3(signature = (sketch, *, spec, negate))]
     fn from_sketch(
         py: Python<'_>,
-        sketch: &ConformalSketch,
-        spec: &ConformalSpec,
+        sketch: &PyConformalSketch,
+        spec: &PyConformalSpec,
         negate: bool,
     ) -> Result<Self> {
-        let fitted = calibration::Calibration::from_sketch(&sketch.lock(py), &spec.0, negate)?;
-        Ok(Calibration(fitted))
+        let fitted = calibration::Calibration::from_sketch(&lock(py, &sketch.0), &spec.0, negate)?;
+        Ok(PyConformalCalibration(fitted))
     }
 
     /// The number of calibration scores n.
@@ -117,22 +120,14 @@ impl FloatMap for Mapping<'_> {
 /// A KLL sketch of oriented calibration scores (DataSketches' bytes),
 /// behind a lock: concurrent updates serialise.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalSketch")]
-pub(crate) struct ConformalSketch(Mutex<CalibrationSketch>);
-
-impl ConformalSketch {
-    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, CalibrationSketch> {
-        self.0
-            .lock_py_attached(py)
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-}
+pub(crate) struct PyConformalSketch(Mutex<CalibrationSketch>);
 
 #[pymethods]
-impl ConformalSketch {
+impl PyConformalSketch {
     #[new]
     #[pyo3(signature = (*, k, seed))]
     fn new(k: u16, seed: u64) -> Result<Self> {
-        Ok(ConformalSketch(Mutex::new(CalibrationSketch::new(
+        Ok(PyConformalSketch(Mutex::new(CalibrationSketch::new(
             k, seed,
         )?)))
     }
@@ -148,7 +143,7 @@ impl ConformalSketch {
         nan_policy: Wrap<NanPolicy>,
         negate: bool,
     ) -> Result<usize> {
-        let mut guard = self.lock(py);
+        let mut guard = lock(py, &self.0);
         let sketch = &mut *guard;
         let added: std::result::Result<usize, Error> =
             crate::with_slice!(py, x, |s| sketch.update(s, nan_policy.0, negate));
@@ -156,14 +151,14 @@ impl ConformalSketch {
     }
 
     /// Adds everything `other` has seen (a copy of it, taken first).
-    fn merge(&self, py: Python<'_>, other: &ConformalSketch) {
-        let theirs = other.lock(py).clone();
-        self.lock(py).merge(&theirs);
+    fn merge(&self, py: Python<'_>, other: &PyConformalSketch) {
+        let theirs = lock(py, &other.0).clone();
+        lock(py, &self.0).merge(&theirs);
     }
 
     /// DataSketches' compact `kll_doubles_sketch` bytes.
     fn serialize<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = self.lock(py).serialize();
+        let bytes = lock(py, &self.0).serialize();
         PyBytes::new(py, &bytes)
     }
 
@@ -171,27 +166,27 @@ impl ConformalSketch {
     #[staticmethod]
     #[pyo3(signature = (data, *, seed))]
     fn deserialize(data: &[u8], seed: u64) -> Result<Self> {
-        Ok(ConformalSketch(Mutex::new(CalibrationSketch::deserialize(
-            data, seed,
-        )?)))
+        Ok(PyConformalSketch(Mutex::new(
+            CalibrationSketch::deserialize(data, seed)?,
+        )))
     }
 
     /// Scores seen.
     #[getter]
     fn n(&self, py: Python<'_>) -> u64 {
-        self.lock(py).n()
+        lock(py, &self.0).n()
     }
 
     /// The sketch's k.
     #[getter]
     fn k(&self, py: Python<'_>) -> u16 {
-        self.lock(py).k()
+        lock(py, &self.0).k()
     }
 
     /// ε of the sketch, 0 while it is exact.
     #[getter]
     fn rank_error(&self, py: Python<'_>) -> f64 {
-        self.lock(py).rank_error()
+        lock(py, &self.0).rank_error()
     }
 }
 
@@ -227,12 +222,8 @@ pub(crate) fn conformal_select(
 ) -> Result<SelectionFit> {
     let (src, mask) = (p.as_slice()?, out.as_slice_mut()?);
     let procedure = method.0.procedure(lam);
-    let found = run(py, threads, src.len(), || {
+    Ok(run(py, threads, src.len(), || {
         select(src, alpha, procedure, mask)
-    })??;
-    Ok(SelectionFit {
-        count: found.count,
-        threshold: found.threshold,
-        null_proportion: found.null_proportion,
-    })
+    })??
+    .into())
 }

@@ -4,11 +4,12 @@
 //! back to Python as its name.
 
 use crate::Error;
-use outprob_core::estimators::mest::StartScale;
+use numpy::PyArray1;
+use outprob_core::io::record::{Field, Kind, Record, Schema};
 use outprob_core::transformations::fit::{Center, Scale};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 use std::str::FromStr;
 
 /// A core enum extracted from its Python name.
@@ -74,12 +75,53 @@ where
         .map_err(|_| PyValueError::new_err(format!("state: {key:?} is not valid")))
 }
 
-/// The name of the scale an M-estimation started from.
-pub(crate) fn start_name(s: StartScale) -> &'static str {
-    match s {
-        StartScale::Nmad => "nmad",
-        StartScale::Niqr => "niqr",
-        StartScale::Std => "std",
-        StartScale::Constant => "constant",
+/// A stored record of the core as a dict of builtins: its schema's names,
+/// long arrays of doubles as NumPy arrays, bytes as `bytes`.
+pub(crate) fn record_to_dict<'py>(py: Python<'py>, r: &Record) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for ((name, _), f) in r.schema.iter().zip(&r.fields) {
+        match f {
+            Field::Bool(v) => d.set_item(name, v),
+            Field::Int(v) => d.set_item(name, v),
+            Field::Count(v) => d.set_item(name, v),
+            Field::OptCount(v) => d.set_item(name, v),
+            Field::Float(v) => d.set_item(name, v),
+            Field::OptFloat(v) => d.set_item(name, v),
+            Field::Floats(v) => d.set_item(name, v),
+            Field::OptFloats(v) => d.set_item(name, v),
+            Field::Name(v) => d.set_item(name, v),
+            Field::Counts(v) => d.set_item(name, v),
+            Field::Values(v) => d.set_item(name, PyArray1::from_slice(py, v)),
+            Field::Bytes(v) => d.set_item(name, v.as_deref().map(|b| PyBytes::new(py, b))),
+            Field::Record(r) => d.set_item(name, record_to_dict(py, r)?),
+        }?;
     }
+    Ok(d)
+}
+
+/// A record of `schema` from a dict of stored state (each field extracted
+/// by its kind; a `ValueError` naming the key when it is missing or of
+/// the wrong type). The core's constructor then checks the state.
+pub(crate) fn record_from_dict(d: &Bound<'_, PyDict>, schema: &'static Schema) -> PyResult<Record> {
+    let fields = schema
+        .iter()
+        .map(|&(name, kind)| {
+            Ok(match kind {
+                Kind::Bool => Field::Bool(item(d, name)?),
+                Kind::Int => Field::Int(item(d, name)?),
+                Kind::Count => Field::Count(item(d, name)?),
+                Kind::OptCount => Field::OptCount(item(d, name)?),
+                Kind::Float => Field::Float(item(d, name)?),
+                Kind::OptFloat => Field::OptFloat(item(d, name)?),
+                Kind::Floats => Field::Floats(item(d, name)?),
+                Kind::OptFloats => Field::OptFloats(item(d, name)?),
+                Kind::Name => Field::Name(item(d, name)?),
+                Kind::Counts => Field::Counts(item(d, name)?),
+                Kind::Values => Field::Values(item(d, name)?),
+                Kind::Bytes => Field::Bytes(item(d, name)?),
+                Kind::Record(s) => Field::Record(record_from_dict(&item(d, name)?, s)?),
+            })
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(Record::new(schema, fields))
 }

@@ -108,3 +108,20 @@ pub(crate) fn m_estimate(
     }))?;
     Ok(MEstimate::of(norm.0, &e))
 }
+
+/// Contract §5 for a batch of fitting scores, with the core's messages:
+/// ±inf, or NaN under "raise", raise `ValueError` (first index in the
+/// flat C order); nothing is fitted.
+#[pyfunction]
+#[pyo3(signature = (x, *, nan_policy))]
+pub(crate) fn check_scores(
+    py: Python<'_>,
+    x: Floats<'_>,
+    nan_policy: Wrap<NanPolicy>,
+) -> Result<()> {
+    with_slice!(py, x, |s| outprob_core::sample::check_batch(
+        s,
+        nan_policy.0
+    ))?;
+    Ok(())
+}

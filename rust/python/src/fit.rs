@@ -2,16 +2,15 @@
 
 use crate::array::{map_array, FloatMap, HOLD_GIL_MAX};
 use crate::convert::Wrap;
-use crate::maps::PyMap;
+use crate::maps::PyFittedMap;
 use crate::results::{GammaFit, GaussianFit, LinearFit, MixtureFit, SigmoidFit, TopKFit};
-use crate::spec::Spec;
+use crate::spec::PyGaussianSpec;
 use crate::{with_slice, Floats, Result};
 use numpy::PyArray1;
 use outprob_core::sample::NanPolicy;
-use outprob_core::transformations::fit::{
-    fit_gaussian as core_fit_gaussian, fit_linear as core_fit_linear,
-};
-use outprob_core::transformations::fitted::{FittedMap, MapKind, MapParts};
+use outprob_core::transformations::fit::fit_linear as core_fit_linear;
+use outprob_core::transformations::fitted::FittedMap;
+use outprob_core::transformations::fused::{Fit, FusedFit};
 use outprob_core::transformations::gamma::{fit_gamma as core_fit_gamma, GammaMethod, GammaSpec};
 use outprob_core::transformations::gaussian_options::fit_gaussian_with;
 use outprob_core::transformations::mixture::fit_mixture as core_fit_mixture;
@@ -24,11 +23,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
-/// A Gaussian fit of `x` by `spec` (with its options when it has any).
-fn gaussian<T: Float>(x: &[T], spec: &Spec) -> std::result::Result<GaussianFit, Error> {
-    if !spec.has_options() {
-        return Ok(GaussianFit::of(&core_fit_gaussian(x, &spec.core)?, None));
-    }
+/// A Gaussian fit of `x` by `spec`, with its options.
+fn gaussian<T: Float>(x: &[T], spec: &PyGaussianSpec) -> std::result::Result<GaussianFit, Error> {
     let (fit, pre) = fit_gaussian_with(x, &spec.core, spec.pretransform, spec.fixed_center)?;
     Ok(GaussianFit::of(&fit, pre.min()))
 }
@@ -39,77 +35,41 @@ fn gaussian<T: Float>(x: &[T], spec: &Spec) -> std::result::Result<GaussianFit, 
 pub(crate) fn fit_gaussian(
     py: Python<'_>,
     x: Floats<'_>,
-    spec: &Spec,
+    spec: &PyGaussianSpec,
     threads: usize,
 ) -> Result<GaussianFit> {
     Ok(with_slice!(py, threads, x, |s| gaussian(s, spec))?)
 }
 
-/// A fit fused with its transform: one call fits a score vector, maps it
-/// and returns the fit's map.
-enum Fused<'a> {
-    Gaussian(&'a Spec),
-    Linear(NanPolicy, bool),
-}
-
-/// A fit as Python receives it.
-enum Fitted {
-    Gaussian(GaussianFit),
-    Linear(LinearFit),
-}
-
-impl FloatMap for Fused<'_> {
-    type Output = (Fitted, FittedMap);
+impl FloatMap for FusedFit {
+    type Output = (Fit, FittedMap);
 
     fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<Self::Output, Error> {
-        let (fitted, parts) = match self {
-            Fused::Gaussian(spec) => {
-                let fit = core_fit_gaussian(src, &spec.core)?;
-                let (g, negate) = (fit.params, spec.core.negate);
-                let parts = MapParts::one_column(MapKind::Gaussian, negate, &[g.center, g.scale]);
-                (Fitted::Gaussian(GaussianFit::of(&fit, None)), parts)
-            }
-            Fused::Linear(nan_policy, negate) => {
-                let l = core_fit_linear(src, *nan_policy, *negate)?;
-                let parts = MapParts::one_column(MapKind::Linear, *negate, &[l.min, l.max]);
-                (
-                    Fitted::Linear(LinearFit {
-                        min: l.min,
-                        max: l.max,
-                    }),
-                    parts,
-                )
-            }
-        };
-        let map = FittedMap::new(parts)?;
-        map.transform(src, dst)?;
-        Ok((fitted, map))
+        self.fit_transform(src, dst)
     }
 
     // A fit without an iteration is as short as a map on so few scores.
     fn holds_gil(&self, n: usize) -> bool {
-        n < HOLD_GIL_MAX && !matches!(self, Fused::Gaussian(spec) if spec.iterates())
+        n < HOLD_GIL_MAX && !self.iterates()
     }
 }
 
-impl Fused<'_> {
-    /// `(fit, probabilities, map)` of a C-contiguous, aligned float64/float32
-    /// 1-D array, else `None`.
-    fn fit_transform<'py>(
-        &self,
-        py: Python<'py>,
-        x: &Bound<'py, PyAny>,
-        threads: usize,
-    ) -> Result<Option<Bound<'py, PyAny>>> {
-        let Some((p, (fit, map))) = map_array(py, self, x, None, |s| s.len() == 1, threads)? else {
-            return Ok(None);
-        };
-        let fit = match fit {
-            Fitted::Gaussian(g) => g.into_bound_py_any(py)?,
-            Fitted::Linear(l) => l.into_bound_py_any(py)?,
-        };
-        Ok(Some((fit, p, PyMap(map)).into_bound_py_any(py)?))
-    }
+/// `(fit, probabilities, map)` of a C-contiguous, aligned float64/float32
+/// 1-D array, else `None`.
+fn fused<'py>(
+    py: Python<'py>,
+    what: &FusedFit,
+    x: &Bound<'py, PyAny>,
+    threads: usize,
+) -> Result<Option<Bound<'py, PyAny>>> {
+    let Some((p, (fit, map))) = map_array(py, what, x, None, |s| s.len() == 1, threads)? else {
+        return Ok(None);
+    };
+    let fit = match fit {
+        Fit::Gaussian(g) => GaussianFit::of(&g, None).into_bound_py_any(py)?,
+        Fit::Linear(l) => LinearFit::from(l).into_bound_py_any(py)?,
+    };
+    Ok(Some((fit, p, PyFittedMap(map)).into_bound_py_any(py)?))
 }
 
 /// `(fit, probabilities, map)`: a Gaussian fit of a C-contiguous,
@@ -122,10 +82,10 @@ impl Fused<'_> {
 pub(crate) fn fit_transform_gaussian<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
-    spec: &Spec,
+    spec: &PyGaussianSpec,
     threads: usize,
 ) -> Result<Option<Bound<'py, PyAny>>> {
-    Fused::Gaussian(spec).fit_transform(py, x, threads)
+    fused(py, &FusedFit::Gaussian(spec.core), x, threads)
 }
 
 /// As `fit_transform_gaussian`, for linear scaling.
@@ -138,7 +98,11 @@ pub(crate) fn fit_transform_linear<'py>(
     negate: bool,
     threads: usize,
 ) -> Result<Option<Bound<'py, PyAny>>> {
-    Fused::Linear(nan_policy.0, negate).fit_transform(py, x, threads)
+    let linear = FusedFit::Linear {
+        nan_policy: nan_policy.0,
+        negate,
+    };
+    fused(py, &linear, x, threads)
 }
 
 /// The sorted, oriented, NaN-free fitted scores (float64).

@@ -4,11 +4,10 @@
 
 use crate::Result;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use outprob_core::lines::{write_lines, LineReader};
+use outprob_core::io::lines::{write_lines, LineReader};
 use pyo3::prelude::*;
-use pyo3::sync::MutexExt;
 use pyo3::types::PyBytes;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 
 /// Reads one score per line from text fed in pieces; hands the scores out
 /// in batches of lines.
@@ -17,9 +16,7 @@ pub(crate) struct PyLineReader(Mutex<LineReader>);
 
 impl PyLineReader {
     fn lock(&self, py: Python<'_>) -> MutexGuard<'_, LineReader> {
-        self.0
-            .lock_py_attached(py)
-            .unwrap_or_else(PoisonError::into_inner)
+        crate::lock(py, &self.0)
     }
 }
 

@@ -7,7 +7,7 @@ use crate::convert::{item, Wrap};
 use crate::Result;
 use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
-use outprob_core::numeric::gamma::gamma_pq;
+use outprob_core::numeric::gamma::gamma_pq_pairs;
 use outprob_core::transformations::fitted::{FittedMap, MapKind, MapParts};
 use outprob_core::transformations::gaussian_options::PretransformKind;
 use outprob_core::{Error, Float};
@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyType};
 
 /// A checked fitted map.
 #[pyclass(frozen, module = "outprob._core", name = "FittedMap")]
-pub(crate) struct PyMap(pub(crate) FittedMap);
+pub(crate) struct PyFittedMap(pub(crate) FittedMap);
 
 impl FloatMap for FittedMap {
     type Output = ();
@@ -28,7 +28,7 @@ impl FloatMap for FittedMap {
 }
 
 #[pymethods]
-impl PyMap {
+impl PyFittedMap {
     /// A map from its `state()`, checked by the core.
     #[new]
     fn new(state: &Bound<'_, PyDict>) -> Result<Self> {
@@ -49,7 +49,7 @@ impl PyMap {
                 .collect::<PyResult<_>>()?,
             sorted: sorted.unwrap_or_default(),
         };
-        Ok(PyMap(FittedMap::new(parts)?))
+        Ok(PyFittedMap(FittedMap::new(parts)?))
     }
 
     /// The map's state as builtins: `kind`, `negate`, `two_d`,
@@ -145,10 +145,6 @@ pub(crate) fn _gamma_pq<'py>(
     x: PyReadonlyArray1<'py, f64>,
 ) -> Result<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
     let (a, x) = (a.as_slice()?, x.as_slice()?);
-    if a.len() != x.len() {
-        return Err(Error::ShapeMismatch("a and x need the same length".into()).into());
-    }
-    let (p, q): (Vec<f64>, Vec<f64>) =
-        py.detach(|| a.iter().zip(x).map(|(&a, &x)| gamma_pq(a, x)).unzip());
+    let (p, q) = py.detach(|| gamma_pq_pairs(a, x))?;
     Ok((PyArray1::from_vec(py, p), PyArray1::from_vec(py, q)))
 }

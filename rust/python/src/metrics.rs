@@ -5,7 +5,7 @@ use crate::convert::Wrap;
 use crate::results::{Evaluation, ReliabilityCurve, Strata};
 use crate::{with_slice, Floats, Result};
 use numpy::PyReadonlyArray1;
-use outprob_core::evaluation::binning::{check_bin_counts, Scheme, Sorted};
+use outprob_core::evaluation::binning::{self, Scheme};
 use outprob_core::evaluation::metrics;
 use pyo3::prelude::*;
 
@@ -20,15 +20,7 @@ pub(crate) fn evaluate(
     threads: usize,
 ) -> Result<Evaluation> {
     let y = y.as_slice()?;
-    let e = with_slice!(py, threads, p, |s| metrics::evaluate(s, y, bins.0, &n_bins))?;
-    Ok(Evaluation {
-        brier: e.brier.into(),
-        sharpness: e.sharpness.into(),
-        refinement: e.refinement.into(),
-        calibration: e.calibration.into(),
-        n_outliers: e.n_outliers,
-        n: e.n,
-    })
+    Ok(with_slice!(py, threads, p, |s| metrics::evaluate(s, y, bins.0, &n_bins))?.into())
 }
 
 /// (Brier score, sharpness error)
@@ -57,9 +49,9 @@ pub(crate) fn refinement_and_calibration(
     threads: usize,
 ) -> Result<(Strata, Strata)> {
     let y = y.as_slice()?;
-    check_bin_counts(&n_bins)?;
-    let (r, c) = with_slice!(py, threads, p, |s| Sorted::new(s, Some(y))
-        .and_then(|sorted| metrics::refinement_and_calibration(&sorted, bins.0, &n_bins)))?;
+    let (r, c) = with_slice!(py, threads, p, |s| metrics::binned_errors(
+        s, y, bins.0, &n_bins
+    ))?;
     Ok((r.into(), c.into()))
 }
 
@@ -72,9 +64,9 @@ pub(crate) fn bin_edges(
     bins: Wrap<Scheme>,
     threads: usize,
 ) -> Result<Vec<f64>> {
-    check_bin_counts(&[k])?;
-    Ok(with_slice!(py, threads, p, |s| Sorted::new(s, None)
-        .and_then(|sorted| sorted.edges(bins.0, k)))?)
+    Ok(with_slice!(py, threads, p, |s| binning::bin_edges(
+        s, bins.0, k
+    ))?)
 }
 
 #[pyfunction]
@@ -88,13 +80,8 @@ pub(crate) fn reliability_curve(
     threads: usize,
 ) -> Result<ReliabilityCurve> {
     let y = y.as_slice()?;
-    let r = with_slice!(py, threads, p, |s| metrics::reliability_curve(
+    Ok(with_slice!(py, threads, p, |s| metrics::reliability_curve(
         s, y, bins.0, k
-    ))?;
-    Ok(ReliabilityCurve {
-        edges: r.edges,
-        mean_probability: r.mean_probability,
-        outlier_fraction: r.outlier_fraction,
-        count: r.count,
-    })
+    ))?
+    .into())
 }

@@ -1,11 +1,13 @@
 //! The core's results as Python reads them: small frozen classes with
-//! named, typed fields. Each pickles (by its constructor's arguments),
-//! because the per-partition kernels of `outprob.dask` return them from
-//! worker processes.
+//! named, typed fields, each derived from its core struct by [`record!`].
+//! Each pickles (by its constructor's arguments).
 
-use crate::convert::start_name;
+use outprob_core::conformal::select::Selection;
+use outprob_core::distributed::plan::ColumnFit as CoreColumnFit;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
-use outprob_core::evaluation::metrics::Strata as CoreStrata;
+use outprob_core::evaluation::metrics::{
+    Evaluation as CoreEvaluation, Reliability, Strata as CoreStrata,
+};
 use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
 use outprob_core::transformations::gamma::GammaFit as CoreGammaFit;
@@ -17,8 +19,29 @@ use pyo3::prelude::*;
 
 /// A frozen class with the given fields, each readable; a constructor
 /// taking them all (by keyword too), `__getnewargs__` for pickling,
-/// equality and a repr listing the fields.
+/// equality and a repr listing the fields. With `from Core as c`, also
+/// `From<&Core>` (and `From<Core>`): each field is `c.field` converted by
+/// `Into`, or the expression after its `=`.
 macro_rules! record {
+    (@field $c:ident, $field:ident) => { $c.$field.clone().into() };
+    (@field $c:ident, $field:ident, $conv:expr) => { $conv };
+    ($(#[$doc:meta])* $name:ident from $core:ty as $c:ident {
+        $($(#[$fdoc:meta])* $field:ident : $ty:ty $(= $conv:expr)?),* $(,)?
+    }) => {
+        record!($(#[$doc])* $name { $($(#[$fdoc])* $field: $ty),* });
+
+        impl From<&$core> for $name {
+            fn from($c: &$core) -> Self {
+                $name { $($field: record!(@field $c, $field $(, $conv)?)),* }
+            }
+        }
+
+        impl From<$core> for $name {
+            fn from(c: $core) -> Self {
+                Self::from(&c)
+            }
+        }
+    };
     ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? }) => {
         $(#[$doc])*
         #[pyclass(frozen, get_all, eq, from_py_object, module = "outprob._core")]
@@ -72,7 +95,7 @@ impl MEstimate {
             scale: e.scale,
             n_iter: e.n_iter,
             converged: e.converged,
-            start: start_name(e.start).to_owned(),
+            start: e.start.name().to_owned(),
         }
     }
 
@@ -110,159 +133,66 @@ impl GaussianFit {
 
 record!(
     /// A linear fit: the smallest and largest oriented score.
-    LinearFit { min: f64, max: f64 }
+    LinearFit from Linear as l { min: f64, max: f64 }
 );
 
 record!(
     /// A top-k fit: the k-th largest and the largest score.
-    TopKFit { cutoff: f64, max: f64 }
+    TopKFit from TopK as t { cutoff: f64, max: f64 }
 );
-
-impl From<Linear> for LinearFit {
-    fn from(l: Linear) -> Self {
-        LinearFit {
-            min: l.min,
-            max: l.max,
-        }
-    }
-}
-
-impl From<TopK> for TopKFit {
-    fn from(t: TopK) -> Self {
-        TopKFit {
-            cutoff: t.cutoff,
-            max: t.max,
-        }
-    }
-}
 
 record!(
     /// A sigmoid fit (contract §10).
-    SigmoidFit {
-        center: f64,
-        scale: f64,
-        a: f64,
-        b: f64,
+    SigmoidFit from CoreSigmoidFit as f {
+        center: f64 = f.params.center,
+        scale: f64 = f.params.scale,
+        a: f64 = f.params.a,
+        b: f64 = f.params.b,
         n_iter: usize,
         converged: bool,
     }
 );
 
-impl From<CoreSigmoidFit> for SigmoidFit {
-    fn from(f: CoreSigmoidFit) -> Self {
-        let p = f.params;
-        SigmoidFit {
-            center: p.center,
-            scale: p.scale,
-            a: p.a,
-            b: p.b,
-            n_iter: f.n_iter,
-            converged: f.converged,
-        }
-    }
-}
-
 record!(
     /// A mixture-model fit (contract §10); `lambda_` is λ.
-    MixtureFit {
-        scale: f64,
-        alpha: f64,
-        mu: f64,
-        sigma: f64,
-        lambda_: f64,
+    MixtureFit from CoreMixtureFit as f {
+        scale: f64 = f.params.scale,
+        alpha: f64 = f.params.alpha,
+        mu: f64 = f.params.mu,
+        sigma: f64 = f.params.sigma,
+        lambda_: f64 = f.params.lambda,
         n_iter: usize,
         converged: bool,
         degenerate: bool,
     }
 );
 
-impl From<CoreMixtureFit> for MixtureFit {
-    fn from(f: CoreMixtureFit) -> Self {
-        let p = f.params;
-        MixtureFit {
-            scale: p.scale,
-            alpha: p.alpha,
-            mu: p.mu,
-            sigma: p.sigma,
-            lambda_: p.lambda,
-            n_iter: f.n_iter,
-            converged: f.converged,
-            degenerate: f.degenerate,
-        }
-    }
-}
-
 record!(
     /// A gamma fit (contract §10).
-    GammaFit {
-        offset: f64,
-        mean: f64,
-        scale: f64,
-        method_used: String,
-    }
-);
-
-impl From<CoreGammaFit> for GammaFit {
-    fn from(f: CoreGammaFit) -> Self {
-        let p = f.params;
-        GammaFit {
-            offset: p.offset,
-            mean: p.mean,
-            scale: p.scale,
-            method_used: f.method_used.name().to_owned(),
-        }
-    }
-}
-
-record!(
-    /// The §5 census of a batch or partition.
-    Census {
-        len: usize,
-        /// Scores that are not NaN.
-        count: usize,
-        nan_count: usize,
-        /// Index of the first NaN (meaningful when `nan_count` > 0).
-        nan_first: usize,
-        inf_count: usize,
-        inf_first: usize,
-        /// Extremes of the non-NaN scores (meaningful when `count` > 0).
-        min: f64,
-        max: f64,
+    GammaFit from CoreGammaFit as f {
+        offset: f64 = f.params.offset,
+        mean: f64 = f.params.mean,
+        scale: f64 = f.params.scale,
+        method_used: String = f.method_used.name().to_owned(),
     }
 );
 
 record!(
     /// A streaming Gaussian fit with its error bounds (contract §9).
-    StreamingResult {
+    StreamingResult from CoreStreamingResult as r {
         center: f64,
         scale: f64,
-        scale_used: String,
+        scale_used: String = r.scale_used.name().to_owned(),
         /// Intervals holding the exact μ and σ (None for M-estimates).
-        center_interval: Option<(f64, f64)>,
-        scale_interval: Option<(f64, f64)>,
+        center_interval: Option<(f64, f64)> = r.center_interval.map(|i| (i.lo, i.hi)),
+        scale_interval: Option<(f64, f64)> = r.scale_interval.map(|i| (i.lo, i.hi)),
         /// Bound on |p̂ − p| over all scores.
         probability_error: Option<f64>,
         rank_error: f64,
-        m_estimates: Vec<MEstimate>,
+        m_estimates: Vec<MEstimate> = MEstimate::all(&r.m_estimates),
         n: u64,
     }
 );
-
-impl From<&CoreStreamingResult> for StreamingResult {
-    fn from(r: &CoreStreamingResult) -> Self {
-        StreamingResult {
-            center: r.center,
-            scale: r.scale,
-            scale_used: r.scale_used.name().to_owned(),
-            center_interval: r.center_interval.map(|i| (i.lo, i.hi)),
-            scale_interval: r.scale_interval.map(|i| (i.lo, i.hi)),
-            probability_error: r.probability_error,
-            rank_error: r.rank_error,
-            m_estimates: MEstimate::all(&r.m_estimates),
-            n: r.n,
-        }
-    }
-}
 
 record!(
     /// A KLL sketch's parameters and state (DataSketches' names).
@@ -282,37 +212,36 @@ record!(
 );
 
 record!(
-    /// One partition's exact sum below a cut-off (its limbs) and count.
-    SumPart {
-        negative: bool,
-        limbs: Vec<u64>,
-        count: u64,
+    /// The exact distributed fit of one column (contract §9); a linear
+    /// fit's min and max in `center` and `scale`.
+    ColumnFit from CoreColumnFit as c {
+        center: f64,
+        scale: f64,
+        scale_used: String = c.scale_used.to_owned(),
+        /// Iterations and convergence of the last M-estimate, if one ran.
+        n_iter: Option<usize>,
+        converged: Option<bool>,
+        /// The raw minimum of a "sqrt" pretransform.
+        pre_min: Option<f64>,
+        /// Each step of the §5 fallback chain taken: (zero scale, next).
+        fallbacks: Vec<(String, String)> =
+            c.fallbacks.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect(),
     }
 );
 
 record!(
     /// An evaluation measure overall and within each class (NaN for an
     /// absent class).
-    Strata {
+    Strata from CoreStrata as s {
         all: f64,
         outlier: f64,
         inlier: f64,
     }
 );
 
-impl From<CoreStrata> for Strata {
-    fn from(s: CoreStrata) -> Self {
-        Strata {
-            all: s.all,
-            outlier: s.outlier,
-            inlier: s.inlier,
-        }
-    }
-}
-
 record!(
     /// The measures of contract §6 of one set of probabilities.
-    Evaluation {
+    Evaluation from CoreEvaluation as e {
         brier: Strata,
         sharpness: Strata,
         refinement: Strata,
@@ -324,7 +253,7 @@ record!(
 
 record!(
     /// A reliability diagram's bins.
-    ReliabilityCurve {
+    ReliabilityCurve from Reliability as r {
         edges: Vec<f64>,
         mean_probability: Vec<f64>,
         outlier_fraction: Vec<f64>,
@@ -335,7 +264,7 @@ record!(
 record!(
     /// A step-up selection (contract §11): how many p-values it selected,
     /// its threshold t(k*) (0 when none) and Storey's π̂₀ (1 otherwise).
-    SelectionFit {
+    SelectionFit from Selection as s {
         count: usize,
         threshold: f64,
         null_proportion: f64,

@@ -6,25 +6,21 @@
 //! streaming states): calls from several threads run one after another,
 //! each batch whole. The methods extract the p-values or scores, release
 //! the GIL, call the core and convert its results; `parts`/`from_parts`
-//! carry the state as a dict, which the core checks.
+//! carry the state as the core's records (dicts here), which the core
+//! checks.
 
-use crate::convert::{item, Wrap};
-use crate::Result;
+use crate::convert::{record_from_dict, record_to_dict, Wrap};
+use crate::{lock, Result};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use outprob_core::sequential::martingale::{
     Kind, Martingale, OnAlarm, Parts as MartingaleParts, Path, Spec, Statistic,
 };
 use outprob_core::sequential::online_fdr::{Method, OnlineFdr, Parts as FdrParts, Settings};
 use outprob_core::sequential::online_pvalues::{OnlinePvalues, Parts as PvalueParts};
+use outprob_core::sequential::stored::{FDR_SETTINGS, FDR_STATE, MARTINGALE_STATE, PVALUE_STATE};
 use pyo3::prelude::*;
-use pyo3::sync::MutexExt;
 use pyo3::types::PyDict;
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
-fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
-    m.lock_py_attached(py)
-        .unwrap_or_else(PoisonError::into_inner)
-}
+use std::sync::Mutex;
 
 /// An online FDR rule (`outprob.OnlineFDR` wraps it).
 #[pyclass(frozen, module = "outprob._core", name = "OnlineFdrState")]
@@ -83,32 +79,12 @@ impl PyOnlineFdr {
 
     /// The rule's parameters, defaults filled in.
     fn settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let g = lock(py, &self.0);
-        let s = g.settings();
-        let d = PyDict::new(py);
-        d.set_item("method", s.method.name())?;
-        d.set_item("alpha", s.alpha)?;
-        d.set_item("w0", (s.method != Method::Lond).then_some(s.w0))?;
-        d.set_item(
-            "lam",
-            matches!(s.method, Method::Saffron | Method::Addis).then_some(s.lam),
-        )?;
-        d.set_item("tau", (s.method == Method::Addis).then_some(s.tau))?;
-        d.set_item("gamma", s.gamma.terms().map(<[f64]>::to_vec))?;
-        Ok(d)
+        record_to_dict(py, &lock(py, &self.0).settings().to_record())
     }
 
     /// The state as plain data.
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let p = lock(py, &self.0).parts();
-        let d = PyDict::new(py);
-        d.set_item("n", p.n)?;
-        d.set_item("clock", p.clock)?;
-        d.set_item("rejections", p.rejections)?;
-        d.set_item("first", p.first)?;
-        d.set_item("stamps", p.stamps)?;
-        d.set_item("counts", p.counts)?;
-        Ok(d)
+        record_to_dict(py, &lock(py, &self.0).parts().to_record())
     }
 
     /// A rule from its settings and [`parts`](Self::parts), checked by the
@@ -116,23 +92,8 @@ impl PyOnlineFdr {
     #[staticmethod]
     #[pyo3(signature = (settings, parts))]
     fn from_parts(settings: &Bound<'_, PyDict>, parts: &Bound<'_, PyDict>) -> Result<Self> {
-        let method: String = item(settings, "method")?;
-        let s = Settings::new(
-            method.parse()?,
-            item(settings, "alpha")?,
-            item(settings, "w0")?,
-            item(settings, "lam")?,
-            item(settings, "tau")?,
-            item(settings, "gamma")?,
-        )?;
-        let p = FdrParts {
-            n: item(parts, "n")?,
-            clock: item(parts, "clock")?,
-            rejections: item(parts, "rejections")?,
-            first: item(parts, "first")?,
-            stamps: item(parts, "stamps")?,
-            counts: item(parts, "counts")?,
-        };
+        let s = Settings::from_record(&record_from_dict(settings, FDR_SETTINGS)?)?;
+        let p = FdrParts::from_record(&record_from_dict(parts, FDR_STATE)?)?;
         Ok(PyOnlineFdr(Mutex::new(OnlineFdr::from_parts(s, &p)?)))
     }
 }
@@ -147,29 +108,6 @@ type Arrays<'py> = (
     Bound<'py, PyArray1<f64>>,
     Bound<'py, PyArray1<bool>>,
 );
-
-#[allow(clippy::too_many_arguments)]
-fn spec(
-    kind: Wrap<Kind>,
-    jump: f64,
-    epsilon: f64,
-    n_grid: usize,
-    min_epsilon: f64,
-    threshold: Option<f64>,
-    statistic: Wrap<Statistic>,
-    on_alarm: Wrap<OnAlarm>,
-) -> Spec {
-    Spec {
-        kind: kind.0,
-        jump,
-        epsilon,
-        n_grid,
-        min_epsilon,
-        threshold,
-        statistic: statistic.0,
-        on_alarm: on_alarm.0,
-    }
-}
 
 #[pymethods]
 impl PyMartingale {
@@ -186,16 +124,16 @@ impl PyMartingale {
         statistic: Wrap<Statistic>,
         on_alarm: Wrap<OnAlarm>,
     ) -> Result<Self> {
-        let s = spec(
-            kind,
+        let s = Spec {
+            kind: kind.0,
             jump,
             epsilon,
             n_grid,
             min_epsilon,
             threshold,
-            statistic,
-            on_alarm,
-        );
+            statistic: statistic.0,
+            on_alarm: on_alarm.0,
+        };
         Ok(PyMartingale(Mutex::new(Martingale::new(s)?)))
     }
 
@@ -229,66 +167,16 @@ impl PyMartingale {
 
     /// The state as plain data.
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let p = lock(py, &self.0).parts();
-        let d = PyDict::new(py);
-        d.set_item("n", p.n)?;
-        d.set_item("steps", p.steps)?;
-        d.set_item("log_sum", p.log_sum)?;
-        d.set_item("log_sum_error", p.log_sum_error)?;
-        d.set_item("components", p.components.to_vec())?;
-        d.set_item("log_martingale", p.log_martingale)?;
-        d.set_item("log_martingale_error", p.log_martingale_error)?;
-        d.set_item("log_cusum", p.log_cusum)?;
-        d.set_item("log_shiryaev_roberts", p.log_shiryaev_roberts)?;
-        d.set_item("alarms", p.alarms)?;
-        d.set_item("first_alarm", p.first_alarm)?;
-        Ok(d)
+        record_to_dict(py, &lock(py, &self.0).parts().to_record())
     }
 
-    /// A martingale from its parameters and [`parts`](Self::parts), checked
-    /// by the core.
-    #[staticmethod]
-    #[pyo3(signature = (kind, parts, *, jump, epsilon, n_grid, min_epsilon, threshold, statistic, on_alarm))]
-    #[allow(clippy::too_many_arguments)]
-    fn from_parts(
-        kind: Wrap<Kind>,
-        parts: &Bound<'_, PyDict>,
-        jump: f64,
-        epsilon: f64,
-        n_grid: usize,
-        min_epsilon: f64,
-        threshold: Option<f64>,
-        statistic: Wrap<Statistic>,
-        on_alarm: Wrap<OnAlarm>,
-    ) -> Result<Self> {
-        let s = spec(
-            kind,
-            jump,
-            epsilon,
-            n_grid,
-            min_epsilon,
-            threshold,
-            statistic,
-            on_alarm,
-        );
-        let components: Vec<f64> = item(parts, "components")?;
-        let components: [f64; 3] = components.try_into().map_err(|_| {
-            pyo3::exceptions::PyValueError::new_err("state: \"components\" needs 3 numbers")
-        })?;
-        let p = MartingaleParts {
-            n: item(parts, "n")?,
-            steps: item(parts, "steps")?,
-            log_sum: item(parts, "log_sum")?,
-            log_sum_error: item(parts, "log_sum_error")?,
-            components,
-            log_martingale: item(parts, "log_martingale")?,
-            log_martingale_error: item(parts, "log_martingale_error")?,
-            log_cusum: item(parts, "log_cusum")?,
-            log_shiryaev_roberts: item(parts, "log_shiryaev_roberts")?,
-            alarms: item(parts, "alarms")?,
-            first_alarm: item(parts, "first_alarm")?,
-        };
-        Ok(PyMartingale(Mutex::new(Martingale::from_parts(s, &p)?)))
+    /// Replaces the state by [`parts`](Self::parts), checked by the core
+    /// against this martingale's parameters.
+    fn restore(&self, py: Python<'_>, parts: &Bound<'_, PyDict>) -> Result<()> {
+        let p = MartingaleParts::from_record(&record_from_dict(parts, MARTINGALE_STATE)?)?;
+        let mut g = lock(py, &self.0);
+        *g = Martingale::from_parts(g.spec().clone(), &p)?;
+        Ok(())
     }
 }
 
@@ -343,11 +231,7 @@ impl PyOnlinePvalues {
         let g = lock(py, &self.0);
         let state = &*g;
         let p = py.detach(|| state.parts());
-        let d = PyDict::new(py);
-        d.set_item("n", p.n)?;
-        d.set_item("scores", p.scores.into_pyarray(py))?;
-        d.set_item("counts", p.counts.into_pyarray(py))?;
-        Ok(d)
+        record_to_dict(py, &p.to_record())
     }
 
     /// A state from [`parts`](Self::parts), checked by the core.
@@ -359,11 +243,7 @@ impl PyOnlinePvalues {
         negate: bool,
         smoothed: bool,
     ) -> Result<Self> {
-        let p = PvalueParts {
-            n: item(parts, "n")?,
-            scores: item(parts, "scores")?,
-            counts: item(parts, "counts")?,
-        };
+        let p = PvalueParts::from_record(&record_from_dict(parts, PVALUE_STATE)?)?;
         let state = OnlinePvalues::from_parts(seed, negate, smoothed, &p)?;
         Ok(PyOnlinePvalues(Mutex::new(state)))
     }

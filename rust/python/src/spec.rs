@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 /// A checked Gaussian fit specification.
 #[pyclass(frozen, module = "outprob._core", name = "GaussianSpec")]
 #[derive(Clone, Copy)]
-pub(crate) struct Spec {
+pub(crate) struct PyGaussianSpec {
     pub(crate) core: CoreSpec,
     /// ELKI's pretransform of the scores.
     pub(crate) pretransform: PretransformKind,
@@ -21,20 +21,8 @@ pub(crate) struct Spec {
     pub(crate) fixed_center: Option<f64>,
 }
 
-impl Spec {
-    /// Whether the fit needs the options' path.
-    pub(crate) fn has_options(&self) -> bool {
-        self.pretransform != PretransformKind::Identity || self.fixed_center.is_some()
-    }
-
-    /// Whether the fit runs an iteration (M-estimation).
-    pub(crate) fn iterates(&self) -> bool {
-        matches!(self.core.center, Center::M(_)) || matches!(self.core.scale, Scale::M(_))
-    }
-}
-
 #[pymethods]
-impl Spec {
+impl PyGaussianSpec {
     #[new]
     #[pyo3(signature = (
         *, center, scale, trim = 0.1, ddof = 0, maxiter = 30, tol = 1e-8,
@@ -63,9 +51,9 @@ impl Spec {
             tol,
             nan_policy: nan_policy.0,
             negate,
-        };
-        core.check()?;
-        Ok(Spec {
+        }
+        .checked()?;
+        Ok(PyGaussianSpec {
             core,
             pretransform: pretransform.map_or(PretransformKind::Identity, |p| p.0),
             fixed_center,
@@ -75,9 +63,8 @@ impl Spec {
     /// This spec with another trim fraction (`trim="auto"` chooses one per
     /// column).
     fn with_trim(&self, trim: f64) -> Result<Self> {
-        let core = CoreSpec { trim, ..self.core };
-        core.check()?;
-        Ok(Spec { core, ..*self })
+        let core = self.core.with_trim(trim)?;
+        Ok(PyGaussianSpec { core, ..*self })
     }
 
     /// The scales tried in turn after the chosen one while the scale is

@@ -1,50 +1,36 @@
-//! Streaming state (contract §9): the KLL sketch, the streaming Gaussian
-//! fit and the exact window, as Python objects.
+//! Streaming state (contract §9): the KLL sketch, the streaming fit and
+//! the exact windows, as Python objects over the core's
+//! `streaming::state` types.
 //!
 //! Each object is frozen and keeps its state behind a `Mutex`: calls from
 //! several threads serialise (waiting without the GIL) instead of failing,
 //! and a merge copies the other state first, so `a.merge(a)` and two
-//! threads merging each other's states cannot deadlock. The `*_and_fit`
-//! methods change and fit under one lock, as one step (`atomically`): a
-//! scaler never keeps scores whose fit it refused.
+//! threads merging each other's states cannot deadlock. Stored state
+//! crosses as the core's records ([`record_to_dict`]).
 
-use crate::convert::{item, Wrap};
+use crate::convert::{record_from_dict, record_to_dict, Wrap};
 use crate::results::{GaussianFit, LinearFit, SketchInfo, StreamingResult};
-use crate::spec::Spec;
-use crate::{with_slice, Floats, Result};
+use crate::spec::PyGaussianSpec;
+use crate::{lock, with_slice, Floats, Result};
 use numpy::{IntoPyArray, PyArray1};
-use outprob_core::error::Error as CoreError;
+use outprob_core::io::record::{Record, Schema};
 use outprob_core::sample::NanPolicy;
-use outprob_core::streaming::columns::{atomically, merge_columns, update_columns};
-use outprob_core::streaming::fit::{
-    result_from_sketch as result_from_core_sketch, StreamingGaussian, StreamingResult as CoreResult,
-};
-use outprob_core::streaming::kll::serde::serialize;
-use outprob_core::streaming::kll::KllSketch;
-use outprob_core::streaming::moments::MomentsParts;
+use outprob_core::streaming::fit::StreamingResult as CoreResult;
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
-use outprob_core::streaming::window::Window;
-use outprob_core::transformations::fit::{GaussianFit as CoreFit, GaussianSpec as CoreSpec};
-use pyo3::exceptions::PyValueError;
+use outprob_core::streaming::state::{StreamingState, WindowState, WINDOW};
+use outprob_core::transformations::fit::GaussianFit as CoreFit;
 use pyo3::prelude::*;
-use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyDict};
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
-/// Locks `m`, waiting without the GIL.
-fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
-    m.lock_py_attached(py)
-        .unwrap_or_else(PoisonError::into_inner)
-}
+use std::sync::Mutex;
 
 /// DataSketches-compatible KLL sketch (`outprob.streaming.KLLSketch` wraps
 /// it).
 #[pyclass(frozen, module = "outprob._core", name = "KllSketch")]
-pub(crate) struct PyKll(Mutex<QueriedSketch>);
+pub(crate) struct PyKllSketch(Mutex<QueriedSketch>);
 
-impl PyKll {
+impl PyKllSketch {
     fn wrap(s: AnySketch) -> Self {
-        PyKll(Mutex::new(QueriedSketch::new(s)))
+        PyKllSketch(Mutex::new(QueriedSketch::new(s)))
     }
 
     fn read<R>(&self, py: Python<'_>, f: impl FnOnce(&AnySketch) -> R) -> R {
@@ -53,11 +39,11 @@ impl PyKll {
 }
 
 #[pymethods]
-impl PyKll {
+impl PyKllSketch {
     #[new]
     #[pyo3(signature = (*, k, double, seed))]
     fn new(k: u32, double: bool, seed: u64) -> Result<Self> {
-        Ok(PyKll::wrap(AnySketch::new(k, double, seed)?))
+        Ok(PyKllSketch::wrap(AnySketch::new(k, double, seed)?))
     }
 
     fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
@@ -66,7 +52,7 @@ impl PyKll {
         Ok(with_slice!(py, x, |v| s.update(v))?)
     }
 
-    fn merge(&self, py: Python<'_>, other: &PyKll) -> Result<()> {
+    fn merge(&self, py: Python<'_>, other: &PyKllSketch) -> Result<()> {
         let theirs = other.read(py, Clone::clone);
         Ok(lock(py, &self.0).sketch_mut().merge(&theirs)?)
     }
@@ -78,7 +64,9 @@ impl PyKll {
     #[staticmethod]
     #[pyo3(signature = (data, *, double, seed))]
     fn deserialize(data: &[u8], double: bool, seed: u64) -> Result<Self> {
-        Ok(PyKll::wrap(AnySketch::deserialize(data, double, seed)?))
+        Ok(PyKllSketch::wrap(AnySketch::deserialize(
+            data, double, seed,
+        )?))
     }
 
     #[pyo3(signature = (ranks, *, inclusive))]
@@ -120,8 +108,8 @@ impl PyKll {
         })
     }
 
-    fn copy(&self, py: Python<'_>) -> PyKll {
-        PyKll::wrap(self.read(py, Clone::clone))
+    fn copy(&self, py: Python<'_>) -> PyKllSketch {
+        PyKllSketch::wrap(self.read(py, Clone::clone))
     }
 }
 
@@ -129,108 +117,81 @@ impl PyKll {
 #[pyfunction]
 #[pyo3(signature = (k, *, pmf))]
 pub(crate) fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
-    let k = outprob_core::streaming::kll::check_k(k)?;
-    Ok(outprob_core::streaming::kll::normalized_rank_error(k, pmf))
+    Ok(outprob_core::streaming::kll::normalized_rank_error(k, pmf)?)
 }
 
-/// The running state of a streaming Gaussian fit of one or more score
-/// columns.
+/// The running state of a streaming Gaussian or linear fit of one or more
+/// score columns (the core's `StreamingState`).
 #[pyclass(frozen, module = "outprob._core", name = "StreamingState")]
-pub(crate) struct PyStreaming(Mutex<Vec<StreamingGaussian>>);
+pub(crate) struct PyStreamingState(Mutex<StreamingState>);
 
-fn moments_dict(py: Python<'_>, p: MomentsParts) -> PyResult<Bound<'_, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("n", p.n)?;
-    d.set_item("sum_negative", p.sum_negative)?;
-    d.set_item("sum_limbs", p.sum_limbs)?;
-    d.set_item("shift", p.shift)?;
-    d.set_item("k", p.k)?;
-    d.set_item("dsum", p.dsum.to_vec())?;
-    d.set_item("dsq", p.dsq.to_vec())?;
-    d.set_item("min", p.min)?;
-    d.set_item("max", p.max)?;
-    Ok(d)
+/// Each column's stored state as a dict.
+fn dicts<'py>(py: Python<'py>, records: &[Record]) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    records.iter().map(|r| record_to_dict(py, r)).collect()
 }
 
-fn moments_parts(d: &Bound<'_, PyDict>) -> PyResult<MomentsParts> {
-    Ok(MomentsParts {
-        n: item(d, "n")?,
-        sum_negative: item(d, "sum_negative")?,
-        sum_limbs: item(d, "sum_limbs")?,
-        shift: item(d, "shift")?,
-        k: item(d, "k")?,
-        dsum: item(d, "dsum")?,
-        dsq: item(d, "dsq")?,
-        min: item(d, "min")?,
-        max: item(d, "max")?,
-    })
+/// Stored columns read by their schema.
+fn records(parts: &[Bound<'_, PyDict>], schema: &'static Schema) -> PyResult<Vec<Record>> {
+    parts.iter().map(|d| record_from_dict(d, schema)).collect()
+}
+
+fn results(r: &[CoreResult]) -> Vec<StreamingResult> {
+    r.iter().map(StreamingResult::from).collect()
 }
 
 #[pymethods]
-impl PyStreaming {
+impl PyStreamingState {
     #[new]
-    #[pyo3(signature = (*, spec, k, seed, columns))]
-    fn new(spec: &Spec, k: u32, seed: u64, columns: usize) -> Result<Self> {
-        let k = outprob_core::streaming::kll::check_k(k)?;
-        let state = StreamingGaussian::new(spec.core, k, seed)?;
-        Ok(PyStreaming(Mutex::new(vec![state; columns])))
+    #[pyo3(signature = (*, spec, k, seed, columns, linear = false))]
+    fn new(spec: &PyGaussianSpec, k: u32, seed: u64, columns: usize, linear: bool) -> Result<Self> {
+        let state = StreamingState::new(spec.core, k, seed, columns, linear)?;
+        Ok(PyStreamingState(Mutex::new(state)))
     }
 
     /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
     /// whole or not at all.
     fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
-        let mut g = lock(py, &self.0);
-        let nan = g.first().map_or(NanPolicy::Omit, |s| s.spec().nan_policy);
-        let (states, shape) = (&mut g[..], x.shape());
-        Ok(with_slice!(py, x, |s| update_columns(
-            states,
-            s,
-            &shape,
-            nan,
-            StreamingGaussian::update
-        ))?)
+        let (mut g, shape) = (lock(py, &self.0), x.shape());
+        let state = &mut *g;
+        Ok(with_slice!(py, x, |s| state.update(s, &shape))?)
     }
 
-    /// `update`, then the fit of each column, as one step: a batch whose
-    /// fit is refused changes no column.
+    /// `update`, then the fit of each column, as one step.
     fn update_and_fit(&self, py: Python<'_>, x: Floats<'_>) -> Result<Vec<StreamingResult>> {
-        let mut g = lock(py, &self.0);
-        let nan = g.first().map_or(NanPolicy::Omit, |s| s.spec().nan_policy);
-        let (states, shape) = (&mut g[..], x.shape());
-        let results = with_slice!(py, x, |s| atomically(
-            states,
-            |st| update_columns(st, s, &shape, nan, StreamingGaussian::update),
-            |st| fit_all(st)
-        ))?;
-        Ok(results.iter().map(StreamingResult::from).collect())
+        let (mut g, shape) = (lock(py, &self.0), x.shape());
+        let state = &mut *g;
+        Ok(results(
+            &with_slice!(py, x, |s| state.update_and_fit(s, &shape))?
+        ))
     }
 
-    fn merge(&self, py: Python<'_>, other: &PyStreaming) -> Result<()> {
+    fn merge(&self, py: Python<'_>, other: &PyStreamingState) -> Result<()> {
         let theirs = lock(py, &other.0).clone();
-        Ok(merge_columns(&mut lock(py, &self.0), &theirs)?)
+        Ok(lock(py, &self.0).merge(&theirs)?)
     }
 
-    /// `merge`, then the fit of each column, as one step: a merge whose
-    /// fit is refused changes no column.
-    fn merge_and_fit(&self, py: Python<'_>, other: &PyStreaming) -> Result<Vec<StreamingResult>> {
+    /// `merge`, then the fit of each column, as one step.
+    fn merge_and_fit(
+        &self,
+        py: Python<'_>,
+        other: &PyStreamingState,
+    ) -> Result<Vec<StreamingResult>> {
         let theirs = lock(py, &other.0).clone();
         let mut g = lock(py, &self.0);
-        let states = &mut g[..];
-        let results =
-            py.detach(|| atomically(states, |st| merge_columns(st, &theirs), |st| fit_all(st)))?;
-        Ok(results.iter().map(StreamingResult::from).collect())
+        let state = &mut *g;
+        Ok(results(&py.detach(|| state.merge_and_fit(&theirs))?))
     }
 
     /// Scores seen, per column.
     fn n(&self, py: Python<'_>) -> Vec<u64> {
-        lock(py, &self.0).iter().map(StreamingGaussian::n).collect()
+        lock(py, &self.0).n()
     }
 
     /// The fit of each column.
     fn results(&self, py: Python<'_>) -> Result<Vec<StreamingResult>> {
         let g = lock(py, &self.0);
-        let results = py.detach(|| fit_all(&g))?;
-        Ok(results.iter().map(StreamingResult::from).collect())
+        let state = &*g;
+        Ok(results(&py.detach(|| state.results())?))
     }
 
     /// The fit `outprob stream` maps its next batch with, per column, given
@@ -243,217 +204,120 @@ impl PyStreaming {
         last: Option<u64>,
     ) -> Result<Vec<Option<StreamingResult>>> {
         let g = lock(py, &self.0);
-        let fits = py.detach(|| {
-            g.iter()
-                .map(|s| s.stream_fit(last))
-                .collect::<std::result::Result<Vec<_>, CoreError>>()
-        })?;
+        let state = &*g;
+        let fits = py.detach(|| state.stream_fit(last))?;
         Ok(fits
             .iter()
             .map(|r| r.as_ref().map(StreamingResult::from))
             .collect())
     }
 
-    /// Each column's state as plain data: moments, the sketch's bytes
-    /// (None without a sketch) and its seed.
+    /// Each column's state as plain data (the core's record of a column).
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let g = lock(py, &self.0);
-        g.iter()
-            .map(|s| {
-                let d = PyDict::new(py);
-                d.set_item("moments", moments_dict(py, s.moments().to_parts())?)?;
-                d.set_item(
-                    "sketch",
-                    s.sketch().map(|k| PyBytes::new(py, &serialize(k))),
-                )?;
-                d.set_item("seed", s.sketch().map_or(0, KllSketch::seed))?;
-                Ok(d)
-            })
-            .collect()
+        dicts(py, &lock(py, &self.0).to_records())
     }
 
     /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
-    #[pyo3(signature = (*, spec, parts))]
-    fn from_parts(spec: &Spec, parts: Vec<Bound<'_, PyDict>>) -> Result<Self> {
-        let columns = parts
-            .iter()
-            .map(|d| {
-                let moments: Bound<'_, PyDict> = item(d, "moments")?;
-                let sketch: Option<Vec<u8>> = item(d, "sketch")?;
-                let seed: u64 = item(d, "seed")?;
-                Ok(StreamingGaussian::from_parts(
-                    spec.core,
-                    &moments_parts(&moments)?,
-                    sketch.as_deref(),
-                    seed,
-                )?)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(PyStreaming(Mutex::new(columns)))
+    #[pyo3(signature = (*, spec, parts, linear = false))]
+    fn from_parts(
+        spec: &PyGaussianSpec,
+        parts: Vec<Bound<'_, PyDict>>,
+        linear: bool,
+    ) -> Result<Self> {
+        let columns = records(&parts, StreamingState::column_schema(linear))?;
+        let state = StreamingState::from_records(spec.core, &columns, linear)?;
+        Ok(PyStreamingState(Mutex::new(state)))
     }
 }
 
-/// The fit of every column.
-fn fit_all(states: &[StreamingGaussian]) -> std::result::Result<Vec<CoreResult>, CoreError> {
-    states.iter().map(StreamingGaussian::result).collect()
-}
-
-/// The Gaussian fit of every window (each resets its refit counter).
-fn refit_all(
-    windows: &mut [Window<f64>],
-    spec: &CoreSpec,
-) -> std::result::Result<Vec<CoreFit>, CoreError> {
-    windows.iter_mut().map(|w| w.fit_gaussian(spec)).collect()
-}
-
-/// The fit of `spec` from a doubles sketch of the oriented scores alone
-/// (a Spark aggregate's), or `None` when the fit reads the exact moments.
-#[pyfunction]
-#[pyo3(signature = (sketch, *, spec))]
-pub(crate) fn result_from_sketch(
-    py: Python<'_>,
-    sketch: &PyKll,
-    spec: &Spec,
-) -> Result<Option<StreamingResult>> {
-    let r: Result<Option<CoreResult>> = sketch.read(py, |s| match s {
-        AnySketch::Double(s) => Ok(result_from_core_sketch(&spec.core, s)?),
-        AnySketch::Float(_) => Err(PyValueError::new_err(
-            "a fit from a sketch needs a doubles sketch (kll_doubles_sketch), got a floats sketch",
-        )
-        .into()),
-    });
-    Ok(r?.as_ref().map(StreamingResult::from))
-}
-
-/// The most recent W scores of one or more columns, refitted exactly.
+/// The most recent W scores of one or more columns, refitted exactly (the
+/// core's `WindowState`).
 #[pyclass(frozen, module = "outprob._core", name = "WindowState")]
-pub(crate) struct PyWindow(Mutex<Vec<Window<f64>>>);
+pub(crate) struct PyWindowState(Mutex<WindowState>);
+
+fn gaussian_fits(fits: &[CoreFit]) -> Vec<GaussianFit> {
+    fits.iter().map(|f| GaussianFit::of(f, None)).collect()
+}
 
 #[pymethods]
-impl PyWindow {
+impl PyWindowState {
     #[new]
     #[pyo3(signature = (*, size, refit_every, columns))]
     fn new(size: usize, refit_every: usize, columns: usize) -> Result<Self> {
-        Ok(PyWindow(Mutex::new(vec![
-            Window::new(size, refit_every)?;
-            columns
-        ])))
+        let state = WindowState::new(size, refit_every, columns)?;
+        Ok(PyWindowState(Mutex::new(state)))
     }
 
     /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
     /// whole or not at all.
     #[pyo3(signature = (x, *, nan_policy))]
     fn update(&self, py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>) -> Result<()> {
-        let mut g = lock(py, &self.0);
-        let (windows, shape, nan) = (&mut g[..], x.shape(), nan_policy.0);
-        Ok(with_slice!(py, x, |s| update_columns(
-            windows,
+        let (mut g, shape) = (lock(py, &self.0), x.shape());
+        let windows = &mut *g;
+        Ok(with_slice!(py, x, |s| windows.update(
             s,
             &shape,
-            nan,
-            |w, v| w.update(v, nan)
+            nan_policy.0
         ))?)
     }
 
     /// `update`, then, when `refit` or when due, the Gaussian fit of each
-    /// column's window (None when not refitted), as one step: a batch
-    /// whose refit is refused changes no column.
+    /// column's window (None when not refitted), as one step.
     #[pyo3(signature = (x, *, nan_policy, spec, refit))]
     fn update_and_fit_gaussian(
         &self,
         py: Python<'_>,
         x: Floats<'_>,
         nan_policy: Wrap<NanPolicy>,
-        spec: &Spec,
+        spec: &PyGaussianSpec,
         refit: bool,
     ) -> Result<Option<Vec<GaussianFit>>> {
-        let mut g = lock(py, &self.0);
-        let (windows, shape, nan) = (&mut g[..], x.shape(), nan_policy.0);
-        let fits = with_slice!(py, x, |s| atomically(
-            windows,
-            |ws| update_columns(ws, s, &shape, nan, |w, v| w.update(v, nan)),
-            |ws| {
-                if refit || ws.iter().any(Window::due) {
-                    refit_all(ws, &spec.core).map(Some)
-                } else {
-                    Ok(None)
-                }
-            }
-        ))?;
-        Ok(fits.map(|f| f.iter().map(|f| GaussianFit::of(f, None)).collect()))
+        let (mut g, shape, nan) = (lock(py, &self.0), x.shape(), nan_policy.0);
+        let windows = &mut *g;
+        let fits = with_slice!(py, x, |s| windows
+            .update_and_refit(s, &shape, nan, &spec.core, refit))?;
+        Ok(fits.as_deref().map(gaussian_fits))
     }
 
     /// Whether `refit_every` scores arrived since the last refit (in any
     /// column).
     fn due(&self, py: Python<'_>) -> bool {
-        lock(py, &self.0).iter().any(Window::due)
+        lock(py, &self.0).due()
     }
 
     /// Scores seen, per column.
     fn seen(&self, py: Python<'_>) -> Vec<u64> {
-        lock(py, &self.0).iter().map(Window::seen).collect()
+        lock(py, &self.0).seen()
     }
 
-    /// The Gaussian fit of each column's window (every column's refit
-    /// counter reset, or none when a fit is refused).
+    /// The Gaussian fit of each column's window.
     #[pyo3(signature = (*, spec))]
-    fn fit_gaussian(&self, py: Python<'_>, spec: &Spec) -> Result<Vec<GaussianFit>> {
+    fn fit_gaussian(&self, py: Python<'_>, spec: &PyGaussianSpec) -> Result<Vec<GaussianFit>> {
         let mut g = lock(py, &self.0);
-        let windows = &mut g[..];
-        let fits = py.detach(|| atomically(windows, |_| Ok(()), |ws| refit_all(ws, &spec.core)))?;
-        Ok(fits.iter().map(|f| GaussianFit::of(f, None)).collect())
+        let windows = &mut *g;
+        Ok(gaussian_fits(
+            &py.detach(|| windows.fit_gaussian(&spec.core))?,
+        ))
     }
 
     /// The linear fit of each column's window.
     #[pyo3(signature = (*, negate))]
     fn fit_linear(&self, py: Python<'_>, negate: bool) -> Result<Vec<LinearFit>> {
-        let mut g = lock(py, &self.0);
-        let fits = g
-            .iter_mut()
-            .map(|w| w.fit_linear(negate))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        Ok(fits
-            .iter()
-            .map(|l| LinearFit {
-                min: l.min,
-                max: l.max,
-            })
-            .collect())
+        let fits = lock(py, &self.0).fit_linear(negate)?;
+        Ok(fits.into_iter().map(LinearFit::from).collect())
     }
 
-    /// Each column's window as plain data: `since_refit`, `seen` and its
-    /// scores, oldest first.
+    /// Each column's window as plain data (the core's record of a window).
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let g = lock(py, &self.0);
-        g.iter()
-            .map(|w| {
-                let d = PyDict::new(py);
-                d.set_item("since_refit", w.since_refit())?;
-                d.set_item("seen", w.seen())?;
-                d.set_item("values", w.values().to_vec().into_pyarray(py))?;
-                Ok(d)
-            })
-            .collect()
+        dicts(py, &lock(py, &self.0).to_records())
     }
 
     /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
     #[pyo3(signature = (*, size, refit_every, parts))]
     fn from_parts(size: usize, refit_every: usize, parts: Vec<Bound<'_, PyDict>>) -> Result<Self> {
-        let windows = parts
-            .iter()
-            .map(|d| {
-                let values: Vec<f64> = item(d, "values")?;
-                Ok(Window::from_parts(
-                    size,
-                    refit_every,
-                    item(d, "since_refit")?,
-                    item(d, "seen")?,
-                    &values,
-                )?)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(PyWindow(Mutex::new(windows)))
+        let windows = WindowState::from_records(size, refit_every, &records(&parts, WINDOW)?)?;
+        Ok(PyWindowState(Mutex::new(windows)))
     }
 }

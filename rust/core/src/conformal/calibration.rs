@@ -1,14 +1,14 @@
 //! A fitted p-value map (contract §11): the calibration scores it counts
 //! against — sorted scores, or a sketch's weighted sample with its slack —
-//! their bucket index, and the adjustment its options ask for, checked and
+//! their search index, and the adjustment its options ask for, checked and
 //! built once so that mapping scores converts nothing else.
 
 use super::conditional::{Adjustment, Conditional};
-use super::index::KeyIndex;
 use super::pvalues::{PValues, Reference, TieBreak};
 use super::sketch::CalibrationSketch;
 use crate::error::Error;
 use crate::numeric::scratch::zeroed;
+use crate::numeric::search_index::SearchIndex;
 
 /// The options of a p-value map.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,7 +42,7 @@ pub struct Calibration {
     values: Vec<f64>,
     cumulative: Option<Vec<u64>>,
     slack: u64,
-    index: KeyIndex,
+    index: SearchIndex,
     adjustment: Option<Adjustment>,
     tie_break: TieBreak,
     negate: bool,
@@ -91,16 +91,9 @@ impl Calibration {
             index: None,
         };
         reference.check()?;
-        // The index counts positions in u32.
-        if values.len() > u32::MAX as usize {
-            return Err(Error::invalid(
-                "calibration",
-                format!("at most {} calibration values", u32::MAX),
-            ));
-        }
         let adjustment = spec.adjustment(reference.n())?;
         Ok(Calibration {
-            index: KeyIndex::new(&values),
+            index: SearchIndex::new(&values),
             values,
             cumulative,
             slack,

@@ -4,7 +4,8 @@
 //!
 //! * [`pvalues`]: the marginal p-value `(1 + #{sᵢ ≥ s})/(n + 1)` of a score
 //!   against sorted calibration scores (or a sketch's weighted sample with a
-//!   rank-error slack), counted through a bucket index ([`index`]);
+//!   rank-error slack), counted through a
+//!   [`crate::numeric::search_index::SearchIndex`];
 //!   randomised tie breaking from a seeded SplitMix64 stream.
 //! * [`conditional`]: the calibration-conditional adjustments of Bates et
 //!   al. §3 (generalised Simes, DKWM, Monte Carlo), each a non-decreasing
@@ -21,7 +22,6 @@
 
 pub mod calibration;
 pub mod conditional;
-pub mod index;
 pub mod integrative;
 pub mod pvalues;
 pub mod select;

@@ -18,11 +18,11 @@
 //! top, so that a p-value costs one binary search; the sums are in f64, so
 //! weighted p-values agree with a direct sum to rounding (not bit for bit).
 
-use super::index::{KeyIndex, GROUP};
 use super::pvalues::TieBreak;
 use super::uniform;
 use crate::error::Error;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
+use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::NanPolicy;
 use rayon::prelude::*;
 
@@ -34,7 +34,7 @@ pub struct WeightedCalibration {
     /// `above[j]` = total weight of `values[j..]`; `above[n] = 0`.
     above: Vec<f64>,
     /// The bucket index of `values` (one table read per score).
-    index: KeyIndex,
+    index: SearchIndex,
     negate: bool,
 }
 
@@ -92,7 +92,7 @@ impl WeightedCalibration {
         }
         let values: Vec<f64> = pairs.iter().map(|p| p.0).collect();
         Ok(WeightedCalibration {
-            index: KeyIndex::new(&values),
+            index: SearchIndex::new(&values),
             values,
             above,
             negate,

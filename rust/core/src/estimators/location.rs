@@ -1,4 +1,21 @@
-//! Location (center) estimators, contract §1, on checked samples read in place.
+//! Location (center) estimators of contract §1 — the mean, the median,
+//! type-7 quantiles and the upper-trimmed mean — on checked samples read in
+//! place.
+//!
+//! Source: the centers of Röchner et al. (SISAP 2024), whose robust
+//! scalings pair them with the scales of [`crate::estimators::scale`]; the
+//! reference definitions are NumPy's (`numpy.median`, `numpy.quantile`
+//! with method "linear", Hyndman and Fan's type 7, *Amer. Statist.* 1996)
+//! and `math.fsum` for the mean.
+//!
+//! Trade-offs: the mean is correctly rounded (the exact accumulator of
+//! [`crate::numeric::sum`]), so it is the same whatever the order or split
+//! of the scores — at the cost of an exact sum where a compensated one
+//! would do for most inputs. Order statistics come from
+//! [`crate::numeric::rank`], which finds every rank a call needs in one
+//! read-only pass instead of a copy and a selection. The trimmed mean ranks
+//! its largest kept value and sums exactly what lies below it, adding the
+//! kept copies of that value by count: ties at the cut need no positions.
 
 use crate::error::Error;
 use crate::numeric::float::Float;

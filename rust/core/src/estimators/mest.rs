@@ -193,6 +193,18 @@ pub enum StartScale {
     Constant,
 }
 
+impl StartScale {
+    /// The name as results report it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StartScale::Nmad => "nmad",
+            StartScale::Niqr => "niqr",
+            StartScale::Std => "std",
+            StartScale::Constant => "constant",
+        }
+    }
+}
+
 /// Result of [`m_estimate`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MEstimate {

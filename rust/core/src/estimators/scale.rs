@@ -1,4 +1,21 @@
-//! Scale estimators, contract §2, on checked samples read in place.
+//! Scale estimators of contract §2 — the standard deviation, the nMAD, the
+//! nIQR and the trimmed standard deviation about a given center — on
+//! checked samples read in place.
+//!
+//! Source: the scales of Röchner et al. (SISAP 2024); the normal
+//! consistency divisors are those of
+//! `scipy.stats.median_abs_deviation(scale="normal")` and of the IQR of
+//! N(0, 1). The SD matches `numpy.std` (with `ddof`).
+//!
+//! Trade-offs: the SD takes two reads about the correctly rounded mean,
+//! with the correction `(Σd)²/N` that removes the mean's rounding to first
+//! order, and a power-of-two rescaling so that no square overflows or
+//! underflows — one read more than a one-pass formula, which cancels
+//! catastrophically for scores far from 0. The nMAD is always about the
+//! median (the contract's choice, whatever center a scaling uses); medians
+//! and quantiles come from the one-pass selection of
+//! [`crate::numeric::rank`]. The trimmed SD ranks its largest kept
+//! deviation and sums the squares below it, ties at the cut by count.
 
 use crate::error::Error;
 use crate::estimators::location::{

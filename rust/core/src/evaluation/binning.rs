@@ -112,6 +112,13 @@ pub struct Sorted {
     sum_lo: Vec<f64>,
 }
 
+/// The edges of `k` bins of the probabilities `p` ([`Sorted::edges`]):
+/// `k` checked first, then one sort.
+pub fn bin_edges<T: Float>(p: &[T], scheme: Scheme, k: usize) -> Result<Vec<f64>, Error> {
+    check_bin_counts(&[k])?;
+    Sorted::new(p, None)?.edges(scheme, k)
+}
+
 impl Sorted {
     /// Sorts checked probabilities (with their labels, if any).
     pub fn new<T: Float>(p: &[T], y: Option<&[bool]>) -> Result<Self, Error> {

@@ -1,6 +1,20 @@
 //! Evaluation measures of outlier probabilities (contract §6): Brier score,
 //! sharpness, refinement and calibration errors, unstratified and stratified
-//! by class. Every measure is a mean of per-observation errors e_i in [0, 1].
+//! by class, and the data of a reliability diagram. Every measure is a mean
+//! of per-observation errors e_i in [0, 1].
+//!
+//! Source: Röchner et al., *Evaluating outlier probabilities: assessing
+//! sharpness, refinement, and calibration using stratified and weighted
+//! measures* (Data Mining and Knowledge Discovery, 2024) — the per-class
+//! (stratified) means, and the binned refinement (Gini index) and L¹
+//! calibration errors averaged over bin counts k = 5..20; the Brier score
+//! (Brier, *Mon. Weather Rev.* 1950) and the binary entropy as sharpness.
+//!
+//! Trade-offs: one pass computes the per-observation errors, sums
+//! compensated (Neumaier) per class; the binned measures come from one
+//! sort of the probabilities ([`crate::evaluation::binning`]), shared by
+//! every bin count and scheme. A class with no members gives NaN, for the
+//! caller to raise or tabulate (§6).
 
 use crate::error::Error;
 use crate::evaluation::binning::{check_bin_counts, check_probabilities, Bin, Scheme, Sorted};
@@ -165,6 +179,18 @@ pub fn refinement_and_calibration(
             inlier: v[5],
         },
     ))
+}
+
+/// [`refinement_and_calibration`] of probabilities `p` with labels `y`:
+/// the bin counts checked first, then one sort.
+pub fn binned_errors<T: Float>(
+    p: &[T],
+    y: &[bool],
+    scheme: Scheme,
+    ks: &[usize],
+) -> Result<(Strata, Strata), Error> {
+    check_bin_counts(ks)?;
+    refinement_and_calibration(&Sorted::new(p, Some(y))?, scheme, ks)
 }
 
 /// Every measure of contract §6.

@@ -2,6 +2,13 @@
 //! fall below it, how many equal its ends, and the keys strictly inside.
 //! The selection of [`crate::numeric::rank`] reads its input with this; when
 //! that read is the only one, it also takes the §5 census of the input.
+//!
+//! The brackets come from a sample (Floyd and Rivest, *CACM* 18(3), 1975);
+//! this read is their cost on large inputs, so it runs in parallel chunks
+//! (joined in chunk order: the same result on any number of threads) and,
+//! where the CPU has AVX2, in the kernel of [`avx2`]. Only the keys inside
+//! a bracket are kept, so a narrow bracket costs little memory; a bracket
+//! the sample misjudged is redrawn wider by the selection and read again.
 
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;

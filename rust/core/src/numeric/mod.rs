@@ -1,6 +1,8 @@
-//! Numeric kernels: summation, reductions, selection, `erf`, parallelism.
+//! Numeric kernels: summation, double-double arithmetic, reductions,
+//! selection, the search index, `erf`, parallelism.
 
 pub(crate) mod bracket;
+pub mod double_double;
 pub mod erf;
 pub mod extract;
 pub mod float;
@@ -9,6 +11,7 @@ pub mod par;
 pub mod rank;
 pub mod reduce;
 pub mod scratch;
+pub mod search_index;
 pub mod select;
 pub(crate) mod simd;
 pub mod sum;

@@ -455,14 +455,14 @@ mod tests {
         let refused = ranked_checking(&x, Key::VALUE, ranks_of, |c| {
             Err(Error::Nan {
                 count: c.nan.count,
-                first_index: c.nan.first,
+                first_index: Some(c.nan.first),
             })
         });
         assert_eq!(
             refused,
             Err(Error::Nan {
                 count: 1,
-                first_index: 77
+                first_index: Some(77)
             })
         );
     }

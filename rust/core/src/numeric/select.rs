@@ -1,6 +1,20 @@
 //! Selection in a buffer by quickselect, and the arithmetic of contract §1:
-//! NumPy's median midpoint and type-7 quantile interpolation. The estimators
-//! on raw input ([`crate::numeric::rank`]) select inside their brackets with these.
+//! NumPy's median midpoint and type-7 quantile interpolation. The
+//! estimators on raw input ([`crate::numeric::rank`]) select inside their
+//! brackets with these; the distributed fit and the binning of §6 use the
+//! interpolation on their own order statistics.
+//!
+//! Source: Hoare's selection (`select_nth_unstable`, introselect in the
+//! standard library), and NumPy's definitions: the median's midpoint
+//! `(a + b)/2` and `numpy.quantile`'s method "linear" (Hyndman and Fan
+//! type 7, *Amer. Statist.* 1996), whose `lerp` form is reproduced so that
+//! quantiles equal NumPy's bit for bit.
+//!
+//! Trade-offs: several ranks are selected highest first, each on the
+//! prefix the previous selection left, so k ranks cost less than k
+//! selections of the whole buffer; the top rank of a prefix is a scan,
+//! not a selection. The buffer is reordered (callers pass a scratch copy
+//! or a bracket's keys, never the user's scores).
 
 use crate::numeric::float::Float;
 

@@ -16,3 +16,4 @@
 pub mod martingale;
 pub mod online_fdr;
 pub mod online_pvalues;
+pub mod stored;

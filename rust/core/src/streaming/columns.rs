@@ -86,24 +86,24 @@ pub fn atomically<S: Restore, R>(
     out
 }
 
-/// Adds `theirs` to `ours` column by column: refused whole, nothing
-/// changed, unless both have the same number of columns and spec.
-pub fn merge_columns(
-    ours: &mut [StreamingGaussian],
-    theirs: &[StreamingGaussian],
+/// Adds `theirs` to `ours` column by column with `merge`: refused whole,
+/// nothing changed, unless both have the same number of columns and each
+/// pair is of the `same` fit.
+pub fn merge_columns<S>(
+    ours: &mut [S],
+    theirs: &[S],
+    same: impl Fn(&S, &S) -> bool,
+    mut merge: impl FnMut(&mut S, &S) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let same =
-        ours.len() == theirs.len() && ours.iter().zip(theirs).all(|(a, b)| a.spec() == b.spec());
-    if !same {
+    if ours.len() != theirs.len() || !ours.iter().zip(theirs).all(|(a, b)| same(a, b)) {
         return Err(Error::invalid(
             "other",
             "only states of the same center, scale, parameters and columns merge",
         ));
     }
-    for (a, b) in ours.iter_mut().zip(theirs) {
-        a.merge(b)?;
-    }
-    Ok(())
+    ours.iter_mut()
+        .zip(theirs)
+        .try_for_each(|(a, b)| merge(a, b))
 }
 
 #[cfg(test)]
@@ -150,8 +150,12 @@ mod tests {
                 .unwrap();
             2
         ];
-        assert!(merge_columns(&mut states, &other).is_err());
+        assert!(merge_columns(&mut states, &other, same, StreamingGaussian::merge).is_err());
         assert_eq!(states, before);
+    }
+
+    fn same(a: &StreamingGaussian, b: &StreamingGaussian) -> bool {
+        a.spec() == b.spec()
     }
 
     fn fit_all(states: &mut [StreamingGaussian]) -> Result<Vec<f64>, Error> {
@@ -188,7 +192,10 @@ mod tests {
         // A merge whose union's fit is refused is taken back too.
         let mut other = vec![StreamingGaussian::new(spec, 200, 0).unwrap(); 2];
         update(&mut other, &bad).unwrap();
-        assert!(atomically(&mut states, |st| merge_columns(st, &other), fit_all).is_err());
+        let merge = |st: &mut [StreamingGaussian]| {
+            merge_columns(st, &other, same, StreamingGaussian::merge)
+        };
+        assert!(atomically(&mut states, merge, fit_all).is_err());
         assert_eq!(states, before);
         // And the stream goes on.
         let scales = atomically(&mut states, |st| update(st, &first), fit_all).unwrap();

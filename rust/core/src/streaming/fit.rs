@@ -10,9 +10,9 @@ use crate::numeric::float::Float;
 use crate::numeric::sum::ExactSum;
 use crate::streaming::bounds::{probability_band, Brackets, Estimate, Interval};
 use crate::streaming::kll::serde::deserialize;
-use crate::streaming::kll::{KllSketch, SortedView, BLOCK};
-use crate::streaming::moments::{Moments, MomentsParts};
-use crate::streaming::stored::add_counts;
+use crate::streaming::kll::{check_k, KllSketch, SortedView, BLOCK};
+use crate::streaming::moments::Moments;
+use crate::streaming::stored::{add_counts, MomentsParts};
 use crate::transformations::fit::{Center, GaussianSpec, Scale};
 
 /// A fitted streaming Gaussian scaling with its error bounds.
@@ -61,10 +61,11 @@ pub struct StreamingGaussian {
 }
 
 impl StreamingGaussian {
-    /// An empty state; the sketch (parameter `k`, coin `seed`) is kept only
-    /// when the spec needs it.
-    pub fn new(spec: GaussianSpec, k: u16, seed: u64) -> Result<Self, Error> {
+    /// An empty state; the sketch (parameter `k`, checked whether kept or
+    /// not, and coin `seed`) is kept only when the spec needs it.
+    pub fn new(spec: GaussianSpec, k: u32, seed: u64) -> Result<Self, Error> {
         spec.check()?;
+        let k = check_k(k)?;
         let sketch = if needs_sketch(&spec) {
             Some(KllSketch::new(k, seed)?)
         } else {

@@ -25,66 +25,14 @@
 //! unchanged; NaN are otherwise skipped.
 
 use crate::error::Error;
+use crate::numeric::double_double::DoubleDouble;
 use crate::numeric::extract::exact_sum_within;
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
 use crate::numeric::reduce::{binary_exponent, pow2, spread_exponent, squares, Summary};
 use crate::numeric::sum::{exact_product, two_sum, ExactSum};
 use crate::sample::{check_batch, NanPolicy};
-
-/// An unevaluated sum `hi + lo` with `|lo| <= ulp(hi)/2`.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Dd {
-    /// Leading part.
-    pub hi: f64,
-    /// Trailing part.
-    pub lo: f64,
-}
-
-impl Dd {
-    fn new(hi: f64, lo: f64) -> Dd {
-        let (h, l) = two_sum(hi, lo);
-        Dd { hi: h, lo: l }
-    }
-    fn add(self, o: Dd) -> Dd {
-        let (s, e) = two_sum(self.hi, o.hi);
-        Dd::new(s, e + self.lo + o.lo)
-    }
-    fn neg(self) -> Dd {
-        Dd {
-            hi: -self.hi,
-            lo: -self.lo,
-        }
-    }
-    fn mul(self, o: Dd) -> Dd {
-        let p = self.hi * o.hi;
-        let e = self.hi.mul_add(o.hi, -p);
-        Dd::new(p, e + self.hi * o.lo + self.lo * o.hi)
-    }
-    fn mul_f(self, v: f64) -> Dd {
-        self.mul(Dd { hi: v, lo: 0.0 })
-    }
-    fn div_f(self, v: f64) -> Dd {
-        let q1 = self.hi / v;
-        let r = (-q1).mul_add(v, self.hi) + self.lo;
-        Dd::new(q1, r / v)
-    }
-    /// `self · 2^e`.
-    fn scale(self, e: i32) -> Dd {
-        Dd {
-            hi: libm::scalbn(self.hi, e),
-            lo: libm::scalbn(self.lo, e),
-        }
-    }
-    fn sqrt(self) -> f64 {
-        if self.hi <= 0.0 {
-            return 0.0;
-        }
-        let s = self.hi.sqrt();
-        let r = (-s).mul_add(s, self.hi) + self.lo;
-        s + r / (2.0 * s)
-    }
-}
+use crate::streaming::stored::{check_moments, MomentsParts};
 
 /// Running count, exact sum, shifted moments and extremes.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,25 +42,11 @@ pub struct Moments {
     shift: f64,
     k: i32,
     /// Σ (x − shift)·2^-k.
-    dsum: Dd,
+    dsum: DoubleDouble,
     /// Σ ((x − shift)·2^-k)².
-    dsq: Dd,
+    dsq: DoubleDouble,
     min: f64,
     max: f64,
-}
-
-/// The state as plain numbers (see [`Moments::to_parts`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct MomentsParts {
-    pub n: u64,
-    pub sum_negative: bool,
-    pub sum_limbs: Vec<u64>,
-    pub shift: f64,
-    pub k: i32,
-    pub dsum: [f64; 2],
-    pub dsq: [f64; 2],
-    pub min: f64,
-    pub max: f64,
 }
 
 /// `e` with `2^(e−1) <= v < 2^e`, or `None` for zero.
@@ -128,7 +62,7 @@ fn is_huge(v: f64) -> bool {
 crate::numeric::simd::multiversion! {
     /// Σ d and Σ d² over d = (x − c)·2^-k (NaN skipped), double-double,
     /// with `x − c` formed exactly (pre-scaled by 2^-pre when huge).
-    fn shifted_sums<T: Float>(x: &[T], c: f64, pre: i32, f1: f64, f2: f64) -> (Dd, Dd) {
+    fn shifted_sums<T: Float>(x: &[T], c: f64, pre: i32, f1: f64, f2: f64) -> (DoubleDouble, DoubleDouble) {
         // Eight independent lanes: the TwoSum chains are latency-bound, and
         // eight hide the latency (3.4x faster than four, measured).
         const L: usize = 8;
@@ -167,10 +101,10 @@ crate::numeric::simd::multiversion! {
             q_hi[i] = a;
             q_lo[i] += b + sq_err;
         }
-        let (mut s, mut q) = (Dd::default(), Dd::default());
+        let (mut s, mut q) = (DoubleDouble::default(), DoubleDouble::default());
         for i in 0..L {
-            s = s.add(Dd::new(s_hi[i], s_lo[i]));
-            q = q.add(Dd::new(q_hi[i], q_lo[i]));
+            s += DoubleDouble::new(s_hi[i], s_lo[i]);
+            q += DoubleDouble::new(q_hi[i], q_lo[i]);
         }
         (s, q)
     }
@@ -197,8 +131,8 @@ impl Moments {
             sum: ExactSum::zero(),
             shift: 0.0,
             k: 0,
-            dsum: Dd::default(),
-            dsq: Dd::default(),
+            dsum: DoubleDouble::default(),
+            dsq: DoubleDouble::default(),
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
         }
@@ -259,12 +193,13 @@ impl Moments {
             let (f1, f2) = factors(pre - self.k);
             map_chunks(x, |_, chunk| shifted_sums(chunk, c, pre, f1, f2))
                 .into_iter()
-                .fold((Dd::default(), Dd::default()), |(s, q), (a, b)| {
-                    (s.add(a), q.add(b))
-                })
+                .fold(
+                    (DoubleDouble::default(), DoubleDouble::default()),
+                    |(s, q), (a, b)| (s + a, q + b),
+                )
         };
-        self.dsum = self.dsum.add(s);
-        self.dsq = self.dsq.add(q);
+        self.dsum += s;
+        self.dsq += q;
         self.n += count as u64;
         self.sum.merge(&batch_sum);
         self.min = self.min.min(summary.min);
@@ -285,20 +220,20 @@ impl Moments {
         x: &[T],
         summary: &Summary,
         batch_sum: &ExactSum,
-    ) -> (Dd, Dd) {
+    ) -> (DoubleDouble, DoubleDouble) {
         let (count, k) = (summary.count, self.k);
         let m = batch_sum.mean(count);
         let kb = spread_exponent(summary.min, summary.max, m);
         let sq = squares(x, false, m, kb, f64::INFINITY);
         let n = count as f64;
         let own = (sq.scaled_squares - sq.scaled_sum * sq.scaled_sum / n).max(0.0);
-        let own = Dd { hi: own, lo: 0.0 }.scale(2 * (kb - k));
+        let own = DoubleDouble { hi: own, lo: 0.0 }.scale(2 * (kb - k));
         let mut d = batch_sum.clone();
         d.merge(&exact_product(-self.shift, count));
         let hi = d.scaled_value(-k);
         d.merge(&ExactSum::from(-hi * pow2(k)));
-        let dsum = Dd::new(hi, d.scaled_value(-k));
-        (dsum, own.add(dsum.mul(dsum).div_f(n)))
+        let dsum = DoubleDouble::new(hi, d.scaled_value(-k));
+        (dsum, own + dsum * dsum / n)
     }
 
     /// Adds everything `other` has seen.
@@ -326,16 +261,13 @@ impl Moments {
         let pre = if is_huge(c1) || is_huge(c2) { 2 } else { 0 };
         let p = if pre == 0 { 1.0 } else { 0.25 };
         let (d, e) = two_sum(c2 * p, -(c1 * p));
-        let delta = Dd::new(d, e).scale(pre - k);
+        let delta = DoubleDouble::new(d, e).scale(pre - k);
         let n2 = o.n as f64;
         // x − c1 = (x − c2) + δ.
-        let moved_sq = o
-            .dsq
-            .add(delta.mul(o.dsum).mul_f(2.0))
-            .add(delta.mul(delta).mul_f(n2));
-        let moved_sum = o.dsum.add(delta.mul_f(n2));
-        self.dsum = self.dsum.add(moved_sum);
-        self.dsq = self.dsq.add(moved_sq);
+        let moved_sq = o.dsq + delta * o.dsum * 2.0 + delta * delta * n2;
+        let moved_sum = o.dsum + delta * n2;
+        self.dsum += moved_sum;
+        self.dsq += moved_sq;
         self.n += o.n;
         self.sum.merge(&o.sum);
         self.min = self.min.min(o.min);
@@ -369,8 +301,8 @@ impl Moments {
             });
         }
         let n = self.n as f64;
-        let centered = self.dsq.add(self.dsum.mul(self.dsum).div_f(n).neg());
-        let var = centered.div_f((self.n - ddof as u64) as f64);
+        let centered = self.dsq + -(self.dsum * self.dsum / n);
+        let var = centered / (self.n - ddof as u64) as f64;
         Ok(libm::scalbn(var.sqrt(), self.k))
     }
 
@@ -402,10 +334,9 @@ impl Moments {
     }
 
     /// Rebuilds a state from [`Moments::to_parts`]; stored parts are
-    /// untrusted and checked whole first
-    /// ([`crate::streaming::stored::check_moments`]).
+    /// untrusted and checked whole first ([`check_moments`]).
     pub fn from_parts(p: &MomentsParts) -> Result<Self, Error> {
-        crate::streaming::stored::check_moments(p)?;
+        check_moments(p)?;
         if p.n == 0 {
             return Ok(Moments::new());
         }
@@ -414,8 +345,8 @@ impl Moments {
             sum: ExactSum::from_limbs(p.sum_negative, &p.sum_limbs),
             shift: p.shift,
             k: p.k,
-            dsum: Dd::new(p.dsum[0], p.dsum[1]),
-            dsq: Dd::new(p.dsq[0], p.dsq[1]),
+            dsum: DoubleDouble::new(p.dsum[0], p.dsum[1]),
+            dsq: DoubleDouble::new(p.dsq[0], p.dsq[1]),
             min: p.min,
             max: p.max,
         })

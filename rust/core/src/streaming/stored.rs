@@ -1,15 +1,22 @@
-//! Checks of stored streaming state (contract §9). State read back from
-//! JSON, a pickle or bytes is untrusted: it may have been edited or cut.
-//! These are the checks that decide whether stored parts describe a state
-//! some stream of finite scores could have left, made before anything is
-//! built from them ([`crate::streaming::moments::Moments::from_parts`],
+//! Stored streaming state and its checks (contract §9). State read back
+//! from JSON, a pickle or bytes is untrusted: it may have been edited or
+//! cut. This module holds the stored form of the exact moments
+//! ([`MomentsParts`]) and the checks that decide whether stored parts
+//! describe a state some stream of finite scores could have left, made
+//! before anything is built from them
+//! ([`crate::streaming::moments::Moments::from_parts`],
 //! [`crate::streaming::fit::StreamingGaussian::from_parts`],
 //! [`crate::streaming::window::Window::from_parts`]); and the one bound on
 //! the counts a stream keeps, which updates and merges check too.
+//!
+//! The checks are necessary conditions, not a replay: a count, an exact
+//! sum and double-double sums that contradict each other beyond their
+//! rounding slack are refused, while an edit that keeps them consistent
+//! (scores moved inside [min, max]) cannot be told from a real stream.
 
 use crate::error::Error;
+use crate::io::record::{Field, Kind, Record, Schema};
 use crate::numeric::sum::{exact_product, two_sum, ExactSum};
-use crate::streaming::moments::MomentsParts;
 
 /// The most scores a stream counts: 2^53, so that every count is exact as
 /// a double (means, the SD's `Σd²/n`, merges weight by counts) and the sum
@@ -48,6 +55,85 @@ pub fn check_count(what: &str, n: u64) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// The state of [`crate::streaming::moments::Moments`] as plain numbers
+/// ([`crate::streaming::moments::Moments::to_parts`]), as it is stored;
+/// [`check_moments`] decides whether a stream could have left it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MomentsParts {
+    /// Scores seen.
+    pub n: u64,
+    /// Sign of the exact sum.
+    pub sum_negative: bool,
+    /// Magnitude of the exact sum, 64-bit limbs in units of 2^-1074.
+    pub sum_limbs: Vec<u64>,
+    /// The fixed shift `c` (the first batch's mean).
+    pub shift: f64,
+    /// The sums' units are `2^k`.
+    pub k: i32,
+    /// Σ (x − shift)·2^-k as a double-double `[hi, lo]`.
+    pub dsum: [f64; 2],
+    /// Σ ((x − shift)·2^-k)² as a double-double `[hi, lo]`.
+    pub dsq: [f64; 2],
+    /// Smallest score seen.
+    pub min: f64,
+    /// Largest score seen.
+    pub max: f64,
+}
+
+/// The fields of stored moments, as [`MomentsParts::to_record`] writes them.
+pub const MOMENTS: &Schema = &[
+    ("n", Kind::Count),
+    ("sum_negative", Kind::Bool),
+    ("sum_limbs", Kind::Counts),
+    ("shift", Kind::Float),
+    ("k", Kind::Int),
+    ("dsum", Kind::Floats),
+    ("dsq", Kind::Floats),
+    ("min", Kind::Float),
+    ("max", Kind::Float),
+];
+
+impl MomentsParts {
+    /// The parts as a record of [`MOMENTS`].
+    pub fn to_record(&self) -> Record {
+        Record::new(
+            MOMENTS,
+            vec![
+                Field::Count(self.n),
+                Field::Bool(self.sum_negative),
+                Field::Counts(self.sum_limbs.clone()),
+                Field::Float(self.shift),
+                Field::Int(self.k.into()),
+                Field::Floats(self.dsum.to_vec()),
+                Field::Floats(self.dsq.to_vec()),
+                Field::Float(self.min),
+                Field::Float(self.max),
+            ],
+        )
+    }
+
+    /// The parts from a stored record (fields of the right kinds; the
+    /// state itself is checked by [`check_moments`]).
+    pub fn from_record(r: &Record) -> Result<Self, Error> {
+        let pair = |name: &str| -> Result<[f64; 2], Error> {
+            <[f64; 2]>::try_from(r.get::<Vec<f64>>(name)?)
+                .map_err(|_| refused(format_args!("{name} must hold two numbers")))
+        };
+        Ok(MomentsParts {
+            n: r.get("n")?,
+            sum_negative: r.get("sum_negative")?,
+            sum_limbs: r.get("sum_limbs")?,
+            shift: r.get("shift")?,
+            k: i32::try_from(r.get::<i64>("k")?)
+                .map_err(|_| refused("the exponent k is out of range"))?,
+            dsum: pair("dsum")?,
+            dsq: pair("dsq")?,
+            min: r.get("min")?,
+            max: r.get("max")?,
+        })
+    }
 }
 
 /// The stored parts of [`crate::streaming::moments::Moments`] describe
@@ -176,6 +262,21 @@ mod tests {
     }
 
     type Edit = Box<dyn Fn(&mut MomentsParts)>;
+
+    #[test]
+    fn records_round_trip_and_refuse_wrong_kinds() {
+        let p = parts_of(&[1.0, 2.0, 7.5], &[1]);
+        assert_eq!(MomentsParts::from_record(&p.to_record()).unwrap(), p);
+        let mut r = p.to_record();
+        r.fields[5] = Field::Floats(vec![1.0]);
+        assert!(MomentsParts::from_record(&r).is_err());
+        let mut r = p.to_record();
+        r.fields[4] = Field::Int(i64::from(i32::MAX) + 1);
+        assert!(MomentsParts::from_record(&r).is_err());
+        let mut r = p.to_record();
+        r.fields[0] = Field::Float(3.0);
+        assert!(MomentsParts::from_record(&r).is_err());
+    }
 
     #[test]
     fn subnormal_streams_pass() {

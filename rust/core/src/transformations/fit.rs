@@ -1,6 +1,21 @@
-//! Fitting a scaling to scores: the estimators a named center/scale pair
-//! needs, on one scratch copy at most, with the zero-scale fallback chain of
-//! contract §5 (chosen scale → niqr → std).
+//! Fitting a Gaussian or linear scaling to scores (contract §1–§5): the
+//! estimators a named center/scale pair needs, with the zero-scale fallback
+//! chain of contract §5 (chosen scale → niqr → std).
+//!
+//! Source: Röchner et al. (SISAP 2024) — Gaussian scaling with a robust
+//! center and scale, the paper's named variants (`mean_nmad`, `huber`, …,
+//! contract §4) — and Kriegel et al. (SDM 2011) for the non-robust
+//! `mean_std` and linear scaling; the M-estimates are Huber's proposal 2
+//! (contract §3, [`crate::estimators::mest`]).
+//!
+//! Trade-offs: one [`GaussianSpec`] describes every Gaussian fit (in
+//! memory, streaming, windowed), checked once. The scores are read in
+//! place: the median, which is a center, the nMAD's center and the
+//! M-estimates' start, is computed once per fit, and only M-estimation
+//! copies the scores. A zero scale falls back along the chain instead of
+//! failing (constant or heavily tied scores still get a map, the σ → 0
+//! limit when every scale is zero); a scale beyond the double range is
+//! refused, since it would map every finite score to 0.
 
 use crate::error::Error;
 use crate::estimators::location::{check_trim, mean, median, upper_trimmed_mean};
@@ -165,6 +180,23 @@ impl GaussianSpec {
             tol: self.tol,
             ..MParams::new(norm)
         }
+    }
+
+    /// Whether the fit runs an iteration (M-estimation).
+    pub fn iterates(&self) -> bool {
+        matches!(self.center, Center::M(_)) || matches!(self.scale, Scale::M(_))
+    }
+
+    /// This spec, once every parameter is checked: the constructor of a
+    /// spec from user parameters.
+    pub fn checked(self) -> Result<Self, Error> {
+        self.check()?;
+        Ok(self)
+    }
+
+    /// This spec with another trim fraction (checked).
+    pub fn with_trim(self, trim: f64) -> Result<Self, Error> {
+        GaussianSpec { trim, ..self }.checked()
     }
 
     /// Checks every parameter's domain.

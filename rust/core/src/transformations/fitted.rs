@@ -10,11 +10,12 @@
 
 use crate::error::Error;
 use crate::numeric::float::Float;
+use crate::numeric::search_index::SearchIndex;
 use crate::transformations::gamma::Gamma;
 use crate::transformations::gamma_table::{transform_tabled, GammaTable};
 use crate::transformations::gaussian_options::{transform_with, Pretransform, PretransformKind};
 use crate::transformations::mixture::Mixture;
-use crate::transformations::rank::{IndexedRank, Rank, SearchIndex, TopK};
+use crate::transformations::rank::{IndexedRank, Rank, TopK};
 use crate::transformations::scaling::{transform, Gaussian, Linear, Scaling};
 use crate::transformations::sigmoid::Sigmoid;
 
@@ -184,7 +185,7 @@ impl FittedMap {
             )));
         }
         let rows = (0..k).map(|j| row(&parts.params, j));
-        let columns = match parts.kind {
+        let mut columns = match parts.kind {
             MapKind::Gaussian if parts.pretransform == PretransformKind::Identity => {
                 Columns::Gaussian(
                     rows.map(|r| Gaussian {
@@ -212,9 +213,10 @@ impl FittedMap {
                 })
                 .collect(),
             ),
+            // Indexed once checked (below).
             MapKind::Rank | MapKind::LogRank => Columns::Rank(
                 parts.sorted.clone(),
-                parts.sorted.iter().map(|s| SearchIndex::new(s)).collect(),
+                Vec::new(),
                 parts.kind == MapKind::LogRank,
             ),
             MapKind::TopK => Columns::TopK(
@@ -254,6 +256,9 @@ impl FittedMap {
             }
         };
         columns.check()?;
+        if let Columns::Rank(sorted, indexes, _) = &mut columns {
+            *indexes = sorted.iter().map(|s| SearchIndex::new(s)).collect();
+        }
         Ok(FittedMap { parts, columns, k })
     }
 

@@ -154,13 +154,17 @@ impl PretransformKind {
 /// Fits a Gaussian scaling with the options: `fixed_center` (σ of `"std"`
 /// and `"nmad"` then measured about it; the other scales as usual with the
 /// center fixed) after the pretransform `pre`. Returns the fit (σ without
-/// λ) and the fitted pretransform.
+/// λ) and the fitted pretransform. Without options it is
+/// [`fit_gaussian`], which reads the scores once less.
 pub fn fit_gaussian_with<T: Float>(
     x: &[T],
     spec: &GaussianSpec,
     pre: PretransformKind,
     fixed_center: Option<f64>,
 ) -> Result<(GaussianFit, Pretransform), Error> {
+    if pre == PretransformKind::Identity && fixed_center.is_none() {
+        return Ok((fit_gaussian(x, spec)?, Pretransform::Identity));
+    }
     // §5 first, on the raw scores.
     Sample::new(x, spec.nan_policy, spec.negate)?;
     let pre = Pretransform::fit(pre, x)?;

@@ -2,6 +2,7 @@
 
 pub mod fit;
 pub mod fitted;
+pub mod fused;
 pub mod gamma;
 pub mod gamma_table;
 pub mod gaussian_options;

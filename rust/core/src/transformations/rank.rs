@@ -4,15 +4,16 @@
 //!
 //! Rank scalings keep the fitted scores: a sorted `f64` copy of the non-NaN
 //! (oriented) scores, 8 bytes per fitted score and column, and map a score by
-//! a search for `#{x < s}`, O(log n) per score. A fitted map searches through
-//! a [`SearchIndex`] (every 32nd score, every 32nd of those, …): each level
-//! is one block of 32 contiguous scores counted without a branch, and the
-//! scores are searched 16 at a time, level by level, so that their block
-//! reads overlap — a few blocks per score instead of the ~log₂ n dependent,
-//! scattered cache lines of a binary search over a table beyond the caches.
+//! a count of the fitted scores below it, `#{x < s}`. A fitted map counts
+//! through a [`SearchIndex`] (a bucket table of 4 to 8 more bytes per
+//! fitted score, built with the map and never stored), a group of scores
+//! at a time so that their reads overlap: one table read and a short scan
+//! per score instead of the ~log₂ n dependent, scattered cache lines of a
+//! binary search over a table beyond the caches.
 
 use crate::error::Error;
 use crate::numeric::float::Float;
+use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::scaling::Scaling;
 
@@ -91,101 +92,6 @@ pub fn fit_transform_rank<T: Float>(
     Ok(pairs.into_iter().map(|(v, _)| v).collect())
 }
 
-/// `#{v in x : v < s}` for sorted `x` and non-NaN `s`: a branchless binary
-/// search (the halving loop has no data-dependent branch to mispredict).
-#[inline]
-fn lower_bound(x: &[f64], s: f64) -> usize {
-    let mut base = 0usize;
-    let mut len = x.len();
-    while len > 1 {
-        let half = len / 2;
-        base = if x[base + half - 1] < s {
-            base + half
-        } else {
-            base
-        };
-        len -= half;
-    }
-    base + usize::from(len == 1 && x[base] < s)
-}
-
-/// Fan-out of a [`SearchIndex`]: a block of 32 scores is 4 cache lines,
-/// counted by vector compares (16 and 64 measured slower: deeper levels,
-/// or more lines read per block).
-const FANOUT: usize = 32;
-
-/// The upper levels of a static search tree over sorted scores: level 1
-/// holds every 32nd score, level 2 every 32nd of level 1, and so on up to a
-/// top level of at most 32 (none for at most 32 scores). `n/31` extra
-/// values.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SearchIndex {
-    /// Bottom-up: `levels[0]` samples the scores, the last is the top.
-    levels: Vec<Vec<f64>>,
-}
-
-/// `#{v in block : v < s}`, branch-free.
-#[inline]
-fn count_below(block: &[f64], s: f64) -> usize {
-    block.iter().map(|&v| usize::from(v < s)).sum()
-}
-
-impl SearchIndex {
-    /// The index of `sorted` (ascending, NaN-free).
-    pub fn new(sorted: &[f64]) -> Self {
-        let mut levels: Vec<Vec<f64>> = Vec::new();
-        loop {
-            let below = levels.last().map_or(sorted, Vec::as_slice);
-            if below.len() <= FANOUT {
-                break;
-            }
-            let next = below.iter().step_by(FANOUT).copied().collect();
-            levels.push(next);
-        }
-        SearchIndex { levels }
-    }
-
-    /// The levels below the top, top-down, ending with `sorted` itself.
-    fn below_top<'a>(&'a self, sorted: &'a [f64]) -> impl Iterator<Item = &'a [f64]> + 'a {
-        let upper = self.levels.iter().rev().skip(1).map(Vec::as_slice);
-        upper.chain((!self.levels.is_empty()).then_some(sorted))
-    }
-
-    /// `#{v in sorted : v < s}` for the `sorted` this index was built on
-    /// and non-NaN `s`.
-    #[inline]
-    pub fn lower_bound(&self, sorted: &[f64], s: f64) -> usize {
-        let mut count = [0];
-        self.lower_bounds(sorted, &[s], &mut count);
-        count[0]
-    }
-
-    /// [`Self::lower_bound`] of each of a few scores, level by level: the
-    /// scores' independent block reads of one level overlap in memory.
-    /// With `c` counted on the level above, the values below `s` are the
-    /// first `32(c − 1)` of this level and those of the block that starts
-    /// there (its first is below `s`, the next block's first is not).
-    #[inline]
-    fn lower_bounds(&self, sorted: &[f64], s: &[f64], count: &mut [usize]) {
-        let top = self.levels.last().map_or(sorted, Vec::as_slice);
-        for (c, &v) in count.iter_mut().zip(s) {
-            *c = count_below(top, v);
-        }
-        for level in self.below_top(sorted) {
-            for (c, &v) in count.iter_mut().zip(s) {
-                if *c > 0 {
-                    let base = (*c - 1) * FANOUT;
-                    let end = (base + FANOUT).min(level.len());
-                    *c = base + count_below(&level[base..end], v);
-                }
-            }
-        }
-    }
-}
-
-/// Scores searched together by [`IndexedRank`].
-const GROUP: usize = 16;
-
 /// Mid-rank pseudo-probability over sorted fitted scores `x_(0) ≤ … ≤ x_(n−1)`:
 /// with `lo = #{x < s}` and `hi = #{x ≤ s}`,
 /// `r = clip((lo + hi − 1) / (2(n − 1)), 0, 1)`: the mean of the 0-based
@@ -201,10 +107,11 @@ pub struct Rank<'a> {
 }
 
 impl Rank<'_> {
-    /// The mid-rank `r` of one score.
+    /// The mid-rank `r` of one score, counted by a binary search (the
+    /// reference for [`IndexedRank`], which fitted maps use).
     #[inline]
     pub fn mid_rank(&self, s: f64) -> f64 {
-        self.mid_rank_from(s, lower_bound)
+        self.mid_rank_from(s, |x, s| x.partition_point(|&v| v < s))
     }
 
     /// The mid-rank `r` of one score, `#{x < s}` counted by `below`.
@@ -279,7 +186,7 @@ impl Scaling for IndexedRank<'_> {
         self.rank.scaled(r)
     }
 
-    /// [`Self::probability`] of each score, searched in groups of 16.
+    /// [`Self::probability`] of each score, searched in groups of [`GROUP`].
     fn transform_column<T: Float>(&self, src: &[T], dst: &mut [T], negate: bool) {
         let sign = if negate { -1.0 } else { 1.0 };
         let sorted = self.rank.sorted;
@@ -290,7 +197,8 @@ impl Scaling for IndexedRank<'_> {
                 // NaN counts 0 and maps to NaN below.
                 *v = sign * s.to_f64();
             }
-            self.index.lower_bounds(sorted, &q[..sg.len()], &mut lo);
+            let n = sg.len();
+            self.index.lower_bounds(sorted, &q[..n], &mut lo[..n]);
             for ((d, &v), &l) in dg.iter_mut().zip(&q).zip(&lo) {
                 let r = self.rank.mid_rank_from(v, |_, _| l);
                 *d = T::from_f64(self.rank.scaled(r));
@@ -472,14 +380,13 @@ mod tests {
 
     proptest! {
         #[test]
-        fn lower_bound_is_partition_point(
+        fn mid_rank_counts_below_and_at(
             mut xs in prop::collection::vec(-5i32..5, 0..40),
             q in -6i32..6,
         ) {
             xs.sort_unstable();
             let v: Vec<f64> = xs.iter().map(|&i| f64::from(i)).collect();
             let s = f64::from(q);
-            prop_assert_eq!(lower_bound(&v, s), v.partition_point(|&u| u < s));
             let r = Rank { sorted: &v, log: false };
             if !v.is_empty() {
                 let lo = v.partition_point(|&u| u < s) as f64;

@@ -1,5 +1,22 @@
 //! Score → probability maps of contract §4, applied to row-major buffers with
 //! one set of fitted parameters per column (1-D input is one column).
+//!
+//! * [`Scaling`]: a fitted map — its check and the probability of one
+//!   score — which every family of §4 and §10 implements;
+//! * [`Gaussian`]: `p = max(0, erf((s − μ)/(σ√2)))`, the paper's Gaussian
+//!   scaling (Kriegel, Kröger, Schubert, Zimek, *Interpreting and unifying
+//!   outlier scores*, SDM 2011; Röchner et al., SISAP 2024, with robust μ
+//!   and σ), mapped by the vectorised kernels of [`crate::numeric::erf`];
+//! * [`Linear`]: `p = clip((s − min)/(max − min), 0, 1)`;
+//! * [`transform`]: the one loop that applies a map per column.
+//!
+//! Trade-offs: maps are element-wise, so a buffer is cut into fixed chunks
+//! run in parallel and the result does not depend on the threads. A 1-D
+//! column goes through the family's column kernel (the Gaussian's erf
+//! kernel, bit-identical to its scalar [`Scaling::probability`]); k columns
+//! go row by row through the scalar map, which keeps the row-major layout
+//! without a transpose. Degenerate fits (σ = 0, `min == max`) map by the
+//! limit — 0 at or below, 1 above — with no division by zero.
 
 use crate::error::Error;
 use crate::numeric::erf::{gaussian_probabilities_f32, gaussian_probabilities_f64};

@@ -1,6 +1,19 @@
-//! The AVX2 kernel of the bracket read (see [`super`]): sixteen keys a
-//! group, compares and counts in registers, the kept keys packed by a
-//! permutation table.
+//! The AVX2 kernel of the bracket read (see [`super`]): per bracket, the
+//! keys below it, the keys at its ends and the keys strictly inside, for
+//! sixteen keys a group, with compares and counts in registers and the
+//! kept keys packed by a permutation table ([`crate::numeric::simd`]'s
+//! `PACK_F64`).
+//!
+//! Used by the one-pass selection of [`crate::numeric::rank`] (Floyd and
+//! Rivest, *CACM* 18(3), 1975: a sample brackets each wanted rank) when the
+//! CPU has AVX2: the read is the selection's whole cost on large inputs.
+//!
+//! Trade-offs: one monomorphised loop per bracket count (up to four), key
+//! (plain or affine) and census (taken or not), so that no branch on them
+//! runs per key; f32 and f64 input only (loaded and widened four at a
+//! time). The counts and the kept keys equal the scalar read's exactly
+//! (the keys are formed with the same operations), so the selection does
+//! not depend on the CPU.
 
 use super::{Affine, Bracket, Tally};
 use crate::numeric::float::Float;

@@ -1,6 +1,11 @@
-//! AVX-512 F/DQ/VL implementation. Every `unsafe fn` here requires those
-//! CPU features; the helpers are `#[inline(always)]` into the
-//! `#[target_feature]` entry points.
+//! AVX-512 F/DQ/VL implementation of the erf polynomials and the Gaussian
+//! kernels' three passes (see the module docs of [`super`], "Vectorisation":
+//! eight lanes, each lane's coefficients picked by `vpermt2pd`, the `z`
+//! that need erf packed densely by permutation tables). Every `unsafe fn`
+//! here requires those CPU features; the helpers are `#[inline(always)]`
+//! into the `#[target_feature]` entry points. The same fused
+//! multiply-adds in the same order as the scalar path: results are
+//! bit-identical to it.
 //!
 //! The AVX-512 intrinsics and target features are stable since Rust 1.89,
 //! above the workspace's declared `rust-version`; building this crate needs

@@ -66,7 +66,7 @@ fn spec(center: &str, scale: &str) -> GaussianSpec {
 }
 
 fn streamed(x: &[f64], spec: GaussianSpec, k: u16) -> StreamingGaussian {
-    let mut st = StreamingGaussian::new(spec, k, 0).unwrap();
+    let mut st = StreamingGaussian::new(spec, u32::from(k), 0).unwrap();
     for part in x.chunks(1000) {
         st.update(part).unwrap();
     }

@@ -213,7 +213,12 @@ pub fn check_k(k: u32) -> Result<u16, Error> {
 /// the 99th percentile of the largest rank error over all queries, fitted
 /// to simulations — `2.296/k^0.9723` single-sided (quantile, rank, CDF),
 /// `2.446/k^0.9433` double-sided (PMF).
-pub fn normalized_rank_error(k: u16, pmf: bool) -> f64 {
+pub fn normalized_rank_error(k: u32, pmf: bool) -> Result<f64, Error> {
+    Ok(rank_error_of(check_k(k)?, pmf))
+}
+
+/// [`normalized_rank_error`] of a valid `k`.
+fn rank_error_of(k: u16, pmf: bool) -> f64 {
     let k = f64::from(k);
     if pmf {
         2.446 / k.powf(0.9433)
@@ -283,7 +288,7 @@ impl<T: Item> KllSketch<T> {
     }
     /// The single-sided (or PMF) normalized rank error of this sketch.
     pub fn normalized_rank_error(&self, pmf: bool) -> f64 {
-        normalized_rank_error(self.min_k, pmf)
+        rank_error_of(self.min_k, pmf)
     }
     /// Number of levels.
     pub fn num_levels(&self) -> usize {

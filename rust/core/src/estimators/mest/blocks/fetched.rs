@@ -1,6 +1,20 @@
-//! A cut leaf's values: read whole when a step first cuts it (or put in
-//! runs at once if small), put in runs of about [`run_length`] values in
-//! value order, under a tree of their own, when another step does.
+//! A cut leaf's values (docs/design/m-estimation.md §2.3, step 7): read
+//! whole when a step first cuts it (or put in runs at once if small), put
+//! in runs of about [`run_length`] values in value order, under a tree of
+//! their own, when another step does.
+//!
+//! The window edges of M-estimation move little between steps, so a leaf
+//! one step cuts is likely cut again: the runs let later steps read only
+//! the runs an edge cuts and take the others from their moments, as the
+//! leaves of [`super::tree`] are. Runs are ordered by a counting sort on
+//! the leading bits of the values' order keys — the values inside a run
+//! need no order.
+//!
+//! Trade-offs: the first cut reads the leaf whole (most leaves are cut
+//! once); a second cut pays for the counting sort and a small tree (runs
+//! of √n values, 32 to 256, balancing the runs read against their number);
+//! leaves of at most 1 024 values are put in runs at once. Sums over the
+//! runs equal a direct read's: the predicate is the same.
 
 use super::grouped::Grouped;
 use super::tree::{build, read_values, walk, Acc, Node, Window, K};

@@ -1,7 +1,10 @@
 //! Where a bucketed fit starts: the windows it expects ([`Expect`]) and
 //! the buckets before the one read ([`Layout`]) — their accumulators, the
 //! bands about the starting windows' edges whose values are gathered, the
-//! bulk and the far tails.
+//! bulk and the far tails (docs/design/m-estimation.md §2.3, step 2, and
+//! §3). Deciding this before the read lets the read split each score once;
+//! the price is a guess from μ₀ and σ₀, which later steps may outgrow (a
+//! window that does not hold the bulk reads its scores instead).
 
 use super::far::Far;
 use super::grouped::NONE;

@@ -1,6 +1,24 @@
-//! The one read of the scores behind [`super::Blocks`]: the bulk's power
-//! sums, and each other score's bucket moments (and, for the bands about
-//! the starting windows' edges, its value).
+//! The one read of the scores behind [`super::Blocks`]
+//! (docs/design/m-estimation.md §2.3, step 3): the bulk's power sums, and
+//! each other score's bucket moments (and, for the bands about the
+//! starting windows' edges, its value).
+//!
+//! The scores are read in chunks whose size depends on N alone, in
+//! parallel, and joined in chunk order, so the sums do not depend on the
+//! number of threads. Each chunk goes in stages of 4 096 scores: scaled,
+//! split into the bulk (an AVX2 kernel where the CPU has it), the far
+//! tails and the rest, whose moments `P_k = Σ ((y − c)/u)^k` about their
+//! bucket's center accumulate with counts and extremes; the band buckets'
+//! values are gathered and grouped by bucket (a counting sort per chunk).
+//!
+//! Trade-offs: the per-bucket accumulators (a stride of moments per
+//! bucket, at most 4 096 buckets) stay in the second-level cache, and
+//! staging keeps the split's branches out of the moment loops; the bulk's
+//! scores, most of them, skip the per-bucket update (a few times the cost
+//! of the read per score) because every window holds them. Gathering the
+//! band buckets' values in this read copies them once and spares the
+//! first steps a filtering read of all the scores (§7 of the design page
+//! lists what each of these layers earns).
 
 use super::far::Far;
 use super::grouped::Grouped;

@@ -1,4 +1,26 @@
-//! The tree of bucket moments and the window sums read from it.
+//! The tree of bucket moments and the window sums read from it: the
+//! structure behind [`super::Blocks`] (docs/design/m-estimation.md §2.3,
+//! steps 4–5).
+//!
+//! Each node is a set of scores contiguous in value (a bucket, or the
+//! union of two nodes) holding its count, its reach and its first [`K`]
+//! power sums `P_k = Σ ((y − c)/u)^k` about its center `c` in units `u`
+//! (a power of two). A window sum of M-estimation walks the tree from the
+//! root: a node inside the window contributes its power sums shifted to
+//! the window's frame (binomial theorem), a node outside its count and —
+//! for Huber's weights — `Σ σ/|y − m|` by the far-field (multipole)
+//! expansion about its center (Greengard and Rokhlin, *J. Comput. Phys.*
+//! 73, 1987), and only the leaves a window's edge cuts are read value by
+//! value, with the predicate of the direct path.
+//!
+//! Trade-offs: twelve moments per node make the far-field series accurate
+//! to about 1.7e-17 once a node's reach is at most [`RHO`] of its distance
+//! to the pole, at the price of an O(K²) shift per join when the tree is
+//! built; six (Tukey) or three (the bulk) are kept where the series is not
+//! needed. The shifts sum independent terms instead of a Taylor shift by
+//! synthetic division (the ablation keeps the latter), so that they
+//! pipeline; cut leaves are read in four lanes added pairwise, equal bit
+//! for bit to adding each value where it falls.
 
 use super::centered;
 use super::far::Tail;

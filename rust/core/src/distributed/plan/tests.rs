@@ -1,0 +1,252 @@
+use super::*;
+use crate::estimators::mest::Norm;
+use crate::sample::NanPolicy;
+use crate::transformations::gaussian_options::fit_gaussian_with;
+
+/// Runs `plan` as an engine would over `x` cut into pieces of `chunk`
+/// scores: every pass and partial through its bytes, the partials of the
+/// pieces combined in order; `edit` may change a combined partial.
+fn drive(
+    spec: PlanSpec,
+    x: &[f64],
+    chunk: usize,
+    edit: impl Fn(&Pass, Partial) -> Partial,
+) -> Result<(Fitted, usize), Error> {
+    let mut plan = ColumnPlan::new(spec)?;
+    let mut passes = 0;
+    loop {
+        match plan.next_pass()? {
+            None => return Ok((plan.fitted()?.clone(), passes)),
+            Some(pass) => {
+                passes += 1;
+                let pass = Pass::from_bytes(&pass.to_bytes())?;
+                let mut total: Option<Partial> = None;
+                for piece in x.chunks(chunk) {
+                    let p = Partial::from_bytes(&pass.map(piece)?.to_bytes())?;
+                    total = Some(match total {
+                        None => p,
+                        Some(t) => t.combine(p)?,
+                    });
+                }
+                plan.feed(edit(&pass, total.expect("a piece")));
+            }
+        }
+    }
+}
+
+fn exact(spec: GaussianSpec, collect_max: u64) -> PlanSpec {
+    PlanSpec {
+        spec,
+        pretransform: PretransformKind::Identity,
+        fixed_center: None,
+        linear: false,
+        method: Method::Exact {
+            collect_max,
+            n_hint: Some(3000),
+        },
+    }
+}
+
+fn scores() -> Vec<f64> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    (0..3000)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            // Long-tailed, with ties.
+            if i % 7 == 0 {
+                (u * 10.0).floor()
+            } else {
+                (-u.max(1e-12).ln()).powi(2)
+            }
+        })
+        .collect()
+}
+
+fn column(fitted: Fitted) -> ColumnFit {
+    match fitted {
+        Fitted::Column(c) => c,
+        Fitted::Stream(_) => panic!("an exact fit"),
+    }
+}
+
+#[test]
+fn exact_fits_equal_the_in_memory_ones() {
+    let x = scores();
+    let pairs = [
+        (Center::Median, Scale::Nmad),
+        (Center::Mean, Scale::Niqr),
+        (Center::TrimmedMean, Scale::TrimmedStd),
+        (Center::Median, Scale::Std),
+        (Center::M(Norm::Huber), Scale::M(Norm::Huber)),
+        (Center::M(Norm::Tukey), Scale::M(Norm::Tukey)),
+    ];
+    for (center, scale) in pairs {
+        for negate in [false, true] {
+            let spec = GaussianSpec {
+                negate,
+                ..GaussianSpec::new(center, scale)
+            };
+            let want = fit_gaussian_with(&x, &spec, PretransformKind::Identity, None)
+                .unwrap()
+                .0;
+            // Gathered (M-estimation on the client) and reduced.
+            for collect_max in [1 << 20, 50] {
+                let (got, _) = drive(exact(spec, collect_max), &x, 700, |_, p| p).unwrap();
+                let got = column(got);
+                let (c, s) = (want.params.center, want.params.scale);
+                if matches!(center, Center::M(_)) {
+                    assert!((got.center - c).abs() <= 1e-12 * c.abs(), "{spec:?}");
+                    assert!((got.scale - s).abs() <= 1e-12 * s, "{spec:?}");
+                    let m = want.m_estimates.last().expect("an M-estimate").1;
+                    assert_eq!(
+                        (got.n_iter, got.converged),
+                        (Some(m.n_iter), Some(m.converged))
+                    );
+                } else {
+                    assert_eq!(got.center, c, "{spec:?} {collect_max}");
+                    // The contract's tolerance of sums of squares (§9).
+                    if matches!(scale, Scale::Std | Scale::TrimmedStd) {
+                        assert!((got.scale - s).abs() <= 1e-15 * s, "{spec:?}");
+                    } else {
+                        assert_eq!(got.scale, s, "{spec:?} {collect_max}");
+                    }
+                }
+                assert_eq!(got.scale_used, want.scale_used.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn options_and_the_fallback_chain() {
+    let x = scores();
+    // Pretransform and a fixed center, as the in-memory options path.
+    let spec = GaussianSpec::new(Center::TrimmedMean, Scale::TrimmedStd);
+    let plan = PlanSpec {
+        pretransform: PretransformKind::Sqrt,
+        ..exact(spec, 200)
+    };
+    let got = column(drive(plan, &x, 512, |_, p| p).unwrap().0);
+    let (want, pre) = fit_gaussian_with(&x, &spec, PretransformKind::Sqrt, None).unwrap();
+    assert_eq!(
+        (got.center, got.scale),
+        (want.params.center, want.params.scale)
+    );
+    assert_eq!(got.pre_min, pre.min());
+    let fixed = GaussianSpec::new(Center::Value(0.7), Scale::Nmad);
+    let plan = PlanSpec {
+        fixed_center: Some(0.7),
+        ..exact(fixed, 1 << 20)
+    };
+    let got = column(drive(plan, &x, 512, |_, p| p).unwrap().0);
+    let want = fit_gaussian_with(&x, &fixed, PretransformKind::Identity, Some(0.7))
+        .unwrap()
+        .0;
+    assert_eq!(
+        (got.center, got.scale),
+        (want.params.center, want.params.scale)
+    );
+    // Mostly ties: nMAD and nIQR are 0, the SD is not.
+    let tied: Vec<f64> = (0..100)
+        .map(|i| if i < 90 { 1.0 } else { f64::from(i) })
+        .collect();
+    let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+    let got = column(drive(exact(spec, 1 << 20), &tied, 30, |_, p| p).unwrap().0);
+    assert_eq!(got.fallbacks, vec![("nmad", "niqr"), ("niqr", "std")]);
+    assert_eq!(got.scale_used, "std");
+    let want = fit_gaussian_with(&tied, &spec, PretransformKind::Identity, None)
+        .unwrap()
+        .0;
+    assert!((got.scale - want.params.scale).abs() <= 1e-15 * want.params.scale);
+}
+
+#[test]
+fn brackets_that_miss_cost_passes_not_exactness() {
+    let x = scores();
+    let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+    let (good, passes) = drive(exact(spec, 1 << 20), &x, 700, |_, p| p).unwrap();
+    // The census's sketch of other scores: its brackets miss every rank.
+    let shifted: Vec<f64> = x.iter().map(|v| v + 1e3).collect();
+    let misled = |pass: &Pass, p: Partial| match (&pass.kind, p) {
+        (
+            PassKind::Census { .. },
+            Partial::Census {
+                raw, read, moments, ..
+            },
+        ) => {
+            let mut s = KllSketch::new(2000, 0).unwrap();
+            s.update(&shifted);
+            Partial::Census {
+                raw,
+                read,
+                sketch: Some(s),
+                moments,
+            }
+        }
+        (_, p) => p,
+    };
+    let (again, more) = drive(exact(spec, 1 << 20), &x, 700, misled).unwrap();
+    assert_eq!(column(good), column(again));
+    assert!(more > passes, "{more} vs {passes}");
+}
+
+#[test]
+fn refusals_by_the_section5_rules_and_the_options() {
+    let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+    let err = drive(exact(spec, 100), &[1.0, f64::INFINITY], 1, |_, p| p).unwrap_err();
+    assert!(err.to_string().contains("(first at index 1)"), "{err}");
+    let raising = GaussianSpec {
+        nan_policy: NanPolicy::Raise,
+        ..spec
+    };
+    assert!(drive(exact(raising, 100), &[1.0, f64::NAN], 1, |_, p| p).is_err());
+    assert_eq!(
+        drive(exact(spec, 100), &[f64::NAN; 3], 2, |_, p| p).unwrap_err(),
+        Error::Empty { len: 3 }
+    );
+    let minus_log = PlanSpec {
+        pretransform: PretransformKind::MinusLog,
+        ..exact(spec, 100)
+    };
+    let err = drive(minus_log, &[0.5, 0.0], 1, |_, p| p).unwrap_err();
+    assert!(err.to_string().contains("minus_log"), "{err}");
+    assert!(ColumnPlan::new(exact(spec, 0)).is_err());
+}
+
+#[test]
+fn linear_and_sketch_fits() {
+    let x = scores();
+    let spec = GaussianSpec {
+        negate: true,
+        ..GaussianSpec::new(Center::Median, Scale::Nmad)
+    };
+    let linear = PlanSpec {
+        linear: true,
+        ..exact(spec, 100)
+    };
+    let got = column(drive(linear, &x, 333, |_, p| p).unwrap().0);
+    let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = x.iter().copied().fold(f64::INFINITY, f64::min);
+    assert_eq!((got.center, got.scale), (-max, -min));
+    for native_census in [false, true] {
+        let sketch = PlanSpec {
+            method: Method::Sketch {
+                k: 200,
+                native_census,
+            },
+            ..exact(spec, 100)
+        };
+        let (got, passes) = drive(sketch, &x, 3000, |_, p| p).unwrap();
+        let Fitted::Stream(r) = got else {
+            panic!("a streaming result")
+        };
+        let mut st = StreamingGaussian::new(spec, 200, 0).unwrap();
+        st.update(&x).unwrap();
+        let want = st.result().unwrap();
+        assert_eq!((r.center, r.scale, r.n), (want.center, want.scale, want.n));
+        assert_eq!(passes, 1);
+    }
+}

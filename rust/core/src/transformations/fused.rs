@@ -1,0 +1,106 @@
+//! A fit fused with its transform (contract §4): one call fits 1-D scores,
+//! builds the fit's map and maps the same scores with it — what
+//! `fit_transform` of the Gaussian and linear scalers does, with the fit,
+//! the map and the probabilities from one place.
+
+use crate::error::Error;
+use crate::numeric::float::Float;
+use crate::sample::NanPolicy;
+use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec};
+use crate::transformations::fitted::{FittedMap, MapKind, MapParts};
+use crate::transformations::scaling::Linear;
+
+/// What a fused call fits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FusedFit {
+    /// A Gaussian fit by its spec (without ELKI's options).
+    Gaussian(GaussianSpec),
+    /// A linear fit.
+    Linear {
+        /// NaN handling.
+        nan_policy: NanPolicy,
+        /// Negate the scores first.
+        negate: bool,
+    },
+}
+
+/// The fit a fused call made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fit {
+    /// μ, σ and how σ was obtained.
+    Gaussian(GaussianFit),
+    /// The oriented extremes.
+    Linear(Linear),
+}
+
+impl FusedFit {
+    /// Whether the fit runs an iteration (M-estimation): a call that
+    /// should not hold the interpreter's lock however few the scores.
+    pub fn iterates(&self) -> bool {
+        matches!(self, FusedFit::Gaussian(spec) if spec.iterates())
+    }
+
+    /// Fits `x`, maps it into `dst` (same length) and returns the fit and
+    /// its map: the values of a fit, then the map's transform.
+    pub fn fit_transform<T: Float>(
+        &self,
+        x: &[T],
+        dst: &mut [T],
+    ) -> Result<(Fit, FittedMap), Error> {
+        let (fit, parts) = match *self {
+            FusedFit::Gaussian(spec) => {
+                let fit = fit_gaussian(x, &spec)?;
+                let g = fit.params;
+                let parts =
+                    MapParts::one_column(MapKind::Gaussian, spec.negate, &[g.center, g.scale]);
+                (Fit::Gaussian(fit), parts)
+            }
+            FusedFit::Linear { nan_policy, negate } => {
+                let l = fit_linear(x, nan_policy, negate)?;
+                let parts = MapParts::one_column(MapKind::Linear, negate, &[l.min, l.max]);
+                (Fit::Linear(l), parts)
+            }
+        };
+        let map = FittedMap::new(parts)?;
+        map.transform(x, dst)?;
+        Ok((fit, map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transformations::fit::{Center, Scale};
+
+    #[test]
+    fn the_fit_then_its_transform() {
+        let x = [3.0, 1.0, f64::NAN, 7.0, 2.0];
+        let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+        for fused in [
+            FusedFit::Gaussian(spec),
+            FusedFit::Linear {
+                nan_policy: NanPolicy::Omit,
+                negate: true,
+            },
+        ] {
+            let mut got = [0.0; 5];
+            let (fit, map) = fused.fit_transform(&x, &mut got).unwrap();
+            let mut want = [0.0; 5];
+            map.transform(&x, &mut want).unwrap();
+            assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits));
+            match fit {
+                Fit::Gaussian(f) => assert_eq!(f, fit_gaussian(&x, &spec).unwrap()),
+                Fit::Linear(l) => assert_eq!((l.min, l.max), (-7.0, -1.0)),
+            }
+        }
+        assert!(FusedFit::Gaussian(GaussianSpec::new(
+            Center::M(crate::estimators::mest::Norm::Huber),
+            Scale::Std
+        ))
+        .iterates());
+        let mut out = [0.0; 1];
+        assert!(FusedFit::Gaussian(spec)
+            .fit_transform(&[f64::INFINITY], &mut out)
+            .is_err());
+    }
+}
