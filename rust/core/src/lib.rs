@@ -17,8 +17,9 @@
 //!   adjustments and FDR-controlling selection (§11).
 //! * [`lines`]: scores read from text lines and probabilities written
 //!   back (the `outprob stream` command, §9).
-//! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
-//!   error type.
+//! * [`sample`]: the §5 input contract for fitting data; [`limits`]: the
+//!   bounds of every size and count parameter; [`error`]: the one error
+//!   type.
 //!
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
 
@@ -26,6 +27,7 @@ pub mod conformal;
 pub mod error;
 pub mod estimators;
 pub mod evaluation;
+pub mod limits;
 pub mod lines;
 pub mod numeric;
 pub mod sample;

@@ -40,14 +40,14 @@ impl ConformalSpec {
         delta: f64,
         simes_k: Option<u64>,
         mc_correction: Option<f64>,
-    ) -> Self {
-        ConformalSpec(calibration::ConformalSpec {
-            tie_break: tie_break.0.with_seed(seed),
-            conditional: conditional.map(|c| c.0),
+    ) -> Result<Self> {
+        Ok(ConformalSpec(calibration::ConformalSpec::new(
+            tie_break.0.with_seed(seed),
+            conditional.map(|c| c.0),
             delta,
             simes_k,
             mc_correction,
-        })
+        )?))
     }
 }
 

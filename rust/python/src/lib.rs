@@ -115,9 +115,21 @@ macro_rules! with_slice {
 }
 pub(crate) use with_slice;
 
+/// The core's bounds of every size and count parameter
+/// (`outprob_core::limits`): (key, parameter name, smallest, largest).
+#[pyfunction]
+fn limits() -> Vec<(&'static str, &'static str, u64, u64)> {
+    outprob_core::limits::ALL
+        .iter()
+        .map(|(key, l)| (*key, l.name, l.min, l.max))
+        .collect()
+}
+
 /// The module: each file's functions and classes.
 #[pymodule]
 mod _core {
+    #[pymodule_export]
+    use super::limits;
     #[pymodule_export]
     use crate::conformal::{
         conformal_mc_correction, conformal_select, Calibration, ConformalSketch, ConformalSpec,

@@ -21,6 +21,7 @@
 
 use super::uniform;
 use crate::error::Error;
+use crate::limits::{MC_SIMULATIONS, SIMES_K};
 use crate::numeric::sum::TwoSum;
 use crate::streaming::kll::splitmix64;
 use rayon::prelude::*;
@@ -215,9 +216,7 @@ impl Adjustment {
     pub fn simes(n: u64, delta: f64, k: u64) -> Result<Self, Error> {
         check_n(n)?;
         check_delta(delta)?;
-        if k == 0 {
-            return Err(Error::invalid("simes_k", "must be at least 1"));
-        }
+        SIMES_K.check(k)?;
         Ok(Adjustment::Table {
             b: simes_sequence(n, delta, k),
         })
@@ -287,15 +286,14 @@ pub fn monte_carlo_correction(
     simulations: usize,
     seed: u64,
 ) -> Result<f64, Error> {
+    // Bounded before anything is allocated: one constant per simulation.
+    MC_SIMULATIONS.check_usize(simulations)?;
     check_delta(delta)?;
     if n < MONTE_CARLO_MIN_N {
         return Err(Error::invalid(
             "calibration",
             format!("the Monte Carlo adjustment needs at least {MONTE_CARLO_MIN_N} calibration scores, got {n}"),
         ));
-    }
-    if simulations < 100 {
-        return Err(Error::invalid("mc_simulations", "must be at least 100"));
     }
     let nf = n as f64;
     let simes = simes_sequence(n, delta, (n / 2).max(1));
@@ -409,6 +407,12 @@ mod tests {
         assert!(Adjustment::simes(10, 1.0, 2).is_err());
         assert!(Adjustment::simes(10, 0.1, 0).is_err());
         assert!(monte_carlo_correction(10, 0.1, 1000, 0).is_err());
+        // Bounded simulations, refused before any is allocated.
+        for sims in [0, 99, 10_000_001, usize::MAX] {
+            let e = monte_carlo_correction(20, 0.1, sims, 0).unwrap_err();
+            assert!(e.to_string().starts_with("mc_simulations"), "{e}");
+        }
+        assert!(Adjustment::simes(10, 0.1, (1 << 53) + 1).is_err());
         // n < 17: DKWM.
         assert_eq!(
             Adjustment::monte_carlo(10, 0.1, 0.0).unwrap(),

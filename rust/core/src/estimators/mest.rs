@@ -153,13 +153,7 @@ impl MParams {
         positive("c", self.c)?;
         positive("tuning", self.tuning)?;
         positive("tol", self.tol)?;
-        if self.maxiter == 0 || self.maxiter > MAX_ITER {
-            return Err(Error::invalid(
-                "maxiter",
-                format!("must be in [1, {MAX_ITER}], got {}", self.maxiter),
-            ));
-        }
-        Ok(())
+        crate::limits::MAXITER.check_usize(self.maxiter).map(|_| ())
     }
 
     /// Consistency constant
