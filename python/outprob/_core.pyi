@@ -81,6 +81,7 @@ __all__ = [
     "SelectionFit",
     "conformal_mc_correction",
     "conformal_select",
+    "limits",
 ]
 
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
@@ -463,6 +464,10 @@ class ConformalSpec:
         simes_k: Optional[int],
         mc_correction: Optional[float],
     ) -> "ConformalSpec": ...
+
+def limits() -> List[Tuple[str, str, int, int]]:
+    """The core's bounds of every size and count parameter: (key, name,
+    smallest, largest)."""
 
 class ConformalSketch:
     def __new__(cls, *, k: int, seed: int) -> "ConformalSketch": ...
