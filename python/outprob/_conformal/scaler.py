@@ -74,10 +74,12 @@ class ConformalScaler(ScalerBase):
     delta : float, default 0.05
         The failure probability δ of the conditional p-values.
     simes_k : int, optional
-        k of the Simes adjustment (default ⌊n/2⌋).
+        k of the Simes adjustment (default ⌊n/2⌋), in [1, 2⁵³].
     mc_simulations : int, default 10000
-        Simulated calibration sets of the Monte Carlo adjustment (cost:
-        ``mc_simulations · n`` draws at ``fit``).
+        Simulated calibration sets of the Monte Carlo adjustment, in
+        [100, 10⁷] (cost: ``mc_simulations · n`` draws at ``fit``). The
+        Simes and Monte Carlo adjustments take at most 2²⁴ calibration
+        scores (contract §5).
     tie_break : {"classical", "randomized"}, default "classical"
         ``"randomized"``: :math:`p = (\#\{s_i > s\} + U(1 + \#\{s_i = s\}))
         /(n + 1)` with U uniform, exactly valid for tied scores; U of the
@@ -103,8 +105,8 @@ class ConformalScaler(ScalerBase):
         the sketch's rank-error bound ⌈εn⌉ to the count of calibration
         scores ≥ s, which keeps them conservative (contract §11).
     window : int, optional
-        :meth:`partial_fit` keeps the newest ``window`` scores exactly and
-        computes exact p-values against them.
+        :meth:`partial_fit` keeps the newest ``window`` scores (in
+        [1, 2³²]) exactly and computes exact p-values against them.
 
     Attributes
     ----------

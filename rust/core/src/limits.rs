@@ -70,6 +70,19 @@ pub const MC_SIMULATIONS: Limit = Limit {
     max: 10_000_000,
 };
 
+/// Calibration scores of a Simes or Monte Carlo adjustment (§11): it
+/// tabulates b₁…bₙ beside the Simes window sums (16 bytes a score, so at
+/// most 256 MiB), and the Monte Carlo correction keeps n + 1 spacings per
+/// thread and draws `mc_simulations · n` (1.7·10¹¹ at the default). For a
+/// sketch n counts every score seen, not the few thousand it holds, so
+/// without this bound a long stream grows the table without limit; DKWM
+/// (O(1)) has none.
+pub const ADJUSTED_N: Limit = Limit {
+    name: "calibration",
+    min: 1,
+    max: 1 << 24,
+};
+
 /// The generalised Simes parameter k (§11): capped at n when used, so
 /// only its crossing matters; a count as §5's others.
 pub const SIMES_K: Limit = Limit {
@@ -167,8 +180,9 @@ pub const THREADS: Limit = Limit {
 };
 
 /// Every bound, by the key the Python layer looks it up with.
-pub const ALL: [(&str, Limit); 14] = [
+pub const ALL: [(&str, Limit); 15] = [
     ("mc_simulations", MC_SIMULATIONS),
+    ("adjusted_n", ADJUSTED_N),
     ("simes_k", SIMES_K),
     ("window", WINDOW),
     ("refit_every", REFIT_EVERY),

@@ -81,6 +81,11 @@ pub(crate) fn run<R: Send>(
     n: usize,
     f: impl FnOnce() -> R + Send,
 ) -> PyResult<R> {
+    if threads != 0 {
+        outprob_core::limits::THREADS
+            .check_usize(threads)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    }
     if n < PARALLEL_MIN {
         return Ok(py.detach(f));
     }
