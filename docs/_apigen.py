@@ -7,6 +7,10 @@
   every submodule a public module exports (``outprob.reference.metrics``).
   A module's public names are its ``__all__``, or, lacking one, the
   functions and classes it defines whose names have no leading underscore.
+- ``_generated/api-summary.rst``: the API reference's landing page body,
+  every public module, class and function with the first sentence of its
+  docstring, in the groups of ``GROUPS``. Only the grouping is written
+  here; a public name or module in no group, or in two, stops the build.
 - ``_generated/cli.md``: the help of ``outprob`` and every subcommand.
 """
 
@@ -15,10 +19,57 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
+import sys
 import types
 from pathlib import Path
 
 HIDDEN = {"cli"}
+
+# The landing page's groups: a title, one sentence, and the public modules
+# and names of the package root it shows, in this order. The exceptions and
+# warnings group takes every root name that is an exception class.
+EXCEPTIONS = "Exceptions and warnings"
+GROUPS: list[tuple[str, str, list[str]]] = [
+    ("Scalers",
+     "Fitted to scores, they map scores to outlier probabilities; every one "
+     "is a scikit-learn transformer, and a fitted one is stored as JSON, a "
+     "pickle or its map alone.",
+     ["GaussianScaler", "LinearScaler", "RankScaler", "LogRankScaler", "TopKScaler",
+      "SigmoidScaler", "MixtureScaler", "GammaScaler", "scaler", "VARIANTS", "Variant",
+      "TRANSFORMATIONS", "Transformation", "combine", "from_dict", "FittedMap",
+      "load_map"]),
+    ("Conformal p-values and selection",
+     "p-values with a guarantee, and which scores to flag at a stated false "
+     "discovery rate (contract §11).",
+     ["ConformalScaler", "select", "Selection", "fpr_upper_bound"]),
+    ("Streaming",
+     "Fits over batches of scores, with stated error bounds.",
+     ["outprob.streaming"]),
+    ("Distributed fitting (Dask, Spark)",
+     "Exact fits on a cluster, the in-memory fit's center and scale.",
+     ["outprob.dask", "outprob.spark"]),
+    ("Evaluation",
+     "How good are outlier probabilities: the measures of contract §6, "
+     "comparisons over many score sets, and their figures.",
+     ["outprob.metrics", "outprob.compare", "outprob.plot"]),
+    ("Estimators",
+     "The location and scale estimators on their own.",
+     ["outprob.stats"]),
+    ("PyOD bridge",
+     "Probabilities, confidence and conformal p-values of PyOD detectors.",
+     ["outprob.pyod"]),
+    ("Study",
+     "The paper's study as library code.",
+     ["outprob.experiment"]),
+    ("Reference implementation",
+     "Plain NumPy/SciPy versions of the contract's formulas: the tests' oracle.",
+     ["outprob.reference", "outprob.reference.metrics", "outprob.reference.conformal"]),
+    (EXCEPTIONS,
+     "What outprob raises and warns; each subclasses its scikit-learn or "
+     "Python counterpart.",
+     []),
+]
 
 
 def public_names(module: types.ModuleType) -> list[str]:
@@ -77,6 +128,112 @@ def module_page(name: str) -> str:
     return "\n".join(lines)
 
 
+def _first_paragraph(doc: str) -> str:
+    lines = []
+    for line in doc.strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
+
+
+def summary(doc: str | None) -> str:
+    """The first sentence of a docstring: its first paragraph up to the
+    first period followed by a capital letter (or the end), outside inline
+    markup and parentheses ("Fig. 1", "et al. 2023" and "e.g. X" go on)."""
+    text = _first_paragraph(doc or "")
+    for m in re.finditer(r"\.(?=\s+[A-Z]|$)", text):
+        head = text[:m.end()]
+        if (head.count("`") % 2 == 0 and head.count("(") == head.count(")")
+                and not head.endswith(("e.g.", "i.e.", "etc.", "vs."))):
+            return head
+    return text
+
+
+def _attribute_doc(name: str, obj: object) -> str:
+    """The docstring of a module-level constant: the string literal after
+    its assignment (or a ``#:`` comment), in whichever outprob module
+    assigns it."""
+    from sphinx.pycode import ModuleAnalyzer
+    from sphinx.errors import PycodeError
+
+    for module in list(sys.modules.values()):
+        if (getattr(module, "__name__", "").startswith("outprob")
+                and getattr(module, name, None) is obj):
+            try:
+                docs = ModuleAnalyzer.for_module(module.__name__).find_attr_docs()
+            except PycodeError:
+                continue
+            if ("", name) in docs:
+                return "\n".join(docs[("", name)])
+    return ""
+
+
+def _doc(name: str, obj: object) -> str:
+    if _kind(obj) == "data":
+        return _attribute_doc(name, obj)
+    return inspect.getdoc(obj) or ""
+
+
+def _table(module: str, names: list[str]) -> list[str]:
+    lines = [f".. currentmodule:: {module}", "", ".. list-table::", "   :class: autosummary",
+             "   :widths: 30 70", ""]
+    for member in names:
+        obj = getattr(importlib.import_module(module), member)
+        text = summary(_doc(member, obj))
+        if not text and _kind(obj) != "data":
+            raise ValueError(f"{module}.{member} has no docstring: the API summary needs one")
+        lines += [f"   * - :obj:`~{module}.{member}`", f"     - {text}"]
+    return lines + [""]
+
+
+def _root_groups() -> dict[str, list[str]]:
+    """Each group's names of the package root; every public root name
+    that is not a module must fall in exactly one group."""
+    import outprob
+
+    names = {n: getattr(outprob, n) for n in public_names(outprob)}
+    names = {n: o for n, o in names.items() if not isinstance(o, types.ModuleType)}
+    groups = {title: [m for m in members if not m.startswith("outprob.")]
+              for title, _, members in GROUPS}
+    groups[EXCEPTIONS] = [n for n, o in names.items()
+                          if inspect.isclass(o) and issubclass(o, BaseException)]
+    placed = [n for members in groups.values() for n in members]
+    unknown = sorted(set(placed) - set(names))
+    twice = sorted({n for n in placed if placed.count(n) > 1})
+    missing = sorted(set(names) - set(placed))
+    if unknown or twice or missing:
+        raise ValueError(f"docs/_apigen.py GROUPS: not public {unknown}, in two groups "
+                         f"{twice}, in no group {missing}")
+    return groups
+
+
+def api_summary() -> str:
+    """The landing page's body: per group, the root names' table, then each
+    module's summary and its table."""
+    modules = [m for m in public_modules() if m != "outprob"]
+    grouped = [m for _, _, members in GROUPS for m in members if m.startswith("outprob.")]
+    if sorted(grouped) != sorted(modules):
+        raise ValueError(f"docs/_apigen.py GROUPS: modules in no group "
+                         f"{sorted(set(modules) - set(grouped))}, not public or in two groups "
+                         f"{sorted(m for m in set(grouped) if m not in modules or grouped.count(m) > 1)}")
+    roots = _root_groups()
+    lines: list[str] = []
+    for title, blurb, members in GROUPS:
+        lines += [title, "-" * len(title), "", blurb, ""]
+        if roots[title]:
+            lines += _table("outprob", roots[title])
+        for module in (m for m in members if m.startswith("outprob.")):
+            mod = importlib.import_module(module)
+            heading = f":mod:`{module}`"
+            lines += [heading, "~" * len(heading), "", summary(inspect.getdoc(mod)), ""]
+            names = [n for n in public_names(mod)
+                     if not isinstance(getattr(mod, n), types.ModuleType)]
+            if names:
+                lines += _table(module, names)
+    return "\n".join(lines)
+
+
 def cli_help() -> str:
     import argparse
     import io
@@ -110,4 +267,5 @@ def write(docs: Path) -> None:
             stale.unlink()
     for m in public_modules():
         _write(api / f"{m}.rst", module_page(m))
+    _write(docs / "_generated" / "api-summary.rst", api_summary())
     _write(docs / "_generated" / "cli.md", cli_help())

@@ -28,12 +28,19 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax copied into _static/mathjax: a site opened with no network (an
+    # air-gapped plant) still typesets its formulas; the CDN default would
+    # leave them as raw LaTeX.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "_generated/*.md", "**/README.md", "sg_execution_times.rst"]
+# sphinx-gallery's timing pages load their tables' scripts from CDNs: not
+# written (write_computation_times) and, left by an older build, not read.
+exclude_patterns = ["_build", "_generated/*", "**/README.md", "sg_execution_times.rst",
+                    "**/sg_execution_times.rst"]
 templates_path = ["_templates"]
 nitpicky = True
 # Docstrings name their parameter types in words ("array of 0/1 labels",
@@ -80,6 +87,7 @@ sphinx_gallery_conf = {
     # Examples run on every build: they exercise the installed package, which
     # changes without their source changing.
     "run_stale_examples": True,
+    "write_computation_times": False,
 }
 
 # Before autosummary reads them.

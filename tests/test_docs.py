@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import posixpath
+import re
 import subprocess
 import sys
 import types
@@ -91,3 +92,22 @@ def test_the_site_has_its_pages(site):
                  "api/index", "user-guide/index", "user-guide/streaming", "user-guide/cli"]:
         assert (site / f"{page}.html").is_file(), page
     assert "outprob reproduce" in (site / "user-guide" / "cli.html").read_text(encoding="utf-8")
+
+
+def test_the_site_needs_no_other_host(site):
+    """Opened with no network (an air-gapped plant), every page has its
+    scripts, stylesheets and images, and its formulas are typeset by the
+    MathJax shipped in ``_static`` (scripts/browser_check.py renders them)."""
+    external = re.compile(r'<(?:script|img|link)\b[^>]*\b(?:src|href)="((?:https?:)?//[^"]+)"')
+    found = {}
+    for page in site.rglob("*.html"):
+        urls = external.findall(page.read_text(encoding="utf-8"))
+        if urls:
+            found[str(page.relative_to(site))] = urls
+    assert not found, found
+    conformal = (site / "user-guide" / "conformal.html").read_text(encoding="utf-8")
+    assert 'class="math notranslate nohighlight"' in conformal
+    (script,) = re.findall(r'<script[^>]+src="([^"]*mathjax[^"]*)"', conformal)
+    assert (site / "user-guide" / script).resolve().is_file(), script
+    fonts = list((site / "_static" / "mathjax").rglob("*.woff"))
+    assert fonts, "MathJax's fonts are not in the site"

@@ -37,7 +37,9 @@ from .selection import SELECTION_COLUMNS
 
 __all__ = ["Task", "StudyResult", "StudyInterrupted", "run_study", "RESULT_COLUMNS", "STATUS_COLUMNS"]
 
+#: Columns of ``StudyResult.results``: one row per measured value.
 RESULT_COLUMNS = ("dataset", "detector", "transformation", "measure", "class", "value")
+#: Columns of ``StudyResult.status``: one row per score set.
 STATUS_COLUMNS = ("dataset", "detector", "n", "n_outliers", "status", "message", "seconds", "roc_auc",
                   "score_range", "cached", "resumed")
 

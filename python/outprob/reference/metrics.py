@@ -177,10 +177,12 @@ def stratified_mean(errors, y, stratify: Optional[str] = None) -> float:
 
 
 def brier_score(y, p, stratify=None) -> float:
+    """Mean Brier error (p_i − y_i)², stratified as :func:`stratified_mean`."""
     return stratified_mean(brier_errors(y, p), y, stratify)
 
 
 def sharpness_error(y, p, stratify=None) -> float:
+    """Mean binary entropy H(p_i) in bits, stratified as :func:`stratified_mean`."""
     return stratified_mean(sharpness_errors(p), y, stratify)
 
 
@@ -191,10 +193,12 @@ def _binned(errors_of, y, p, stratify, bins: str, n_bins: Sequence[int]) -> floa
 
 
 def refinement_error(y, p, stratify=None, bins="equiareal", n_bins=DEFAULT_N_BINS) -> float:
+    """Refinement error 2·ȳ_b·(1 − ȳ_b), stratified, averaged over the bin counts ``n_bins``."""
     return _binned(refinement_errors, y, p, stratify, bins, n_bins)
 
 
 def calibration_error(y, p, stratify=None, bins="equiareal", n_bins=DEFAULT_N_BINS) -> float:
+    """Calibration error ``|p̄_b − ȳ_b|``, stratified, averaged over the bin counts ``n_bins``."""
     return _binned(calibration_errors, y, p, stratify, bins, n_bins)
 
 

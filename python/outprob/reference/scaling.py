@@ -42,6 +42,7 @@ def linear_scaling(s, lo: float, hi: float) -> np.ndarray:
 
 
 def fit_center(s: np.ndarray, center: Spec, *, trim: float = 0.1, maxiter: int = 30, tol: float = 1e-8) -> float:
+    """μ of the named center (mean, median, trimmed_mean, huber, tukey), or the number given."""
     if not isinstance(center, str):
         return float(center)
     if center == "mean":
@@ -57,6 +58,8 @@ def fit_scale(
     s: np.ndarray, scale: Spec, center: float, *, trim: float = 0.1, ddof: int = 0,
     maxiter: int = 30, tol: float = 1e-8,
 ) -> float:
+    """σ of the named scale (std, nmad, niqr, trimmed_std about ``center``,
+    huber, tukey), or the number given; no §5 fallback."""
     if not isinstance(scale, str):
         return float(scale)
     if scale == "std":
@@ -92,6 +95,7 @@ def fit_gaussian(
 
 
 def fit_linear(scores) -> Tuple[float, float]:
+    """(min, max) of the scores, NaN ignored."""
     s = np.asarray(scores, dtype=np.float64).reshape(-1)
     return float(np.nanmin(s)), float(np.nanmax(s))
 
