@@ -11,17 +11,19 @@
 //! stream counts), or a budget far beyond any useful value that still
 //! bounds the memory and work of a call (bins, iterations, simulations).
 //!
+//! This module depends on nothing but the error type: the modules that
+//! take a parameter read its bound here (`MAX_WINDOW`, `MAX_COUNT`,
+//! `MAX_ITER`, `MAX_BINS` are these numbers).
+//!
 //! The binding exports [`ALL`] so that the Python layer checks a Python
 //! int of any size against these same numbers before it crosses (an int
 //! beyond 64 bits cannot cross at all): the rule lives here, Python only
 //! converts.
 
 use crate::error::Error;
-use crate::estimators::mest::MAX_ITER;
-use crate::evaluation::binning::{MAX_BINS, MAX_BIN_COUNTS};
-use crate::streaming::kll::compress::{MAX_K, MIN_K};
-use crate::streaming::stored::MAX_COUNT;
-use crate::streaming::window::MAX_WINDOW;
+
+/// The most scores a stream counts, and the bound of every count: 2⁵³.
+const MAX_COUNT: u64 = 1 << 53;
 
 /// The inclusive range of one integer parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +97,7 @@ pub const SIMES_K: Limit = Limit {
 pub const WINDOW: Limit = Limit {
     name: "window",
     min: 1,
-    max: MAX_WINDOW as u64,
+    max: 1 << 32,
 };
 
 /// Scores between a window's refits (§9): a count of scores.
@@ -109,8 +111,8 @@ pub const REFIT_EVERY: Limit = Limit {
 /// holds 8 items; k is stored in 16 bits).
 pub const SKETCH_K: Limit = Limit {
     name: "k",
-    min: MIN_K as u64,
-    max: MAX_K as u64,
+    min: 8,
+    max: u16::MAX as u64,
 };
 
 /// Scores a stream counts (§9): 2⁵³, exact as doubles, and two counts
@@ -133,7 +135,7 @@ pub const DDOF: Limit = Limit {
 pub const MAXITER: Limit = Limit {
     name: "maxiter",
     min: 1,
-    max: MAX_ITER as u64,
+    max: 1_000,
 };
 
 /// EM iterations of the sigmoid and mixture fits (§10): each is one pass;
@@ -155,14 +157,14 @@ pub const TOP_K: Limit = Limit {
 pub const BINS: Limit = Limit {
     name: "n_bins",
     min: 1,
-    max: MAX_BINS as u64,
+    max: 1_000_000,
 };
 
 /// Bin counts averaged over in one call (§6): the work is their sum.
 pub const BIN_COUNTS: Limit = Limit {
     name: "n_bins",
     min: 1,
-    max: MAX_BIN_COUNTS as u64,
+    max: 1_000,
 };
 
 /// A seed: any 64-bit value.

@@ -124,7 +124,7 @@ pub struct MParams {
 /// step budget beyond a thousand only lengthens a run that does not
 /// converge, and the inner loop can take up to `maxiter` steps per outer
 /// step, so the work is bounded by `MAX_ITER²` passes.
-pub const MAX_ITER: usize = 1_000;
+pub const MAX_ITER: usize = crate::limits::MAXITER.max as usize;
 
 impl MParams {
     /// statsmodels' defaults for `norm`: c = 1.5, tol = 1e-8, maxiter = 30.

@@ -13,7 +13,7 @@ use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, Gaussia
 use crate::transformations::scaling::Linear;
 
 /// The largest window: 2^32 scores (the buffer holds up to twice that).
-pub const MAX_WINDOW: usize = 1 << 32;
+pub const MAX_WINDOW: usize = WINDOW.max as usize;
 
 /// The most recent `size` scores (NaN omitted) and when to refit.
 /// Equality is that of the state (the window, counters and sizes), not of
