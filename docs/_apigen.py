@@ -46,6 +46,11 @@ GROUPS: list[tuple[str, str, list[str]]] = [
     ("Streaming",
      "Fits over batches of scores, with stated error bounds.",
      ["outprob.streaming"]),
+    ("Online decisions on a stream",
+     "One decision per score as it arrives: online conformal p-values, "
+     "exchangeability martingales that alarm when the stream changes, and "
+     "online FDR control (contract §12).",
+     ["OnlineConformal", "Martingale", "MartingaleSteps", "OnlineFDR"]),
     ("Distributed fitting (Dask, Spark)",
      "Exact fits on a cluster, the in-memory fit's center and scale.",
      ["outprob.dask", "outprob.spark"]),

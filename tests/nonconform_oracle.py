@@ -1,4 +1,5 @@
-"""nonconform as a test oracle of contract §11, run in its own environment.
+"""nonconform as a test oracle of contracts §11 and §12 (its p-values and
+its exchangeability martingales), run in its own environment.
 
 nonconform needs Python >= 3.12 (``scripts/dev.py`` makes that environment
 and passes its interpreter in ``OUTPROB_NONCONFORM_PYTHON``). The tests
@@ -74,7 +75,37 @@ def _run(job: dict, data: dict) -> dict:
 
         pi0 = sel.storey_null_proportion(data[job["p"]], n_calibration=job["n"])
         return {job["name"]: np.array([pi0, sel.storey_lambda(job["n"])])}
+    if kind == "martingale":
+        return _martingale(job, data)
     raise ValueError(f"unknown job {kind!r}")
+
+
+def _martingale(job: dict, data: dict) -> dict:
+    """ln M, ln C, ln R and the alarms of nonconform's martingale of
+    ``job["martingale"]`` after each p-value (``update_many``)."""
+    from nonconform import martingales as mg
+
+    c = job.get("threshold")
+    config = mg.AlarmConfig(ville_threshold=c, cusum_threshold=c, shiryaev_roberts_threshold=c)
+    which = job["martingale"]
+    if which == "power":
+        m = mg.PowerMartingale(epsilon=job["epsilon"], alarm_config=config)
+    elif which == "mixture":
+        m = mg.SimpleMixtureMartingale(
+            n_grid=job["n_grid"], min_epsilon=job["min_epsilon"], alarm_config=config
+        )
+    else:
+        m = mg.SimpleJumperMartingale(jump=job["jump"], alarm_config=config)
+    states = m.update_many(data[job["p"]])
+    name = job["name"]
+    alarms = [[a in s.triggered_alarms for a in ("ville", "cusum", "shiryaev_roberts")]
+              for s in states]
+    return {
+        f"{name}_m": np.array([s.log_martingale for s in states]),
+        f"{name}_c": np.array([s.log_cusum for s in states]),
+        f"{name}_r": np.array([s.log_shiryaev_roberts for s in states]),
+        f"{name}_alarm": np.array(alarms, dtype=bool).reshape(len(states), 3),
+    }
 
 
 def main(src: str, dst: str) -> None:

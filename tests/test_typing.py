@@ -32,6 +32,8 @@ STRICT_MODULES = [
     "_scalers.fitted_attributes", "_scalers.gaussian", "_scalers.linear", "_scalers.mixture",
     "_scalers.top_k", "_scalers.paper_variants",
     "_conformal.scaler", "_conformal.calibration_stream", "_conformal.selection",
+    "_sequential", "_sequential.stored", "_sequential.online_fdr", "_sequential.martingale",
+    "_sequential.online_pvalues",
 ]  # fmt: skip
 
 

@@ -45,6 +45,10 @@ _LAZY = {
     "InputError": "._common.exceptions",
     "FittedMap": "._maps.fitted_map",
     "load_map": "._registry",
+    "OnlineFDR": "._sequential.online_fdr",
+    "Martingale": "._sequential.martingale",
+    "MartingaleSteps": "._sequential.martingale",
+    "OnlineConformal": "._sequential.online_pvalues",
 }
 _MODULES = ("stats", "metrics", "compare", "reference")
 
@@ -82,6 +86,10 @@ if TYPE_CHECKING:
     from ._scalers.rank import RankScaler as RankScaler
     from ._scalers.sigmoid import SigmoidScaler as SigmoidScaler
     from ._scalers.top_k import TopKScaler as TopKScaler
+    from ._sequential.martingale import Martingale as Martingale
+    from ._sequential.martingale import MartingaleSteps as MartingaleSteps
+    from ._sequential.online_fdr import OnlineFDR as OnlineFDR
+    from ._sequential.online_pvalues import OnlineConformal as OnlineConformal
 
 __all__ = [
     "ConformalScaler",
@@ -92,8 +100,12 @@ __all__ = [
     "InputError",
     "LinearScaler",
     "LogRankScaler",
+    "Martingale",
+    "MartingaleSteps",
     "MixtureScaler",
     "NotFittedError",
+    "OnlineConformal",
+    "OnlineFDR",
     "OutprobWarning",
     "RankScaler",
     "Selection",

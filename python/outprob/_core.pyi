@@ -82,6 +82,9 @@ __all__ = [
     "conformal_mc_correction",
     "conformal_select",
     "limits",
+    "OnlineFdrState",
+    "MartingaleState",
+    "OnlinePvaluesState",
 ]
 
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
@@ -526,3 +529,75 @@ class LineReader:
         """(first line number, one score per line, [(line, message)] of bad lines)."""
 
 def format_lines(p: npt.NDArray[np.float64]) -> bytes: ...
+
+# -- online decisions on a stream (contract §12) ---------------------------------------
+
+_F64 = npt.NDArray[np.float64]
+_Bools = npt.NDArray[np.bool_]
+
+class OnlineFdrState:
+    """An online FDR rule (LOND, LORD++, SAFFRON, ADDIS) and its state."""
+
+    def __new__(
+        cls,
+        method: str,
+        *,
+        alpha: float,
+        w0: Optional[float],
+        lam: Optional[float],
+        tau: Optional[float],
+        gamma: Optional[List[float]],
+    ) -> "OnlineFdrState": ...
+    def decide(self, p: _F64) -> _Bools: ...
+    def decide_with_levels(self, p: _F64) -> Tuple[_Bools, _F64]: ...
+    def next_level(self) -> float: ...
+    def settings(self) -> Dict[str, Any]: ...
+    def parts(self) -> Dict[str, Any]: ...
+    @staticmethod
+    def from_parts(settings: Dict[str, Any], parts: Dict[str, Any]) -> "OnlineFdrState": ...
+
+class MartingaleState:
+    """An exchangeability martingale with CUSUM and Shiryaev–Roberts statistics."""
+
+    def __new__(
+        cls,
+        kind: str,
+        *,
+        jump: float,
+        epsilon: float,
+        n_grid: int,
+        min_epsilon: float,
+        threshold: Optional[float],
+        statistic: str,
+        on_alarm: str,
+    ) -> "MartingaleState": ...
+    def update(self, p: _F64) -> Tuple[_F64, _F64, _F64, _Bools]:
+        """(ln M, ln C, ln R, alarm) after each p-value."""
+    def reset(self) -> None: ...
+    def parts(self) -> Dict[str, Any]: ...
+    @staticmethod
+    def from_parts(
+        kind: str,
+        parts: Dict[str, Any],
+        *,
+        jump: float,
+        epsilon: float,
+        n_grid: int,
+        min_epsilon: float,
+        threshold: Optional[float],
+        statistic: str,
+        on_alarm: str,
+    ) -> "MartingaleState": ...
+
+class OnlinePvaluesState:
+    """Online smoothed conformal p-values: every score seen, counted."""
+
+    def __new__(cls, *, seed: int, negate: bool, smoothed: bool) -> "OnlinePvaluesState": ...
+    def pvalues(self, scores: _F64, uniforms: Optional[_F64] = None) -> _F64: ...
+    def update(self, scores: _F64) -> None: ...
+    def n(self) -> int: ...
+    def parts(self) -> Dict[str, Any]: ...
+    @staticmethod
+    def from_parts(
+        parts: Dict[str, Any], *, seed: int, negate: bool, smoothed: bool
+    ) -> "OnlinePvaluesState": ...

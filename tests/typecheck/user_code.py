@@ -87,3 +87,18 @@ def quiet() -> None:
     warnings.simplefilter("ignore", outprob.ZeroScaleWarning)
     warnings.simplefilter("ignore", outprob.ConvergenceWarning)
     warnings.simplefilter("ignore", outprob.OutprobWarning)
+
+
+def monitor(scores: npt.NDArray[np.float64]) -> Dict[str, object]:
+    online = outprob.OnlineConformal(seed=1)
+    p: npt.NDArray[np.float64] = online.pvalues(scores)
+    fdr = outprob.OnlineFDR("saffron", alpha=0.1)
+    flags: npt.NDArray[np.bool_] = fdr.decide(p)
+    decided, levels = fdr.decide_with_levels(p[:3])
+    m = outprob.Martingale("jumper", threshold=100.0, statistic="cusum")
+    steps: outprob.MartingaleSteps = m.update(p)
+    first: int | None = m.first_alarm
+    resumed = outprob.OnlineFDR.from_dict(json.loads(json.dumps(fdr.to_dict())))
+    return {"flags": int(flags.sum()), "alarm": bool(steps.alarm.any()), "first": first,
+            "level": resumed.next_level + float(levels.sum()) + int(decided.sum()),
+            "n": outprob.Martingale.from_dict(m.to_dict()).n + online.n}

@@ -15,6 +15,8 @@
 //! * [`evaluation`]: binning and the evaluation measures of §6.
 //! * [`conformal`]: conformal p-values, their calibration-conditional
 //!   adjustments and FDR-controlling selection (§11).
+//! * [`sequential`]: online decisions on a stream — online FDR control,
+//!   exchangeability martingales and online conformal p-values (§12).
 //! * [`lines`]: scores read from text lines and probabilities written
 //!   back (the `outprob stream` command, §9).
 //! * [`sample`]: the §5 input contract for fitting data; [`limits`]: the
@@ -31,6 +33,7 @@ pub mod limits;
 pub mod lines;
 pub mod numeric;
 pub mod sample;
+pub mod sequential;
 pub mod streaming;
 pub mod transformations;
 

@@ -23,6 +23,7 @@ mod maps;
 mod metrics;
 mod partition;
 mod results;
+mod sequential;
 mod spec;
 mod streaming;
 
@@ -168,6 +169,8 @@ mod _core {
         ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, SumPart,
         TopKFit,
     };
+    #[pymodule_export]
+    use crate::sequential::{PyMartingale, PyOnlineFdr, PyOnlinePvalues};
     #[pymodule_export]
     use crate::spec::Spec;
     #[pymodule_export]

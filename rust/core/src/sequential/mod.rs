@@ -1,0 +1,18 @@
+//! Online decisions on a stream of p-values (contract §12).
+//!
+//! * [`online_fdr`]: LOND, LORD++, SAFFRON and ADDIS — one decision per
+//!   p-value, in arrival order, with the false discovery rate controlled at
+//!   every time.
+//! * [`martingale`]: exchangeability martingales (power, simple mixture,
+//!   simple jumper) with CUSUM and Shiryaev–Roberts statistics and alarms.
+//! * [`online_pvalues`]: online smoothed conformal p-values, each score
+//!   ranked against every earlier one — independent and uniform under
+//!   exchangeability, which the martingales' guarantee needs.
+//!
+//! Each state is plain data (`Parts`) that its `from_parts` checks against
+//! itself and its parameters, so a checkpoint resumes bit for bit and a
+//! tampered one is refused with the field named.
+
+pub mod martingale;
+pub mod online_fdr;
+pub mod online_pvalues;
