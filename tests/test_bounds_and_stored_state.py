@@ -62,7 +62,7 @@ def test_the_contract_table_names_every_bound_of_the_core():
     table = text[text.index("- Bounds of size and count parameters"):text.index("- The ends of the float range")]
     rows = [r for r in table.splitlines() if r.strip().startswith("|")]
     limits = _core.limits()
-    assert len({key for key, *_ in limits}) == len(limits) == 15
+    assert len({key for key, *_ in limits}) == len(limits) == 17
     for key, name, lo, hi in limits:
         low, high = f"[{_rendered(lo)}, ", _rendered(hi)
         found = [r for r in rows if low in r and (f"{high}]" in r or f"= {high}]" in r or high.endswith(")") and high in r)]
@@ -462,6 +462,7 @@ ENTRY_POINTS = {
     "ddof": lambda v: outprob.stats.std(X[:5], ddof=v),
     "refit_every": lambda v: outprob.GaussianScaler(window=4, refit_every=v).partial_fit(X[:5]),
     "bins": lambda v: outprob.metrics.bin_edges(np.linspace(0, 1, 5), v),
+    "n_grid": lambda v: outprob.Martingale("mixture", n_grid=v).update([0.5]),
 }
 
 

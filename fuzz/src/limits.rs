@@ -15,6 +15,8 @@ use outprob_core::estimators::mest::{MParams, Norm};
 use outprob_core::evaluation::binning::{check_bin_counts, Scheme, Sorted};
 use outprob_core::limits::{Limit, ALL};
 use outprob_core::sample::NanPolicy;
+use outprob_core::sequential::martingale::{Kind, OnAlarm, Spec as MartingaleSpec, Statistic};
+use outprob_core::sequential::online_fdr::gamma::Gamma;
 use outprob_core::streaming::kll::{check_k, KllSketch};
 use outprob_core::streaming::stored::check_count;
 use outprob_core::streaming::window::Window;
@@ -126,6 +128,24 @@ fn call(key: &str, v: u64, r: &mut Input<'_>) -> Option<Result<(), Error>> {
             check_bin_counts(&vec![5; u])
         }
         "seed" => KllSketch::<f64>::new(8, v).map(|_| ()),
+        "n_grid" => MartingaleSpec {
+            kind: Kind::Mixture,
+            jump: 0.01,
+            epsilon: 0.5,
+            n_grid: u,
+            min_epsilon: 0.01,
+            threshold: Some(100.0),
+            statistic: Statistic::Martingale,
+            on_alarm: OnAlarm::Continue,
+        }
+        .check(),
+        "gamma_terms" => {
+            // A length: only sequences that exist can be passed.
+            if !cheap(v, 4096) {
+                return None;
+            }
+            Gamma::given(vec![1.0 / 8192.0; u]).map(|_| ())
+        }
         // Taken by the binding (its thread pools), not the core.
         _ => return None,
     })

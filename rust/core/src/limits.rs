@@ -59,6 +59,28 @@ impl Limit {
     pub fn check_usize(self, value: usize) -> Result<usize, Error> {
         self.check(value as u64).map(|_| value)
     }
+
+    /// This bound under another name (a count stored as `"n"`, say).
+    #[must_use]
+    pub const fn named(self, name: &'static str) -> Limit {
+        Limit { name, ..self }
+    }
+}
+
+/// The count after a batch of `more` values joins `seen`, if it stays
+/// within [`COUNT`]: a stream that would pass 2⁵³ refuses the batch whole,
+/// before anything changes, so its counts stay exact doubles and never wrap.
+pub fn check_room(name: &'static str, seen: u64, more: usize) -> Result<u64, Error> {
+    let total = seen.saturating_add(more as u64);
+    if total > COUNT.max {
+        return Err(Error::invalid(
+            name,
+            format!(
+                "a stream counts at most 2^53 values; {seen} are counted and {more} more given"
+            ),
+        ));
+    }
+    Ok(total)
 }
 
 /// Simulated calibration sets of the Monte Carlo adjustment (§11): each
@@ -167,6 +189,22 @@ pub const BIN_COUNTS: Limit = Limit {
     max: 1_000,
 };
 
+/// Points of the mixture martingale's grid of ε (§12): one power
+/// martingale each, updated at every step.
+pub const N_GRID: Limit = Limit {
+    name: "n_grid",
+    min: 2,
+    max: 1 << 16,
+};
+
+/// Terms of a finite γ sequence of the online FDR rules (§12): the rule
+/// keeps them, 8 bytes each, and drops rejections older than their count.
+pub const GAMMA_TERMS: Limit = Limit {
+    name: "gamma",
+    min: 1,
+    max: 1 << 32,
+};
+
 /// A seed: any 64-bit value.
 pub const SEED: Limit = Limit {
     name: "seed",
@@ -182,7 +220,7 @@ pub const THREADS: Limit = Limit {
 };
 
 /// Every bound, by the key the Python layer looks it up with.
-pub const ALL: [(&str, Limit); 15] = [
+pub const ALL: [(&str, Limit); 17] = [
     ("mc_simulations", MC_SIMULATIONS),
     ("adjusted_n", ADJUSTED_N),
     ("simes_k", SIMES_K),
@@ -196,6 +234,8 @@ pub const ALL: [(&str, Limit); 15] = [
     ("top_k", TOP_K),
     ("bins", BINS),
     ("bin_counts", BIN_COUNTS),
+    ("n_grid", N_GRID),
+    ("gamma_terms", GAMMA_TERMS),
     ("seed", SEED),
     ("threads", THREADS),
 ];
@@ -229,5 +269,21 @@ mod tests {
             // §5: counts are bounded by 2^53 or tighter (seeds excepted).
             assert!(*key == "seed" || limit.max <= 1 << 53, "{key}");
         }
+    }
+
+    #[test]
+    fn a_stream_counts_up_to_two_to_the_53() {
+        assert_eq!(check_room("n", 0, 0), Ok(0));
+        assert_eq!(check_room("n", COUNT.max - 3, 3), Ok(COUNT.max));
+        let e = check_room("n", COUNT.max - 3, 4).unwrap_err().to_string();
+        assert!(e.starts_with("n:") && e.contains("2^53"), "{e}");
+        assert!(check_room("n", u64::MAX, usize::MAX).is_err());
+        assert_eq!(COUNT.named("n").check(5), Ok(5));
+        assert!(COUNT
+            .named("n")
+            .check(COUNT.max + 1)
+            .unwrap_err()
+            .to_string()
+            .starts_with("n:"));
     }
 }
