@@ -1,12 +1,12 @@
-"""Bounded size and count parameters, and stored state that must agree
-with itself (contract §5 "Bounds of size and count parameters", §7 "Fitted
-maps", §11 "Stored state", "Selection", "Streaming").
+"""ConformalScaler's parameters and stored state (contract §11 "Stored
+state", "Streaming", "Selection", "PyOD bridge"; the bounds of §5's table).
 
 Each finding of the third hardening review as a user met it, with the
 contract's result: a ``ValueError`` naming the parameter or field (never
 ``OverflowError``, ``TypeError`` from stored state, or an aborted
-interpreter), the value an independent computation gives, or the fit of
-the same scores in memory.
+interpreter); a stored state that contradicts itself refused, what it can
+recompute (the Monte Carlo correction, n, the sorted calibration scores,
+window counts) recomputed and compared; a refused batch not kept.
 """
 
 from __future__ import annotations
@@ -14,20 +14,19 @@ from __future__ import annotations
 import copy
 import json
 import math
-import re
 import subprocess
 import sys
 import textwrap
-from decimal import Decimal, localcontext
-from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import outprob
 from outprob import _core
 
-CONTRACT = Path(__file__).resolve().parent.parent / "docs" / "contract.md"
+from ..strategies import conformal_states
+
 X = np.arange(40.0)
 
 
@@ -43,49 +42,6 @@ def edited(d, path, value):
         target = target[key]
     target[path[-1]] = value
     return d
-
-
-# -- §5: every bound in one table of the core, named by the contract -----------------
-def _rendered(v):
-    sup = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-    if v == 2**64 - 1:
-        return "2⁶⁴)"
-    if v >= 2**16 and v & (v - 1) == 0:
-        return "2" + str(v.bit_length() - 1).translate(sup)
-    if v >= 10**4 and str(v).rstrip("0") == "1":
-        return "10" + str(len(str(v)) - 1).translate(sup)
-    return str(v)
-
-
-def test_the_contract_table_names_every_bound_of_the_core():
-    text = CONTRACT.read_text(encoding="utf-8")
-    table = text[text.index("- Bounds of size and count parameters"):text.index("- The ends of the float range")]
-    rows = [r for r in table.splitlines() if r.strip().startswith("|")]
-    limits = _core.limits()
-    assert len({key for key, *_ in limits}) == len(limits) == 17
-    for key, name, lo, hi in limits:
-        low, high = f"[{_rendered(lo)}, ", _rendered(hi)
-        found = [r for r in rows if low in r and (f"{high}]" in r or f"= {high}]" in r or high.endswith(")") and high in r)]
-        assert found, (key, name, low, high)
-
-
-@pytest.mark.parametrize("value", [2**64, 2**70, 10**30, -1, -(2**64)])
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda v: outprob.ConformalScaler(simes_k=v).fit(X),  # unused: conditional=None
-        lambda v: outprob.ConformalScaler(mc_simulations=v).fit(X),
-        lambda v: outprob.ConformalScaler(conditional="mc", mc_simulations=v).fit(X),
-        lambda v: outprob.ConformalScaler(window=v).partial_fit(X),
-        lambda v: outprob.ConformalScaler(k=v).partial_fit(X),
-        lambda v: outprob.ConformalScaler(seed=v).fit(X),
-        lambda v: outprob.ConformalScaler(mc_simulations=v).fit(X).fpr_upper_bound([1.0], method="mc"),
-    ],
-)
-def test_counts_beyond_64_bits_or_negative_are_value_errors(make, value):
-    """§5: a Python int of any size is compared with the core's bound."""
-    with pytest.raises(ValueError, match=r"must be at (least|most)"):
-        make(value)
 
 
 def test_monte_carlo_simulations_are_bounded_before_anything_is_allocated():
@@ -301,66 +257,6 @@ def test_a_resumed_conformal_stream_continues_as_the_original():
     np.testing.assert_array_equal(a.pvalues(q), b.pvalues(q))
 
 
-# -- §7: a map's parameters within the domain of the map they feed ------------------
-def test_a_sqrt_map_needs_a_finite_smallest_score():
-    """§7 "Fitted maps": pre_min = NaN mapped every score to 0."""
-    d = outprob.GaussianScaler(pretransform="sqrt").fit(np.arange(1.0, 50.0)).to_map().to_dict()
-    for bad in (float("nan"), float("inf"), float("-inf")):
-        with pytest.raises(ValueError, match="pre_min"):
-            outprob.load_map(edited(d, ("map", "params", "pre_min"), [bad]))
-
-
-def test_a_top_k_flag_is_one_or_zero():
-    d = outprob.TopKScaler(k=3).fit(X).to_map().to_dict()
-    for bad in (0.5, 2.0, float("nan")):
-        with pytest.raises(ValueError, match="binary"):
-            outprob.load_map(edited(d, ("map", "params", "binary"), [bad]))
-
-
-def _posterior(s, scale, alpha, mu, sigma, lam):
-    """The mixture posterior (§10) in 60-digit decimal arithmetic."""
-    with localcontext() as ctx:
-        ctx.prec = 60
-        u = Decimal(s) / Decimal(scale)
-        w = (u - Decimal(mu)) / Decimal(sigma)
-        two_pi = Decimal(2) * Decimal("3.14159265358979323846264338327950288419716939937510")
-        z = ((1 - Decimal(alpha)).ln() + Decimal(lam).ln() - Decimal(alpha).ln()
-             + Decimal(sigma).ln() + two_pi.ln() / 2 - Decimal(lam) * u + w * w / 2)
-        if z > 800:
-            return 0.0
-        if z < -800:
-            return 1.0
-        return float(1 / (1 + z.exp()))
-
-
-@pytest.mark.parametrize(
-    "params",
-    [
-        # The reported map: λ = 1e308 gave NaN at the finite score 1e308.
-        dict(scale=1.4162635477691745, alpha=0.11496655779286861, mu=0.4777625846521614,
-             sigma=0.20686051730078162, lam=1e308),
-        # λ > 1 at unit 1: λu and w²/2 overflow together near 1.8e308 (a
-        # fit leaves such maps: EM caps λ at the largest double).
-        dict(scale=1.0, alpha=0.1, mu=3.0, sigma=0.5, lam=2.5),
-        dict(scale=1.0, alpha=0.3, mu=1.0, sigma=1e-8, lam=1.7976931348623157e308),
-    ],
-)
-def test_a_mixture_map_never_maps_a_finite_score_to_nan(params):
-    """§10: the posterior where both log-density terms exceed the double
-    range is decided by the larger; oracle: the posterior in decimal."""
-    m = {"format": "outprob.FittedMap", "version": 1, "map": {
-        "kind": "mixture", "negate": False, "two_d": False, "pretransform": None, "sorted": None,
-        "params": {"scale": [params["scale"]], "alpha": [params["alpha"]], "mu": [params["mu"]],
-                   "sigma": [params["sigma"]], "lambda": [params["lam"]]}}}
-    fitted = outprob.load_map(m)
-    s = np.array([2.0, 1e300, 1e307, 1e308, 1.7e308, np.finfo(float).max])
-    got = fitted.transform(s)
-    want = [_posterior(v, params["scale"], params["alpha"], params["mu"], params["sigma"], params["lam"])
-            for v in s]
-    assert not np.isnan(got).any()
-    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)
-
-
 # -- §11 "Selection", PyOD bridge, Dask --------------------------------------------------
 @pytest.mark.parametrize("alpha", ["0.1", True, np.bool_(True), None, [0.1]])
 def test_select_takes_only_real_numbers(alpha):
@@ -399,94 +295,6 @@ def test_pyod_conformal_takes_numpy_integer_folds():
     with pytest.raises(TypeError, match="split"):
         outprob.pyod.conformal(KNN(), X2, split="0.5")
 
-
-def test_dask_fits_a_pandas_object_series_of_numbers():
-    """§9: Dask turns the object column behind from_pandas into text; the
-    fit reads the pandas data as they are and equals the in-memory fit,
-    while text stays refused."""
-    pd = pytest.importorskip("pandas")
-    dd = pytest.importorskip("dask.dataframe")
-    import outprob.dask
-
-    values = [1.0, 2, 3, 4, 5.5, 7, 11, 2.5]
-    s = pd.Series(values, dtype=object)
-    for name in ("mean_std", "median_nmad", "huber"):
-        got = outprob.dask.fit(outprob.scaler(name), dd.from_pandas(s, npartitions=3))
-        want = outprob.scaler(name).fit(np.array(values, dtype=float))
-        assert (float(got.center_), float(got.scale_)) == (float(want.center_), float(want.scale_))
-    frame = pd.DataFrame({"a": s, "b": np.arange(8.0)})
-    got = outprob.dask.fit(outprob.scaler("mean_std"), dd.from_pandas(frame, npartitions=2))
-    want = outprob.scaler("mean_std").fit(frame.astype(float))
-    np.testing.assert_array_equal(got.center_, want.center_)
-    text = pd.Series(["1", "2", "3"], dtype=object)
-    with pytest.raises(ValueError, match="text|string"):
-        outprob.dask.fit(outprob.scaler("mean_std"), dd.from_pandas(text, npartitions=1))
-    mixed = pd.Series([1.0, "x", 3.0], dtype=object)
-    with pytest.raises(ValueError, match="string|text"):
-        outprob.dask.fit(outprob.scaler("mean_std"), dd.from_pandas(mixed, npartitions=1))
-
-
-def test_limits_are_the_python_layers_bounds():
-    """§5: the Python constants are the core's numbers."""
-    from outprob import metrics, stats
-    from outprob._common import validation
-
-    table = {key: (lo, hi) for key, _, lo, hi in _core.limits()}
-    assert stats.MAX_ITER == table["maxiter"][1] == 1000
-    assert metrics.MAX_BINS == table["bins"][1] == 10**6
-    assert metrics.MAX_BIN_COUNTS == table["bin_counts"][1] == 1000
-    assert (validation.MIN_K, validation.MAX_K) == table["sketch_k"] == (8, 65535)
-    assert validation.MAX_WINDOW == table["window"][1] == 2**32
-    assert validation.MAX_COUNT == table["count"][1] == 2**53
-    assert table["mc_simulations"] == (100, 10**7)
-    assert re.search(r"mc_simulations.*\[100, 10⁷\]", CONTRACT.read_text(encoding="utf-8"))
-    assert math.isfinite(float(table["adjusted_n"][1]))
-
-
-# -- properties: the parameter family and the stored conformal state family ----------
-from hypothesis import given, strategies as st  # noqa: E402
-
-from .strategies import bound_values, conformal_states  # noqa: E402
-
-#: Each bound's key and a call that takes the parameter (cheaply: the
-#: adjustments that would use a huge value are not asked for).
-ENTRY_POINTS = {
-    "mc_simulations": lambda v: outprob.ConformalScaler(mc_simulations=v).fit(X[:5]),
-    "simes_k": lambda v: outprob.ConformalScaler(simes_k=v, conditional="simes").fit(X[:5]),
-    "window": lambda v: outprob.ConformalScaler(window=v).partial_fit(X[:5]),
-    "sketch_k": lambda v: outprob.ConformalScaler(k=v).partial_fit(X[:5]),
-    "seed": lambda v: outprob.ConformalScaler(seed=v, tie_break="randomized").fit(X[:5]).pvalues([1.0]),
-    "top_k": lambda v: outprob.TopKScaler(k=v).fit(X[:5]),
-    "em_maxiter": lambda v: outprob.MixtureScaler(maxiter=v).fit([2.0] * 5),
-    "maxiter": lambda v: outprob.stats.m_estimate(X[:5], maxiter=v),
-    "ddof": lambda v: outprob.stats.std(X[:5], ddof=v),
-    "refit_every": lambda v: outprob.GaussianScaler(window=4, refit_every=v).partial_fit(X[:5]),
-    "bins": lambda v: outprob.metrics.bin_edges(np.linspace(0, 1, 5), v),
-    "n_grid": lambda v: outprob.Martingale("mixture", n_grid=v).update([0.5]),
-}
-
-
-@given(data=st.data())
-def test_every_count_is_refused_exactly_outside_its_bound(data):
-    """§5: a parameter outside the core's bound is a ValueError naming it
-    (whatever the size of the int); inside, no error speaks of the bound."""
-    key = data.draw(st.sampled_from(sorted(ENTRY_POINTS)))
-    name, lo, hi = {k: (n, a, b) for k, n, a, b in _core.limits()}[key]
-    value = data.draw(bound_values(lo, hi))
-    try:
-        ENTRY_POINTS[key](value)
-    except ValueError as e:
-        message = str(e)
-    else:
-        message = None
-    # (bins are named by the caller's parameter, k or n_bins, and below 1
-    # are "not a positive int")
-    named = r"\w+" if key == "bins" else re.escape(name)
-    bound = re.compile(rf"{named}:? must be (at least {lo}|at most {hi}|a positive int)")
-    if lo <= value <= hi:
-        assert message is None or not bound.search(message), (key, value, message)
-    else:
-        assert message is not None and bound.search(message), (key, value, message)
 
 
 def _leaves(d, path=()):
