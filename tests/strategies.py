@@ -72,3 +72,43 @@ def score_arrays(draw, *, min_size: int = 1, max_size: int = 3000, dtype=np.floa
 
 def float_dtypes() -> st.SearchStrategy:
     return st.sampled_from([np.float64, np.float32])
+
+
+def bound_values(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Python ints about an inclusive bound [lo, hi] (contract §5): its ends
+    and their neighbours, ints past 64 bits and below 0, and any int."""
+    edges = [lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, -1, 0, 1, 2**63, 2**64 - 1, 2**64,
+             2**70, -(2**64)]
+    return st.sampled_from(edges) | st.integers() | st.integers(-(2**80), 2**80)
+
+
+@st.composite
+def conformal_states(draw):
+    """A genuine ``ConformalScaler.to_dict()`` as JSON carries it: a fit
+    (with or without a contamination trim), an exact window or a sketch
+    stream, of every conditional adjustment, oriented either way."""
+    import json
+
+    import outprob
+
+    kind = draw(st.sampled_from(["fit", "window", "sketch"]))
+    params = dict(
+        conditional=draw(st.sampled_from([None, "simes", "dkwm", "mc"])),
+        mc_simulations=100,
+        seed=draw(st.integers(0, 2**64 - 1)),
+        higher_is_outlier=draw(st.booleans()),
+        simes_k=draw(st.none() | st.integers(1, 30)),
+        delta=draw(st.sampled_from([0.05, 0.2])),
+    )
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n = draw(st.integers(1, 60))
+    x = rng.normal(size=n) if draw(st.booleans()) else rng.integers(0, 5, size=n).astype(float)
+    if kind == "fit":
+        c = draw(st.none() | st.sampled_from([0.0, 0.1, 0.25]))
+        s = outprob.ConformalScaler(contamination=c, **params).fit(x)
+    else:
+        extra = {"window": draw(st.integers(1, 30))} if kind == "window" else {"k": 8}
+        s = outprob.ConformalScaler(**params, **extra)
+        for batch in np.array_split(x, draw(st.integers(1, 4))):
+            s.partial_fit(batch)
+    return json.loads(json.dumps(s.to_dict()))

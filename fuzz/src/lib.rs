@@ -12,6 +12,7 @@
 mod binning;
 mod fit;
 mod input;
+mod limits;
 mod lines;
 mod metrics;
 mod state;
@@ -19,6 +20,7 @@ mod transform;
 
 pub use binning::binning;
 pub use fit::fit;
+pub use limits::limits;
 pub use lines::lines;
 pub use metrics::metrics;
 pub use state::state;
@@ -28,11 +30,12 @@ pub use transform::transform;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets by name, as `cargo fuzz` and the corpus folders call them.
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("fit", fit),
     ("transform", transform),
     ("binning", binning),
     ("metrics", metrics),
     ("state", state),
     ("lines", lines),
+    ("limits", limits),
 ];

@@ -80,9 +80,6 @@ _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
 _Labels = npt.NDArray[np.bool_]
 _Spec = Union[str, float]
 
-# The core's bounds on size parameters: MIN_K, MAX_K, MAX_COUNT, MAX_WINDOW,
-# MAX_ITER, MAX_BINS, MAX_BIN_COUNTS.
-def limits() -> Dict[str, int]: ...
 
 # -- results ------------------------------------------------------------------------
 
@@ -464,6 +461,10 @@ class ConformalSpec:
         simes_k: Optional[int],
         mc_correction: Optional[float],
     ) -> "ConformalSpec": ...
+
+def limits() -> List[Tuple[str, str, int, int]]:
+    """The core's bounds of every size and count parameter: (key, name,
+    smallest, largest)."""
 
 class ConformalSketch:
     def __new__(cls, *, k: int, seed: int) -> "ConformalSketch": ...

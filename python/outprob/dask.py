@@ -52,10 +52,29 @@ def _partitions(collection: Any) -> Tuple[List[Any], int, int]:
         arr = collection.rechunk({1: -1})
         return list(arr.to_delayed().ravel()), 2, arr.shape[1]
     if _is_dataframe(collection):
+        collection = _unconverted(collection)
         _check_text(collection)
         ncols = 1 if collection.ndim == 1 else len(collection.columns)
         return list(collection.to_delayed()), collection.ndim, ncols
     raise TypeError(f"expected a dask array or dataframe, got {type(collection).__name__}")
+
+
+def _unconverted(frame: Any) -> Any:
+    """The collection as its pandas data hold it: Dask turns the object
+    columns behind ``from_pandas`` into text (its option
+    'dataframe.convert-string'), numbers included, so such a collection is
+    read from its pandas data unconverted — an object column of numbers
+    then fits as the in-memory fit fits it, and one of text is still
+    refused as text."""
+    try:
+        from dask.dataframe.dask_expr import new_collection
+        from dask.dataframe.dask_expr.io.io import FromPandas
+    except ImportError:  # a Dask without expressions: the collection as it is
+        return frame
+    expr = getattr(frame, "expr", None)
+    if type(expr) is not FromPandas or not expr.operand("pyarrow_strings_enabled"):
+        return frame
+    return new_collection(expr.substitute_parameters({"pyarrow_strings_enabled": False}))
 
 
 def _check_text(frame: Any) -> None:

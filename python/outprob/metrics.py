@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from . import _core
-from ._common.validation import as_float_array, as_labels, check_threads
+from ._common.validation import LIMITS, as_float_array, as_labels, check_threads
 from ._common.optional import require
 
 __all__ = [
@@ -60,11 +60,10 @@ __all__ = [
 
 #: The paper's bin counts: k = 5, …, 20, results averaged.
 DEFAULT_N_BINS: Tuple[int, ...] = tuple(range(5, 21))
-#: Largest bin count accepted (contract §5; the core's); checked before
-#: anything is allocated.
-MAX_BINS: int = _core.limits()["MAX_BINS"]
+#: Largest bin count accepted (contract §5); checked before anything is allocated.
+MAX_BINS = LIMITS["bins"][2]
 #: Largest number of bin counts in one ``n_bins`` sequence.
-MAX_BIN_COUNTS: int = _core.limits()["MAX_BIN_COUNTS"]
+MAX_BIN_COUNTS = LIMITS["bin_counts"][2]
 #: Binning schemes.
 SCHEMES = ("equiareal", "equal_width", "equal_frequency")
 _STRATIFY = (None, "outlier", "inlier", "both")

@@ -51,7 +51,7 @@ import numpy.typing as npt
 
 from ._common.exceptions import NotFittedError
 from ._common.optional import require
-from ._common.validation import as_float_array
+from ._common.validation import as_float_array, check_real
 from ._registry import VARIANTS
 from ._scalers.gaussian import GaussianScaler
 from ._scalers.linear import LinearScaler
@@ -548,16 +548,18 @@ def conformal(
         return model
 
     if cv is None:
-        fraction = 0.5 if split is None else split
-        if not 0.0 < float(fraction) < 1.0:
+        fraction = 0.5 if split is None else check_real(split, "split")
+        if not 0.0 < fraction < 1.0:
             raise ValueError(f"split must be a fraction in (0, 1), got {fraction!r}")
         train, calib = train_test_split(ids, test_size=fraction, shuffle=True, random_state=random_state)
         models = [fitted(train)]
         scores = as_float_array(models[0].decision_function(X[calib]), "decision_function(X)").reshape(-1)
         order = calib
     else:
-        if isinstance(cv, bool) or not isinstance(cv, int) or not 2 <= cv <= n:
+        # Any integer, NumPy's too (not a bool): the folds are a count.
+        if isinstance(cv, (bool, np.bool_)) or not isinstance(cv, numbers.Integral) or not 2 <= cv <= n:
             raise ValueError(f"cv must be an integer number of folds in [2, {n}], got {cv!r}")
+        cv = int(cv)
         models, parts, order_parts = [], [], []
         for train, calib in KFold(n_splits=cv, shuffle=True, random_state=random_state).split(X):
             m = fitted(train)

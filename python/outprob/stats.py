@@ -30,11 +30,10 @@ import numpy.typing as npt
 from . import _core
 from ._common import exceptions as _exceptions
 from ._common.validation import (
-    MAX_COUNT,
     MAX_ITER,
     as_float_array,
+    check_count,
     check_fraction,
-    check_int,
     check_nan_policy,
     check_positive,
     check_threads,
@@ -157,7 +156,7 @@ def std(
     >>> float(stats.std([2, 4, 4, 4, 5, 5, 7, 9]))
     2.0
     """
-    ddof = check_int(ddof, "ddof", 0, MAX_COUNT)
+    ddof = check_count(ddof, "ddof")
     t = check_threads(threads)
     return _reduce(x, axis, nan_policy, lambda r: _core.std(r, ddof=ddof, nan_policy=nan_policy, threads=t))
 
@@ -464,7 +463,7 @@ def m_estimate(
     check_nan_policy(nan_policy)
     c = check_positive(c, "c")
     t = None if tuning is None else check_positive(tuning, "tuning")
-    maxiter = check_int(maxiter, "maxiter", 1, MAX_ITER)
+    maxiter = check_count(maxiter, "maxiter")
     tol = check_positive(tol, "tol")
     a = as_float_array(x)
     e = _core.m_estimate(

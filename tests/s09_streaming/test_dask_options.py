@@ -143,9 +143,13 @@ def test_object_columns_of_numbers():
     with dask.config.set({"dataframe.convert-string": False}):
         got = fit(GaussianScaler("median", "nmad"), dd.from_pandas(values, npartitions=3))
     assert (got.center_, got.scale_) == (want.center_, want.scale_)
-    # Dask's default turns object columns into text: refused with the way out.
+    # Dask's default turns the object column behind from_pandas into text;
+    # the fit reads the pandas data as they are (contract §9).
+    got = fit(GaussianScaler("median", "nmad"), dd.from_pandas(values, npartitions=2))
+    assert (got.center_, got.scale_) == (want.center_, want.scale_)
+    # A column of text is refused, with the way out.
     with pytest.raises(outprob.InputError, match="convert-string"):
-        odask.fit(GaussianScaler(), dd.from_pandas(values, npartitions=2))
+        odask.fit(GaussianScaler(), dd.from_pandas(values.astype(str), npartitions=2))
 
 
 def test_cli_dask_reads_semicolon_csv_as_the_in_memory_reader(tmp_path, capsys):
@@ -160,3 +164,29 @@ def test_cli_dask_reads_semicolon_csv_as_the_in_memory_reader(tmp_path, capsys):
         assert main(["fit", str(path), "--column", "score", "--variant", "median_nmad", *extra]) == 0
         outs.append(json.loads(capsys.readouterr().out))
     assert outs[0]["fitted"] == outs[1]["fitted"]
+
+
+def test_dask_fits_a_pandas_object_series_of_numbers():
+    """§9: Dask turns the object column behind from_pandas into text; the
+    fit reads the pandas data as they are and equals the in-memory fit,
+    while text stays refused."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    import outprob.dask
+
+    values = [1.0, 2, 3, 4, 5.5, 7, 11, 2.5]
+    s = pd.Series(values, dtype=object)
+    for name in ("mean_std", "median_nmad", "huber"):
+        got = outprob.dask.fit(outprob.scaler(name), dd.from_pandas(s, npartitions=3))
+        want = outprob.scaler(name).fit(np.array(values, dtype=float))
+        assert (float(got.center_), float(got.scale_)) == (float(want.center_), float(want.scale_))
+    frame = pd.DataFrame({"a": s, "b": np.arange(8.0)})
+    got = outprob.dask.fit(outprob.scaler("mean_std"), dd.from_pandas(frame, npartitions=2))
+    want = outprob.scaler("mean_std").fit(frame.astype(float))
+    np.testing.assert_array_equal(got.center_, want.center_)
+    text = pd.Series(["1", "2", "3"], dtype=object)
+    with pytest.raises(ValueError, match="text|string"):
+        outprob.dask.fit(outprob.scaler("mean_std"), dd.from_pandas(text, npartitions=1))
+    mixed = pd.Series([1.0, "x", 3.0], dtype=object)
+    with pytest.raises(ValueError, match="string|text"):
+        outprob.dask.fit(outprob.scaler("mean_std"), dd.from_pandas(mixed, npartitions=1))

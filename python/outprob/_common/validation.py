@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -287,23 +287,31 @@ def check_fraction(value: Any, name: str) -> float:
     return v
 
 
-_LIMITS = _core.limits()
-#: Largest ``maxiter`` of M-estimation (contract §5; the core's ``MAX_ITER``):
-#: no call runs unbounded.
-MAX_ITER = _LIMITS["MAX_ITER"]
-#: Bounds of the streaming size parameters (contract §5, §9), the core's,
-#: checked before anything is allocated: the KLL sketch's k (DataSketches'
-#: range), a window, a count of scores (``refit_every``, ``ddof``: at most
-#: the 2^53 scores a stream counts, exact as doubles) and a seed.
-MIN_K, MAX_K = _LIMITS["MIN_K"], _LIMITS["MAX_K"]
-MAX_WINDOW = _LIMITS["MAX_WINDOW"]
-MAX_COUNT = _LIMITS["MAX_COUNT"]
-MAX_SEED = 2**64 - 1
+#: The core's bounds of every size and count parameter (contract §5,
+#: "Bounds of size and count parameters"; ``outprob_core::limits``), by key:
+#: (the parameter's name, smallest, largest). The rule lives in the core,
+#: which checks each where it takes the parameter; :func:`check_count` checks
+#: a Python int of any size against the same numbers before it crosses (an
+#: int beyond 64 bits cannot cross at all).
+LIMITS: Dict[str, Tuple[str, int, int]] = {
+    key: (name, lo, hi) for key, name, lo, hi in _core.limits()
+}
+#: Largest ``maxiter`` of M-estimation (contract §5).
+MAX_ITER = LIMITS["maxiter"][2]
+#: The streaming bounds (contract §5, §9): the KLL sketch's k, a window, a
+#: count of scores (exact as doubles) and a seed.
+MIN_K, MAX_K = LIMITS["sketch_k"][1:]
+MAX_WINDOW = LIMITS["window"][2]
+MAX_COUNT = LIMITS["count"][2]
+MAX_SEED = LIMITS["seed"][2]
 #: The most threads a call may ask for (each count gets a kept pool).
-MAX_THREADS = 1024
+MAX_THREADS = LIMITS["threads"][2]
 
 
 def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None) -> int:
+    """An integer parameter (a Python or NumPy integer, not a bool) in
+    ``[minimum, maximum]``: ``TypeError`` for another type, ``ValueError``
+    outside the range, whatever the size of the int."""
     if type(value) is int and value >= minimum and (maximum is None or value <= maximum):
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -315,7 +323,24 @@ def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None
     return int(value)
 
 
+def check_count(value: Any, key: str) -> int:
+    """A size or count parameter checked against the core's bound ``key`` of
+    :data:`LIMITS` (its error names the parameter)."""
+    name, lo, hi = LIMITS[key]
+    return check_int(value, name, lo, hi)
+
+
 _INF = float("inf")
+
+
+def check_real(value: Any, name: str) -> float:
+    """A real-number parameter (not a bool, not text: ``"0.1"`` is never
+    parsed) as a float; its range is the core's to check."""
+    if type(value) is float:
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    return float(value)
 
 
 def check_positive(value: Any, name: str) -> float:
@@ -344,7 +369,7 @@ def check_threads(threads: Any) -> int:
     either. Results never depend on it."""
     if threads is None:
         return 0
-    return check_int(threads, "threads", 1, MAX_THREADS)
+    return check_count(threads, "threads")
 
 
 def check_out(out: Any, like: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ does.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Protocol
 
 import numpy as np
@@ -31,6 +31,7 @@ from .._common.validation import (
     shape_message,
 )
 from .._maps.stored_state import State
+from . import stored_state as _stored
 
 
 
@@ -128,19 +129,37 @@ def partial_fit(est: "ConformalScaler", X: Any) -> None:
         if type(X) is not np.ndarray or stream.names is not None:
             check_names(est, names, stream.names)
     _check_batch(x, est.nan_policy)
-    negate = not est.higher_is_outlier
     columns = [x] if x.ndim == 1 else [np.ascontiguousarray(x[:, j]) for j in range(x.shape[1])]
+    # The batch goes into a copy: the stream and the fit change together
+    # once the new fit is made, or not at all (a refused batch is not kept,
+    # contract §9).
+    publish(est, _added(est, stream, columns))
+
+
+def _added(est: "ConformalScaler", stream: Stream, columns: List[np.ndarray]) -> Stream:
+    """A new stream: ``stream`` (unchanged) with a batch added to each column."""
+    negate = not est.higher_is_outlier
+    seen = list(stream.seen)
+    if stream.sketches is not None:
+        sketches = [_copy(sk, est.seed) for sk in stream.sketches]
+        for j, c in enumerate(columns):
+            seen[j] += sketches[j].update(c, nan_policy=est.nan_policy, negate=negate)
+        return replace(stream, sketches=sketches, seen=seen)
+    assert stream.buffers is not None and est.window is not None
+    buffers = list(stream.buffers)
     for j, c in enumerate(columns):
-        if stream.sketches is not None:
-            stream.seen[j] += stream.sketches[j].update(c, nan_policy=est.nan_policy, negate=negate)
-        else:
-            assert stream.buffers is not None and est.window is not None
-            kept = c[~np.isnan(c)].astype(np.float64)
-            if negate:
-                kept = -kept
-            stream.seen[j] += kept.size
-            stream.buffers[j] = np.concatenate([stream.buffers[j], kept])[-int(est.window):]
-    publish(est, stream)
+        kept = c[~np.isnan(c)].astype(np.float64)
+        if negate:
+            kept = -kept
+        seen[j] += kept.size
+        buffers[j] = np.concatenate([buffers[j], kept])[-int(est.window):]
+    return replace(stream, buffers=buffers, seen=seen)
+
+
+def _copy(sketch: Any, seed: int) -> Any:
+    """A copy of a sketch (its bytes read back: the same state, so the same
+    future compactions)."""
+    return _core.ConformalSketch.deserialize(sketch.serialize(), seed=int(seed))
 
 
 def _state(est: "ConformalScaler", stream: Stream, spec: Dict[str, Any]) -> State:
@@ -201,7 +220,7 @@ def merge(est: "ConformalScaler", other: "ConformalScaler") -> None:
         return
     if est.get_params(deep=False) != theirs.params or (ours is not None and ours.params != theirs.params):
         raise ValueError("only scalers with the same parameters can be merged")
-    copies = [_core.ConformalSketch.deserialize(sk.serialize(), seed=int(est.seed)) for sk in theirs.sketches or []]
+    copies = [_copy(sk, est.seed) for sk in theirs.sketches or []]
     if ours is None:
         merged = Stream(dict(theirs.params), theirs.ndim, theirs.names, copies, None, list(theirs.seen))
     else:
@@ -213,7 +232,7 @@ def merge(est: "ConformalScaler", other: "ConformalScaler") -> None:
         )
         if not same_names:
             raise ValueError("the scalers were fitted on columns of different names")
-        mine = [_core.ConformalSketch.deserialize(sk.serialize(), seed=int(est.seed)) for sk in ours.sketches or []]
+        mine = [_copy(sk, est.seed) for sk in ours.sketches or []]
         for a, b in zip(mine, copies):
             a.merge(b)
         merged = Stream(dict(ours.params), ours.ndim, ours.names, mine, None,
@@ -235,26 +254,32 @@ def to_dict(est: "ConformalScaler") -> Optional[Dict[str, Any]]:
 def restore(
     est: "ConformalScaler",
     data: Any,
-    fits: List[Dict[str, Any]],
+    ncols: int,
     ndim: int,
     names: Optional[np.ndarray],
-    spec: Dict[str, Any],
     negate: bool,
 ) -> State:
-    """The state of a stored stream (checked) and the stream itself."""
+    """The state of a stored stream (checked: every value of its kind, one
+    sketch or window per column, each holding as many scores as it counts
+    — all of them for a sketch, the newest ``min(window, seen)`` for a
+    window) and the stream itself."""
     if not isinstance(data, dict) or data.get("kind") not in ("sketch", "window"):
         raise ValueError("'stream' must be the dict ConformalScaler.to_dict() makes")
+    unknown = sorted(set(data) - {"kind", "seen", "sketches", "buffers"})
+    if unknown:
+        raise ValueError(f"unknown keys in 'stream': {unknown}")
     seen = data.get("seen")
-    if not isinstance(seen, list) or len(seen) != len(fits) or any(
-        not isinstance(s, int) or s < 0 for s in seen
-    ):
+    if not isinstance(seen, list) or len(seen) != ncols:
         raise ValueError("'stream' needs one count of scores seen per column")
-    stream = Stream(est.get_params(deep=False), ndim, names, seen=list(seen))
+    seen = [_stored.count(s, "stream seen", 1) for s in seen]
+    stream = Stream(est.get_params(deep=False), ndim, names, seen=seen)
     if data["kind"] == "sketch":
         if est.window is not None:
             raise ValueError("a sketch stream does not fit a windowed scaler")
+        if est.contamination is not None:
+            raise ValueError("a sketch stream cannot be trimmed: contamination= needs window=")
         raw = data.get("sketches")
-        if not isinstance(raw, list) or len(raw) != len(fits):
+        if not isinstance(raw, list) or len(raw) != ncols or "buffers" in data:
             raise ValueError("'stream' needs one sketch per column")
         try:
             stream.sketches = [
@@ -263,24 +288,24 @@ def restore(
             ]
         except (TypeError, ValueError) as exc:
             raise ValueError(f"stream sketch: {exc}") from None
-        if any(sk.n == 0 or sk.n != s for sk, s in zip(stream.sketches, seen)):
-            raise ValueError("a stored sketch is empty or does not match its count of scores")
+        if any(sk.k != est.k for sk in stream.sketches):
+            raise ValueError(f"a stored sketch's k contradicts the parameter k = {est.k}")
+        if any(sk.n != s for sk, s in zip(stream.sketches, seen)):
+            raise ValueError("stream seen contradicts the number of scores its sketch holds")
     else:
         if est.window is None:
             raise ValueError("a window stream needs a windowed scaler")
         raw = data.get("buffers")
-        if not isinstance(raw, list) or len(raw) != len(fits):
+        if not isinstance(raw, list) or len(raw) != ncols or "sketches" in data:
             raise ValueError("'stream' needs one window per column")
-        buffers = []
-        for b, s in zip(raw, seen):
-            try:
-                a = np.array(b, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"stream window: {exc}") from None
-            if a.ndim != 1 or a.size == 0 or a.size > est.window or a.size > s or not np.all(np.isfinite(a)):
-                raise ValueError("a stored window must hold 1..window finite scores")
-            buffers.append(a)
+        buffers = [_stored.scores(b, "stream buffers") for b in raw]
+        for b, s in zip(buffers, seen):
+            if b.size != min(int(est.window), s):
+                raise ValueError(
+                    f"a stored window of {b.size} scores contradicts its count: a window of "
+                    f"{est.window} that has seen {s} scores holds the newest {min(int(est.window), s)}"
+                )
         stream.buffers = buffers
-    state = _state(est, stream, spec)
+    state = _state(est, stream, est._spec_params())
     est.__dict__["_calibration_stream"] = stream
     return state

@@ -27,8 +27,9 @@ from .._scalers.base import Notes, ScalerBase
 from .._scalers.fitted_attributes import Fitted, Floats, Ints
 from .._common.validation import (
     as_float_array,
-    check_fraction,
+    check_count,
     check_int,
+    check_fraction,
     check_names,
     check_threads,
     feature_names,
@@ -36,13 +37,12 @@ from .._common.validation import (
     warn_names,
 )
 from .._maps.stored_state import State
+from . import stored_state as _stored
+from .stored_state import SPEC_KEYS
 from ..streaming._sketch import DEFAULT_K
 
 CONDITIONAL = (None, "simes", "dkwm", "mc")
 TIE_BREAKS = ("classical", "randomized")
-#: The map's options as fitted (kept with the fit: a parameter changed
-#: after ``fit`` takes effect at the next fit, as for every scaler).
-SPEC_KEYS = ("conditional", "delta", "simes_k", "tie_break", "seed")
 
 
 @public("outprob")
@@ -76,10 +76,12 @@ class ConformalScaler(ScalerBase):
     delta : float, default 0.05
         The failure probability δ of the conditional p-values.
     simes_k : int, optional
-        k of the Simes adjustment (default ⌊n/2⌋).
+        k of the Simes adjustment (default ⌊n/2⌋), in [1, 2⁵³].
     mc_simulations : int, default 10000
-        Simulated calibration sets of the Monte Carlo adjustment (cost:
-        ``mc_simulations · n`` draws at ``fit``).
+        Simulated calibration sets of the Monte Carlo adjustment, in
+        [100, 10⁷] (cost: ``mc_simulations · n`` draws at ``fit``). The
+        Simes and Monte Carlo adjustments take at most 2²⁴ calibration
+        scores (contract §5).
     tie_break : {"classical", "randomized"}, default "classical"
         ``"randomized"``: :math:`p = (\#\{s_i > s\} + U(1 + \#\{s_i = s\}))
         /(n + 1)` with U uniform, exactly valid for tied scores; U of the
@@ -105,8 +107,8 @@ class ConformalScaler(ScalerBase):
         the sketch's rank-error bound ⌈εn⌉ to the count of calibration
         scores ≥ s, which keeps them conservative (contract §11).
     window : int, optional
-        :meth:`partial_fit` keeps the newest ``window`` scores exactly and
-        computes exact p-values against them.
+        :meth:`partial_fit` keeps the newest ``window`` scores (in
+        [1, 2³²]) exactly and computes exact p-values against them.
 
     Attributes
     ----------
@@ -198,27 +200,32 @@ class ConformalScaler(ScalerBase):
             raise TypeError(f"delta must be a number in (0, 1), got {delta!r}")
         if not 0.0 < float(delta) < 1.0:
             raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+        # Every size and count against the core's bounds (contract §5),
+        # simes_k even when no adjustment reads it.
         if self.simes_k is not None:
-            check_int(self.simes_k, "simes_k", 1)
-        check_int(self.mc_simulations, "mc_simulations", 100)
+            check_count(self.simes_k, "simes_k")
+        check_count(self.mc_simulations, "mc_simulations")
         if self.tie_break not in TIE_BREAKS:
             raise ValueError(
                 f"tie_break must be 'classical' or 'randomized', got {self.tie_break!r}"
             )
-        check_int(self.seed, "seed", 0, 2**64 - 1)
+        check_count(self.seed, "seed")
         c = self.contamination
         if isinstance(c, str):
             if c != "auto":
                 raise ValueError(f"contamination must be a fraction in [0, 1), 'auto' or None, got {c!r}")
         elif c is not None:
             check_fraction(c, "contamination")
-        check_int(self.k, "k", 8, 65535)
+        check_count(self.k, "sketch_k")
+        if self.window is not None:
+            check_count(self.window, "window")
 
     def _spec_params(self) -> Dict[str, Any]:
         return {
             "conditional": self.conditional,
             "delta": float(self.delta),
             "simes_k": None if self.simes_k is None else int(self.simes_k),
+            "mc_simulations": int(self.mc_simulations),
             "tie_break": self.tie_break,
             "seed": int(self.seed),
         }
@@ -487,15 +494,7 @@ class ConformalScaler(ScalerBase):
             data["labelled"] = state.attributes["_labelled"]
             data["spec"] = dict(state.attributes["spec"])
             return data
-        fitted: Dict[str, Any] = {}
-        for name, value in state.attributes.items():
-            if name in ("spec", "excluded_"):
-                continue
-            if name == "sorted_":
-                fitted[name] = value.tolist() if state.ndim == 1 else [c.tolist() for c in value]
-            else:
-                fitted[name] = value.tolist() if isinstance(value, np.ndarray) else value
-        data["fitted"] = fitted
+        data["fitted"] = _stored.fitted_dict(state.attributes, state.ndim)
         data["spec"] = dict(state.attributes["spec"])
         data["excluded"] = int(state.attributes.get("excluded_", 0))
         stream = _stream.to_dict(self)
@@ -505,11 +504,18 @@ class ConformalScaler(ScalerBase):
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "ConformalScaler":
-        """Rebuilds a fitted scaler from :meth:`to_dict` output (checked:
-        a corrupt dict raises ``ValueError``)."""
-        obj = cls(**_persist.params_of(cls.__name__, cls._get_param_names(), data))
-        obj._check_params()
-        obj._state = obj._restore_dict(data)
+        """Rebuilds a fitted scaler from :meth:`to_dict` output. The dict is
+        untrusted: a value of the wrong kind, or one that contradicts what
+        the rest determines (the count, the trim, the Monte Carlo
+        correction, a stream's fit), raises ``ValueError`` naming it
+        (contract §11)."""
+        try:
+            obj = cls(**_persist.params_of(cls.__name__, cls._get_param_names(), data))
+            obj._check_params()
+            obj._state = obj._restore_dict(data)
+        except (TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+            # A stored value of the wrong type is a corrupt dict too.
+            raise ValueError(f"not a valid serialised {cls.__name__}: {exc}") from None
         return obj
 
     def _restore_dict(self, data: Dict[str, Any]) -> State:
@@ -517,27 +523,31 @@ class ConformalScaler(ScalerBase):
         if "labelled" in data:
             if not isinstance(spec, dict):
                 raise ValueError("'spec' must be a dict")
-            return _labelled.restore(self, data["labelled"], _check_spec(spec))
-        if ndim not in (1, 2):
+            return _labelled.restore(self, data["labelled"], _check_spec(spec, self.mc_simulations))
+        if isinstance(ndim, bool) or ndim not in (1, 2):
             raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
         if not isinstance(fitted, dict) or not isinstance(spec, dict):
             raise ValueError("'fitted' and 'spec' must be dicts")
-        spec = _check_spec(spec)
+        spec = _check_spec(spec, self.mc_simulations)
         unknown = set(fitted) - set(self._STORED)
         if unknown:
             raise ValueError(f"unknown fitted attributes: {sorted(unknown)}")
         names = data.get("feature_names_in")
-        negate = not bool(data["params"].get("higher_is_outlier", True))
+        negate = not self.higher_is_outlier
         stream = data.get("stream")
-        fits = _columns(fitted, ndim)
+        fits = _stored.columns(fitted, ndim)
         if names is not None:
             names = np.asarray([str(t) for t in names], dtype=object)
             if ndim != 2 or len(names) != len(fits):
                 raise ValueError("feature_names_in must name each of the fitted score columns")
         if stream is not None:
-            return _stream.restore(self, stream, fits, ndim, names, spec, negate)
-        for f in fits:
-            _check_sorted(f)
+            # The stream determines the whole fit: it is recomputed, and the
+            # stored fit must be that one.
+            state = _stream.restore(self, stream, len(fits), ndim, names, negate)
+            _stored.agree(fitted, spec, state.attributes, ndim)
+            return state
+        threads = check_threads(self.threads)
+        fits = [_stored.column(f, spec, threads) for f in fits]
         state = self._state_from(fits, ndim, names, spec, negate)
         state.attributes["excluded_"] = check_int(data.get("excluded", 0), "excluded", 0)
         return state
@@ -578,46 +588,15 @@ def _spec(spec: Dict[str, Any], fits: List[Dict[str, Any]]) -> List[Any]:
     ]
 
 
-def _check_spec(spec: Dict[str, Any]) -> Dict[str, Any]:
-    if set(spec) != set(SPEC_KEYS):
+def _check_spec(spec: Dict[str, Any], mc_simulations: int) -> Dict[str, Any]:
+    """Stored options, checked as parameters are (``mc_simulations``, absent
+    from dicts written before it was stored, is the parameter's)."""
+    keys = set(spec)
+    if keys != set(SPEC_KEYS) and keys != set(SPEC_KEYS) - {"mc_simulations"}:
         raise ValueError(f"'spec' must hold exactly {list(SPEC_KEYS)}")
-    probe = ConformalScaler(**spec)
+    probe = ConformalScaler(**{"mc_simulations": mc_simulations, **spec})
     probe._check_params()
     return probe._spec_params()
-
-
-def _columns(fitted: Dict[str, Any], ndim: int) -> List[Dict[str, Any]]:
-    """Per-column dicts of stored fitted attributes."""
-    if ndim == 1:
-        return [dict(fitted)]
-    lengths = {len(v) for v in fitted.values() if isinstance(v, list)}
-    if len(lengths) != 1 or any(not isinstance(v, list) for v in fitted.values()):
-        raise ValueError("fitted attributes must have one value per column, all of one length")
-    (k,) = lengths
-    if k == 0:
-        raise ValueError("a fitted scaler needs at least one score column; the lists are empty")
-    return [{name: v[j] for name, v in fitted.items()} for j in range(k)]
-
-
-def _check_sorted(f: Dict[str, Any]) -> None:
-    """A stored column: non-empty, finite, ascending scores and the counts
-    that go with them."""
-    if "sorted_" not in f:
-        raise ValueError("a fitted conformal scaler stores 'sorted_' (or a 'stream')")
-    try:
-        a = np.array(f["sorted_"], dtype=np.float64)
-        f["n_calibration_"] = int(f.get("n_calibration_", a.size))
-        f["trimmed_"] = int(f.get("trimmed_", 0))
-        f["contamination_"] = float(f.get("contamination_", 0.0))
-        if "mc_correction_" in f:
-            f["mc_correction_"] = float(f["mc_correction_"])
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"fitted attributes: {exc}") from None
-    if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a[1:] < a[:-1]):
-        raise ValueError("sorted_ must hold non-empty, finite, ascending scores per column")
-    if f["n_calibration_"] != a.size or f["trimmed_"] < 0 or not 0.0 <= f["contamination_"] < 1.0:
-        raise ValueError("n_calibration_, trimmed_ and contamination_ do not fit sorted_")
-    f["sorted_"] = np.ascontiguousarray(a)
 
 
 class ConformalMap:

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from .._common.public import public
 from .. import _core
-from .._common.validation import as_float_array, check_threads
+from .._common.validation import as_float_array, check_real, check_threads
 
 METHODS = ("bh", "storey", "by")
 
@@ -97,16 +97,17 @@ def select(
     """
     if method not in METHODS:
         raise ValueError(f"method must be 'bh', 'storey' or 'by', got {method!r}")
+    alpha, lam = check_real(alpha, "alpha"), check_real(lam, "lam")
     p = as_float_array(pvalues, "pvalues")
     if p.ndim != 1:
         raise ValueError(f"pvalues must be 1-D, got shape {p.shape}")
     p = np.ascontiguousarray(p, dtype=np.float64)
     mask = np.empty(p.size, dtype=bool)
     found = _core.conformal_select(
-        p, mask, alpha=float(alpha), method=method, lam=float(lam), threads=check_threads(threads)
+        p, mask, alpha=alpha, method=method, lam=lam, threads=check_threads(threads)
     )
     return Selection(mask, np.flatnonzero(mask), float(found.threshold),
-                     float(found.null_proportion), float(alpha), method)
+                     float(found.null_proportion), alpha, method)
 
 
 def fpr_upper_bound(

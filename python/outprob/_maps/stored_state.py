@@ -14,6 +14,8 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 import numpy as np
 
+from .._common.validation import MAX_COUNT
+
 FORMAT_VERSION = 1
 
 
@@ -147,9 +149,6 @@ def restore(
     check_stream_attributes(attributes)
     return attributes, ndim, checked_names(names, ndim, n)
 
-
-#: The most scores a stream counts (the core's ``MAX_COUNT``).
-MAX_COUNT = 2**53
 
 
 def check_stream_attributes(attributes: Dict[str, Any]) -> None:

@@ -19,12 +19,8 @@ from .fitted_attributes import Fitted, Bools, Floats, Intervals, Ints, Strs
 from .incremental import bounds, refit_every
 from .._common.fit_warnings import scale_notes, stream_notes
 from .._common.validation import (
-    MAX_COUNT,
-    MAX_ITER,
-    MAX_K,
-    MIN_K,
+    check_count,
     check_fraction,
-    check_int,
     check_positive,
     check_threads,
     estimator_spec,
@@ -234,10 +230,10 @@ class GaussianScaler(ScalerBase):
                 raise ValueError("trim='auto' reads the raw scores; it does not combine with a pretransform")
         else:
             check_fraction(self.trim, "trim")
-        check_int(self.ddof, "ddof", 0, MAX_COUNT)
-        check_int(self.maxiter, "maxiter", 1, MAX_ITER)
+        check_count(self.ddof, "ddof")
+        check_count(self.maxiter, "maxiter")
         check_positive(self.tol, "tol")
-        check_int(self.k, "k", MIN_K, MAX_K)
+        check_count(self.k, "sketch_k")
         if self.pretransform not in (None, "sqrt", "minus_log"):
             raise ValueError(
                 f"pretransform must be None, 'sqrt' or 'minus_log', got {self.pretransform!r}"

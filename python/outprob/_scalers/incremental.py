@@ -24,10 +24,8 @@ import numpy.typing as npt
 
 from .._common.exceptions import NotIncrementalError
 from .._common.validation import (
-    MAX_COUNT,
-    MAX_WINDOW,
     as_float_array,
-    check_int,
+    check_count,
     check_names,
     feature_names,
     shape_message,
@@ -286,10 +284,9 @@ class Incremental:
 
     def _check_window(self) -> None:
         """Checks ``window`` and ``refit_every`` (the scalers that stream)."""
-        bounds = (("window", self.window, MAX_WINDOW), ("refit_every", self.refit_every, MAX_COUNT))
-        for name, value, largest in bounds:
+        for key, value in (("window", self.window), ("refit_every", self.refit_every)):
             if value is not None:
-                check_int(value, name, 1, largest)
+                check_count(value, key)
 
     def _new_stream(self) -> StreamingFit:
         """A fresh :class:`StreamingFit` with the scaler's parameters (raises

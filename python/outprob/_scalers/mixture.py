@@ -12,7 +12,7 @@ from .. import _core
 from .base import Notes, ScalerBase, column_label
 from .._common.exceptions import ConvergenceWarning, ZeroScaleWarning
 from .fitted_attributes import Fitted, Bools, Floats, Ints
-from .._common.validation import MAX_COUNT, check_int, check_positive, check_threads
+from .._common.validation import check_count, check_positive, check_threads
 
 
 
@@ -101,7 +101,7 @@ class MixtureScaler(ScalerBase):
 
     def _check_params(self) -> None:
         super()._check_params()
-        check_int(self.maxiter, "maxiter", 1, MAX_COUNT)
+        check_count(self.maxiter, "em_maxiter")
         check_positive(self.tol, "tol")
 
     def __sklearn_tags__(self) -> Any:

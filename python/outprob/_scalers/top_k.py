@@ -11,7 +11,7 @@ from .._common.public import public
 from .. import _core
 from .base import Notes, ScalerBase
 from .fitted_attributes import Bools, Fitted, Floats, Ints
-from .._common.validation import MAX_COUNT, check_fraction, check_int, check_threads
+from .._common.validation import check_count, check_fraction, check_threads
 
 
 @public("outprob")
@@ -89,7 +89,7 @@ class TopKScaler(ScalerBase):
     def _check_params(self) -> None:
         super()._check_params()
         if self.k is not None:
-            check_int(self.k, "k", 1, MAX_COUNT)
+            check_count(self.k, "top_k")
         check_fraction(self.fraction, "fraction")
         if self.k is None and self.fraction == 0.0:
             raise ValueError("fraction must be in (0, 1) when k is None, got 0.0")

@@ -3,17 +3,42 @@ Shiryaev–Roberts alarms (contract §12)."""
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import _core
 from .._common.public import public
-from .stored import VERSION, one_d, param, stored
+from .._common.validation import check_count, check_real
+from .stored import VERSION, one_d, param, real_or_none, stored
 
 FORMAT = "outprob.Martingale"
+
+
+def _grid(n_grid: Any) -> int:
+    """``n_grid`` as an int the core checks against its bound (§5); one that
+    cannot cross as 64 bits, or is not an int, is checked here against the
+    same bound."""
+    if isinstance(n_grid, (bool, np.bool_)) or not isinstance(n_grid, numbers.Integral):
+        return check_count(n_grid, "n_grid")  # a TypeError naming it
+    if not 0 <= int(n_grid) < 2**64:
+        return check_count(n_grid, "n_grid")  # outside the bound
+    return int(n_grid)
+
+
+def _checked(
+    jump: Any, epsilon: Any, min_epsilon: Any, threshold: Any, n_grid: Any
+) -> Tuple[float, float, float, Optional[float], int]:
+    """The numbers as the core takes them: reals not bools or text, the
+    grid a size (§5); the ranges are the core's to check."""
+    return (check_real(jump, "jump"), check_real(epsilon, "epsilon"),
+            check_real(min_epsilon, "min_epsilon"), real_or_none(threshold, "threshold"),
+            _grid(n_grid))  # fmt: skip
+
+
 PARAMS = ("kind", "jump", "epsilon", "n_grid", "min_epsilon", "threshold", "statistic", "on_alarm")
 STATE_KEYS = (
     "n", "steps", "log_sum", "log_sum_error", "components", "log_martingale",
@@ -122,6 +147,9 @@ class Martingale:
         statistic: str = "martingale",
         on_alarm: str = "continue",
     ) -> None:
+        jump, epsilon, min_epsilon, threshold, n_grid = _checked(
+            jump, epsilon, min_epsilon, threshold, n_grid
+        )
         self._params: Dict[str, Any] = dict(
             kind=kind, jump=jump, epsilon=epsilon, n_grid=n_grid, min_epsilon=min_epsilon,
             threshold=threshold, statistic=statistic, on_alarm=on_alarm,
@@ -204,12 +232,17 @@ class Martingale:
         params, state = stored(data, FORMAT)
         p = {k: param(params, k) for k in PARAMS}
         parts = {k: param(state, k, "state") for k in STATE_KEYS}
+        keys = ("jump", "epsilon", "min_epsilon", "threshold", "n_grid")
         obj = cls.__new__(cls)
+        try:
+            p.update(zip(keys, _checked(*(p[k] for k in keys))))
+            rest = {k: v for k, v in p.items() if k != "kind"}
+            obj._state = _core.MartingaleState(p["kind"], **rest)
+            obj._state.restore(parts)
+        except (TypeError, OverflowError) as exc:
+            # A stored value of the wrong type is a corrupt state too.
+            raise ValueError(f"not a valid stored Martingale: {exc}") from None
         obj._params = p
-        kind = p["kind"]
-        rest = {k: v for k, v in p.items() if k != "kind"}
-        obj._state = _core.MartingaleState(kind, **rest)
-        obj._state.restore(parts)
         return obj
 
     def __getstate__(self) -> Dict[str, Any]:

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from .. import _core
 from .._common.public import public
-from .stored import VERSION, one_d, param, stored
+from .stored import VERSION, one_d, param, real_or_none, stored
 
 FORMAT = "outprob.OnlineFDR"
 STATE_KEYS = ("n", "clock", "rejections", "first", "stamps", "counts")
@@ -88,6 +88,8 @@ class OnlineFDR:
         gamma: Optional[npt.ArrayLike] = None,
     ) -> None:
         g = None if gamma is None else one_d(gamma, "gamma").tolist()
+        alpha, w0, lam, tau = (real_or_none(v, k) for k, v in
+                               (("alpha", alpha), ("w0", w0), ("lam", lam), ("tau", tau)))
         self._state = _core.OnlineFdrState(method, alpha=alpha, w0=w0, lam=lam, tau=tau, gamma=g)
 
     def decide(self, pvalues: npt.ArrayLike) -> npt.NDArray[np.bool_]:
@@ -142,6 +144,12 @@ class OnlineFDR:
         itself or the rule raises ``ValueError`` naming the field."""
         params, state = stored(data, FORMAT)
         settings = {k: param(params, k) for k in ("method", "alpha", "w0", "lam", "tau", "gamma")}
+        try:
+            for k in ("alpha", "w0", "lam", "tau"):
+                settings[k] = real_or_none(settings[k], k)
+        except TypeError as exc:
+            # A stored value of the wrong type is a corrupt state too.
+            raise ValueError(f"'params' {exc}") from None
         parts = {k: param(state, k, "state") for k in STATE_KEYS}
         obj = cls.__new__(cls)
         obj._state = _core.OnlineFdrState.from_parts(settings, parts)

@@ -116,8 +116,13 @@ class OnlineConformal:
         for k in ("higher_is_outlier", "smoothed"):
             if not isinstance(p[k], (bool, np.bool_)):
                 raise ValueError(f"'params' {k!r} must be a bool, got {p[k]!r}")
+        try:
+            seed = seed_value(p["seed"])
+        except TypeError as exc:
+            # A stored value of the wrong type is a corrupt state too.
+            raise ValueError(f"'params' {exc}") from None
         obj = cls.__new__(cls)
-        obj._params = {"seed": seed_value(p["seed"]), "higher_is_outlier": bool(p["higher_is_outlier"]),
+        obj._params = {"seed": seed, "higher_is_outlier": bool(p["higher_is_outlier"]),
                        "smoothed": bool(p["smoothed"])}
         parts = {k: param(state, k, "state") for k in ("n", "scores", "counts")}
         obj._state = _core.OnlinePvaluesState.from_parts(

@@ -7,7 +7,7 @@ from typing import Any, Dict, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from .._common.validation import as_float_array
+from .._common.validation import MAX_SEED, as_float_array, check_real
 
 VERSION = 1
 
@@ -21,12 +21,18 @@ def one_d(x: Any, name: str) -> npt.NDArray[np.float64]:
 
 
 def seed_value(seed: Any) -> int:
-    """A seed: an integer in [0, 2**64)."""
+    """A seed: an integer in [0, 2**64), the core's bound (contract §5)."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer in [0, 2**64), got {type(seed).__name__}")
-    if not 0 <= int(seed) < 2**64:
+    if not 0 <= int(seed) <= MAX_SEED:
         raise ValueError(f"seed must be in [0, 2**64), got {seed}")
     return int(seed)
+
+
+def real_or_none(value: Any, name: str) -> Any:
+    """A real parameter as a float (``None`` kept): a bool or text is not a
+    number (contract §5); its range is the core's to check."""
+    return None if value is None else check_real(value, name)
 
 
 def stored(data: Any, fmt: str) -> tuple[Dict[str, Any], Dict[str, Any]]:

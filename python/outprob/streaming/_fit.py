@@ -13,15 +13,9 @@ import numpy as np
 
 from .. import _core
 from .._common.validation import (
-    MAX_COUNT,
-    MAX_ITER,
-    MAX_K,
-    MAX_SEED,
-    MAX_WINDOW,
-    MIN_K,
     as_float_array,
+    check_count,
     check_fraction,
-    check_int,
     check_nan_policy,
     check_positive,
 )
@@ -113,17 +107,17 @@ class StreamingFit:
             scale=_spec(scale, "scale"),
             scaling=scaling,
             trim=check_fraction(trim, "trim"),
-            ddof=check_int(ddof, "ddof", 0, MAX_COUNT),
-            maxiter=check_int(maxiter, "maxiter", 1, MAX_ITER),
+            ddof=check_count(ddof, "ddof"),
+            maxiter=check_count(maxiter, "maxiter"),
             tol=check_positive(tol, "tol"),
             nan_policy=check_nan_policy(nan_policy),
             higher_is_outlier=bool(higher_is_outlier),
-            k=check_int(k, "k", MIN_K, MAX_K),
-            window=None if window is None else check_int(window, "window", 1, MAX_WINDOW),
+            k=check_count(k, "sketch_k"),
+            window=None if window is None else check_count(window, "window"),
             refit_every=(
-                None if refit_every is None else check_int(refit_every, "refit_every", 1, MAX_COUNT)
+                None if refit_every is None else check_count(refit_every, "refit_every")
             ),
-            seed=check_int(seed, "seed", 0, MAX_SEED),
+            seed=check_count(seed, "seed"),
         )
         # One state for every column, made by the first batch: the core's
         # streaming state (Gaussian, or a linear fit's extremes) or window,

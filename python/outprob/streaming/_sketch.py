@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import _core
-from .._common.validation import MAX_K, MAX_SEED, MIN_K, as_float_array, check_int
+from .._common.validation import as_float_array, check_count
 
 #: Default k: the single-sided normalized rank error ε(800) = 0.345% ≤ 0.35%.
 DEFAULT_K = 800
@@ -24,7 +24,7 @@ def normalized_rank_error(k: int, pmf: bool = False) -> float:
     >>> round(normalized_rank_error(800), 5)
     0.00345
     """
-    return float(_core.kll_normalized_rank_error(check_int(k, "k", MIN_K, MAX_K), pmf=bool(pmf)))
+    return float(_core.kll_normalized_rank_error(check_count(k, "sketch_k"), pmf=bool(pmf)))
 
 
 class KLLSketch:
@@ -70,9 +70,9 @@ class KLLSketch:
         if dtype not in ("float64", "float32"):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         self._s = _core.KllSketch(
-            k=check_int(k, "k", MIN_K, MAX_K),
+            k=check_count(k, "sketch_k"),
             double=dtype == "float64",
-            seed=check_int(seed, "seed", 0, MAX_SEED),
+            seed=check_count(seed, "seed"),
         )
 
     @classmethod
@@ -104,7 +104,7 @@ class KLLSketch:
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"data must be bytes, got {type(data).__name__}")
-        seed = check_int(seed, "seed", 0, MAX_SEED)
+        seed = check_count(seed, "seed")
         return cls._wrap(
             _core.KllSketch.deserialize(bytes(data), double=dtype == "float64", seed=seed)
         )

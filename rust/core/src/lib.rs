@@ -24,8 +24,8 @@
 //!   exchangeability martingales and online conformal p-values (§12).
 //! * [`io`]: scores read from text lines and probabilities written back
 //!   (the `outprob stream` command, §9).
-//! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
-//!   error type.
+//! * [`sample`]: the §5 input contract for fitting data; [`limits`]: the bounds of
+//!   every size and count parameter; [`error`]: the one error type.
 //!
 //! Every estimator is generic over `f32`/`f64` input and computes in `f64`.
 //!
@@ -41,6 +41,7 @@ pub mod error;
 pub mod estimators;
 pub mod evaluation;
 pub mod io;
+pub mod limits;
 pub mod numeric;
 pub mod sample;
 pub mod sequential;

@@ -39,14 +39,14 @@ impl PyConformalSpec {
         delta: f64,
         simes_k: Option<u64>,
         mc_correction: Option<f64>,
-    ) -> Self {
-        PyConformalSpec(calibration::ConformalSpec {
-            tie_break: tie_break.0.with_seed(seed),
-            conditional: conditional.map(|c| c.0),
+    ) -> Result<Self> {
+        Ok(PyConformalSpec(calibration::ConformalSpec::new(
+            tie_break.0.with_seed(seed),
+            conditional.map(|c| c.0),
             delta,
             simes_k,
             mc_correction,
-        })
+        )?))
     }
 }
 

@@ -43,32 +43,10 @@ pub(crate) fn run<R: Send>(
     n: usize,
     f: impl FnOnce() -> R + Send,
 ) -> Result<R> {
+    if threads != 0 {
+        outprob_core::limits::THREADS.check_usize(threads)?;
+    }
     Ok(py.detach(|| outprob_core::numeric::par::with_threads(threads, n, f))?)
-}
-
-/// The core's bounds on size parameters, which Python checks before it
-/// calls (contract §5): each by its name in the core.
-#[pyfunction]
-fn limits() -> std::collections::HashMap<&'static str, u64> {
-    use outprob_core::streaming::kll::compress::{MAX_K, MIN_K};
-    std::collections::HashMap::from([
-        ("MIN_K", MIN_K.into()),
-        ("MAX_K", MAX_K.into()),
-        ("MAX_COUNT", outprob_core::streaming::stored::MAX_COUNT),
-        (
-            "MAX_WINDOW",
-            outprob_core::streaming::window::MAX_WINDOW as u64,
-        ),
-        ("MAX_ITER", outprob_core::estimators::mest::MAX_ITER as u64),
-        (
-            "MAX_BINS",
-            outprob_core::evaluation::binning::MAX_BINS as u64,
-        ),
-        (
-            "MAX_BIN_COUNTS",
-            outprob_core::evaluation::binning::MAX_BIN_COUNTS as u64,
-        ),
-    ])
 }
 
 /// Locks the state behind `m`, waiting without the GIL (a poisoned lock
@@ -106,9 +84,21 @@ macro_rules! with_slice {
 }
 pub(crate) use with_slice;
 
+/// The core's bounds of every size and count parameter
+/// (`outprob_core::limits`): (key, parameter name, smallest, largest).
+#[pyfunction]
+fn limits() -> Vec<(&'static str, &'static str, u64, u64)> {
+    outprob_core::limits::ALL
+        .iter()
+        .map(|(key, l)| (*key, l.name, l.min, l.max))
+        .collect()
+}
+
 /// The module: each file's functions and classes.
 #[pymodule]
 mod _core {
+    #[pymodule_export]
+    use super::limits;
     #[pymodule_export]
     use crate::conformal::{
         conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,
@@ -128,8 +118,6 @@ mod _core {
         fit_gamma, fit_gaussian, fit_linear, fit_mixture, fit_rank, fit_sigmoid, fit_top_k,
         fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
     };
-    #[pymodule_export]
-    use crate::limits;
     #[pymodule_export]
     use crate::lines::{format_lines, PyLineReader};
     #[pymodule_export]

@@ -7,6 +7,7 @@ use super::conditional::{Adjustment, Conditional};
 use super::pvalues::{PValues, Reference, TieBreak};
 use super::sketch::CalibrationSketch;
 use crate::error::Error;
+use crate::limits::SIMES_K;
 use crate::numeric::scratch::zeroed;
 use crate::numeric::search_index::SearchIndex;
 
@@ -27,6 +28,43 @@ pub struct ConformalSpec {
 }
 
 impl ConformalSpec {
+    /// The options, each checked whether or not the adjustment reads it
+    /// (a stored or mistyped option is refused when given, not when first
+    /// used): δ in (0, 1), `simes_k` within [`SIMES_K`], a finite
+    /// correction.
+    pub fn new(
+        tie_break: TieBreak,
+        conditional: Option<Conditional>,
+        delta: f64,
+        simes_k: Option<u64>,
+        mc_correction: Option<f64>,
+    ) -> Result<Self, Error> {
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(Error::invalid(
+                "delta",
+                format!("must be in (0, 1), got {delta}"),
+            ));
+        }
+        if let Some(k) = simes_k {
+            SIMES_K.check(k)?;
+        }
+        if let Some(c) = mc_correction {
+            if !c.is_finite() {
+                return Err(Error::invalid(
+                    "mc_correction",
+                    format!("must be finite, got {c}"),
+                ));
+            }
+        }
+        Ok(ConformalSpec {
+            tie_break,
+            conditional,
+            delta,
+            simes_k,
+            mc_correction,
+        })
+    }
+
     /// The adjustment for n calibration scores (None: marginal p-values).
     pub fn adjustment(&self, n: u64) -> Result<Option<Adjustment>, Error> {
         self.conditional
@@ -190,6 +228,25 @@ mod tests {
             ..spec(Some(Conditional::Dkwm))
         };
         assert!(Calibration::from_sorted(&[1.0], &d, false).is_err());
+    }
+
+    #[test]
+    fn a_spec_checks_every_option_it_is_given() {
+        let ok = |delta, k, c| {
+            ConformalSpec::new(TieBreak::Classical, None, delta, k, c).map_err(|e| e.to_string())
+        };
+        assert!(ok(0.1, Some(3), None).is_ok());
+        assert!(ok(0.1, Some(1 << 53), Some(0.01)).is_ok());
+        // Unused options too: no adjustment reads simes_k here.
+        assert!(ok(0.1, Some(0), None).unwrap_err().starts_with("simes_k"));
+        assert!(ok(0.1, Some(u64::MAX), None)
+            .unwrap_err()
+            .starts_with("simes_k"));
+        for delta in [0.0, 1.0, f64::NAN, -0.5] {
+            assert!(ok(delta, None, None).unwrap_err().starts_with("delta"));
+        }
+        let nan = ok(0.1, None, Some(f64::NAN)).unwrap_err();
+        assert!(nan.starts_with("mc_correction"));
     }
 
     #[test]

@@ -21,6 +21,7 @@
 
 use super::uniform;
 use crate::error::Error;
+use crate::limits::{ADJUSTED_N, MC_SIMULATIONS, SIMES_K};
 use crate::numeric::sum::TwoSum;
 use crate::streaming::kll::splitmix64;
 use rayon::prelude::*;
@@ -119,6 +120,23 @@ fn check_n(n: u64) -> Result<(), Error> {
     }
 }
 
+/// n of a tabulated adjustment (Simes, Monte Carlo): within [`ADJUSTED_N`],
+/// checked before the table is allocated.
+fn check_table_n(n: u64) -> Result<(), Error> {
+    if n > ADJUSTED_N.max {
+        return Err(Error::invalid(
+            "conditional",
+            format!(
+                "the Simes and Monte Carlo adjustments tabulate one bound per calibration \
+                 score, at most {} of them; got {n} (a sketch counts every score seen): \
+                 use conditional='dkwm', whose cost does not grow with n",
+                ADJUSTED_N.max
+            ),
+        ));
+    }
+    check_n(n)
+}
+
 /// The generalised Simes sequence b₁…bₙ.
 fn simes_sequence(n: u64, delta: f64, k: u64) -> Vec<f64> {
     let k = k.clamp(1, n);
@@ -213,11 +231,9 @@ impl Adjustment {
     /// Generalised Simes with parameter `k` (1 ≤ k ≤ n; larger k are capped
     /// at n).
     pub fn simes(n: u64, delta: f64, k: u64) -> Result<Self, Error> {
-        check_n(n)?;
+        check_table_n(n)?;
         check_delta(delta)?;
-        if k == 0 {
-            return Err(Error::invalid("simes_k", "must be at least 1"));
-        }
+        SIMES_K.check(k)?;
         Ok(Adjustment::Table {
             b: simes_sequence(n, delta, k),
         })
@@ -240,6 +256,7 @@ impl Adjustment {
         if n < MONTE_CARLO_MIN_N {
             return Self::dkwm(n, delta);
         }
+        check_table_n(n)?;
         if !(correction < delta && correction > delta - 1.0) {
             return Err(Error::invalid(
                 "mc_correction",
@@ -287,15 +304,16 @@ pub fn monte_carlo_correction(
     simulations: usize,
     seed: u64,
 ) -> Result<f64, Error> {
+    // Bounded before anything is allocated: one constant per simulation,
+    // n + 1 spacings per thread.
+    MC_SIMULATIONS.check_usize(simulations)?;
+    check_table_n(n)?;
     check_delta(delta)?;
     if n < MONTE_CARLO_MIN_N {
         return Err(Error::invalid(
             "calibration",
             format!("the Monte Carlo adjustment needs at least {MONTE_CARLO_MIN_N} calibration scores, got {n}"),
         ));
-    }
-    if simulations < 100 {
-        return Err(Error::invalid("mc_simulations", "must be at least 100"));
     }
     let nf = n as f64;
     let simes = simes_sequence(n, delta, (n / 2).max(1));
@@ -409,6 +427,23 @@ mod tests {
         assert!(Adjustment::simes(10, 1.0, 2).is_err());
         assert!(Adjustment::simes(10, 0.1, 0).is_err());
         assert!(monte_carlo_correction(10, 0.1, 1000, 0).is_err());
+        // Bounded simulations, refused before any is allocated.
+        for sims in [0, 99, 10_000_001, usize::MAX] {
+            let e = monte_carlo_correction(20, 0.1, sims, 0).unwrap_err();
+            assert!(e.to_string().starts_with("mc_simulations"), "{e}");
+        }
+        assert!(Adjustment::simes(10, 0.1, (1 << 53) + 1).is_err());
+        // Tables of at most 2^24 bounds, refused before allocating.
+        let big = ADJUSTED_N.max + 1;
+        for e in [
+            Adjustment::simes(big, 0.1, 2).unwrap_err(),
+            Adjustment::monte_carlo(big, 0.1, 0.0).unwrap_err(),
+            monte_carlo_correction(big, 0.1, 100, 0).unwrap_err(),
+            monte_carlo_correction(u64::MAX, 0.1, 100, 0).unwrap_err(),
+        ] {
+            assert!(e.to_string().contains("conditional='dkwm'"), "{e}");
+        }
+        assert!(Adjustment::dkwm(big, 0.1).is_ok());
         // n < 17: DKWM.
         assert_eq!(
             Adjustment::monte_carlo(10, 0.1, 0.0).unwrap(),

@@ -222,12 +222,7 @@ pub fn select(
     let mf = m as f64;
     let mut null_proportion = 1.0;
     let th = match procedure {
-        Procedure::BenjaminiHochberg => Thresholds {
-            m: mf,
-            level: alpha,
-            by_factor: None,
-        },
-        Procedure::Storey { lambda } => {
+        Procedure::Storey { lambda } if m > 0 => {
             let above = count_where(p, |v| v > lambda);
             null_proportion = (1 + above) as f64 / (mf * (1.0 - lambda));
             Thresholds {
@@ -236,6 +231,13 @@ pub fn select(
                 by_factor: None,
             }
         }
+        // Storey without p-values: nothing to estimate π̂₀ from (its formula
+        // divides by m); reported as 1, as BH reports it.
+        Procedure::BenjaminiHochberg | Procedure::Storey { .. } => Thresholds {
+            m: mf,
+            level: alpha,
+            by_factor: None,
+        },
         Procedure::BenjaminiYekutieli => {
             let mut c = Neumaier::default();
             for i in 1..=m {
@@ -307,6 +309,18 @@ mod tests {
         mask
     }
 
+    #[test]
+    fn no_pvalues_select_nothing_with_a_finite_null_proportion() {
+        for procedure in [
+            Procedure::BenjaminiHochberg,
+            Procedure::Storey { lambda: 0.5 },
+            Procedure::BenjaminiYekutieli,
+        ] {
+            let s = select(&[], 0.1, procedure, &mut []).unwrap();
+            assert_eq!((s.count, s.threshold, s.null_proportion), (0, 0.0, 1.0));
+        }
+    }
+
     proptest! {
         #[test]
         fn equals_the_sorted_procedure(
@@ -326,7 +340,7 @@ mod tests {
             prop_assert_eq!(&mask, &sorted_step_up(&p, |k| k as f64 / m / c * alpha));
             let s = select(&p, alpha, Procedure::Storey { lambda: 0.5 }, &mut mask).unwrap();
             let pi0 = (1 + p.iter().filter(|&&v| v > 0.5).count()) as f64 / (m * 0.5);
-            prop_assert_eq!(s.null_proportion, pi0);
+            prop_assert_eq!(s.null_proportion, if p.is_empty() { 1.0 } else { pi0 });
             let level = alpha / pi0;
             prop_assert_eq!(&mask, &sorted_step_up(&p, |k| k as f64 / m * level));
         }

@@ -124,7 +124,7 @@ pub struct MParams {
 /// step budget beyond a thousand only lengthens a run that does not
 /// converge, and the inner loop can take up to `maxiter` steps per outer
 /// step, so the work is bounded by `MAX_ITER²` passes.
-pub const MAX_ITER: usize = 1_000;
+pub const MAX_ITER: usize = crate::limits::MAXITER.max as usize;
 
 impl MParams {
     /// statsmodels' defaults for `norm`: c = 1.5, tol = 1e-8, maxiter = 30.
@@ -153,13 +153,7 @@ impl MParams {
         positive("c", self.c)?;
         positive("tuning", self.tuning)?;
         positive("tol", self.tol)?;
-        if self.maxiter == 0 || self.maxiter > MAX_ITER {
-            return Err(Error::invalid(
-                "maxiter",
-                format!("must be in [1, {MAX_ITER}], got {}", self.maxiter),
-            ));
-        }
-        Ok(())
+        crate::limits::MAXITER.check_usize(self.maxiter).map(|_| ())
     }
 
     /// Consistency constant

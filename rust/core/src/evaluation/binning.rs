@@ -54,11 +54,11 @@ pub fn check_probabilities<T: Float>(p: &[T]) -> Result<(), Error> {
 /// resolution of a reliability diagram, and small enough that the edges
 /// (8 bytes each) and the O(k) work per binning are bounded before anything
 /// is allocated.
-pub const MAX_BINS: usize = 1_000_000;
+pub const MAX_BINS: usize = crate::limits::BINS.max as usize;
 
 /// Largest number of bin counts averaged over in one call: the work is the
 /// sum of the counts, so both factors are bounded.
-pub const MAX_BIN_COUNTS: usize = 1_000;
+pub const MAX_BIN_COUNTS: usize = crate::limits::BIN_COUNTS.max as usize;
 
 /// Checks `k` (bins per binning) values: each in [1, [`MAX_BINS`]], at most
 /// [`MAX_BIN_COUNTS`] of them.

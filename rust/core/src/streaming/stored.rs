@@ -21,7 +21,7 @@ use crate::numeric::sum::{exact_product, two_sum, ExactSum};
 /// The most scores a stream counts: 2^53, so that every count is exact as
 /// a double (means, the SD's `Σd²/n`, merges weight by counts) and the sum
 /// of two counts cannot wrap a `u64`.
-pub const MAX_COUNT: u64 = 1 << 53;
+pub const MAX_COUNT: u64 = crate::limits::COUNT.max;
 
 /// Relative slack of the consistency checks: the double-double sums are
 /// correct to about 2^-100 of the terms they add; 2^-32 keeps every state a

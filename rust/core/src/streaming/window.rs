@@ -4,6 +4,7 @@
 //! in-memory fit of [`crate::transformations::fit`] on one slice.
 
 use crate::error::Error;
+use crate::limits::{REFIT_EVERY, WINDOW};
 use crate::numeric::float::Float;
 use crate::sample::{check_batch, NanPolicy};
 use crate::streaming::columns::Restore;
@@ -12,7 +13,7 @@ use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, Gaussia
 use crate::transformations::scaling::Linear;
 
 /// The largest window: 2^32 scores (the buffer holds up to twice that).
-pub const MAX_WINDOW: usize = 1 << 32;
+pub const MAX_WINDOW: usize = WINDOW.max as usize;
 
 /// The most recent `size` scores (NaN omitted) and when to refit.
 /// Equality is that of the state (the window, counters and sizes), not of
@@ -30,11 +31,9 @@ impl<T: Float> Window<T> {
     /// A window of `size` scores, due for a refit every `refit_every` new
     /// scores (0: only on demand).
     pub fn new(size: usize, refit_every: usize) -> Result<Self, Error> {
-        if size == 0 || size > MAX_WINDOW {
-            return Err(Error::InvalidParameter {
-                name: "window",
-                reason: format!("must be in [1, 2^32], got {size}"),
-            });
+        WINDOW.check_usize(size)?;
+        if refit_every > 0 {
+            REFIT_EVERY.check_usize(refit_every)?;
         }
         Ok(Window {
             size,

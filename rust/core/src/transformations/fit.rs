@@ -202,6 +202,7 @@ impl GaussianSpec {
     /// Checks every parameter's domain.
     pub fn check(&self) -> Result<(), Error> {
         check_trim(self.trim)?;
+        crate::limits::DDOF.check_usize(self.ddof)?;
         if let Center::Value(c) = self.center {
             if !c.is_finite() {
                 return Err(Error::invalid("center", format!("must be finite, got {c}")));

@@ -160,6 +160,17 @@ fn row(params: &[Vec<f64>], j: usize) -> Vec<f64> {
     params.iter().map(|p| p[j]).collect()
 }
 
+/// Top-k's "binary" is a flag stored as a number: 1 or 0, nothing else
+/// (NaN or 0.5 would read as true).
+fn check_top_k_flag(parts: &MapParts) -> Result<(), Error> {
+    if parts.kind == MapKind::TopK {
+        if let Some(&b) = parts.params[2].iter().find(|&&b| b != 0.0 && b != 1.0) {
+            return Err(Error::invalid("binary", format!("must be 1 or 0, got {b}")));
+        }
+    }
+    Ok(())
+}
+
 impl FittedMap {
     /// Checks `parts` and makes the map (gamma maps tabulate each column).
     pub fn new(parts: MapParts) -> Result<Self, Error> {
@@ -184,6 +195,7 @@ impl FittedMap {
                 parts.kind.name()
             )));
         }
+        check_top_k_flag(&parts)?;
         let rows = (0..k).map(|j| row(&parts.params, j));
         let mut columns = match parts.kind {
             MapKind::Gaussian if parts.pretransform == PretransformKind::Identity => {
@@ -319,7 +331,19 @@ impl Columns {
         }
         match self {
             Columns::Gaussian(c) => all(c),
-            Columns::Pretransformed(c) => c.iter().try_for_each(|(_, g)| g.check()),
+            Columns::Pretransformed(c) => c.iter().try_for_each(|(pre, g)| {
+                // √max(0, s − min) with min NaN (or ±inf) is 0 (or NaN) for
+                // every score: the smallest fitted score is finite.
+                if let Pretransform::Sqrt { min } = pre {
+                    if !min.is_finite() {
+                        return Err(Error::invalid(
+                            "pre_min",
+                            format!("the smallest fitted score must be finite, got {min}"),
+                        ));
+                    }
+                }
+                g.check()
+            }),
             Columns::Linear(c) => all(c),
             Columns::Rank(sorted, _, log) => sorted.iter().try_for_each(|s| {
                 Rank {
@@ -408,6 +432,19 @@ mod tests {
         let mut one_d = parts(MapKind::Linear, vec![vec![0.0, 1.0], vec![1.0, 2.0]]);
         one_d.two_d = false;
         assert!(FittedMap::new(one_d).is_err());
+        for binary in [f64::NAN, 0.5, 2.0] {
+            let top = parts(MapKind::TopK, vec![vec![1.0], vec![2.0], vec![binary]]);
+            assert!(FittedMap::new(top)
+                .unwrap_err()
+                .to_string()
+                .starts_with("binary"));
+        }
+        for min in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut sqrt = parts(MapKind::Gaussian, vec![vec![1.0], vec![2.0], vec![min]]);
+            sqrt.pretransform = PretransformKind::Sqrt;
+            let e = FittedMap::new(sqrt).unwrap_err().to_string();
+            assert!(e.starts_with("pre_min"), "{e}");
+        }
         let mut unsorted = parts(MapKind::Rank, Vec::new());
         unsorted.sorted = vec![vec![2.0, 1.0]];
         assert!(FittedMap::new(unsorted).is_err());

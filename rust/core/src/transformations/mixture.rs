@@ -15,6 +15,7 @@
 //! pass of multiply-adds per iteration, beside the exp/ln of the E-step.
 
 use crate::error::Error;
+use crate::limits::EM_MAXITER;
 use crate::numeric::float::Float;
 use crate::numeric::par::{map_chunks, zip_chunks_of, CHUNK};
 use crate::numeric::reduce::mean_of;
@@ -71,7 +72,27 @@ impl Mixture {
             return 0.0; // both tails: the exponential's is the heavier one
         }
         let w = (u - self.mu) / self.sigma;
-        logistic(-(constant - self.lambda * u + 0.5 * w * w))
+        let z = constant - self.lambda * u + 0.5 * w * w;
+        // NaN only as inf − inf: λu and w²/2 both beyond the double range
+        // (u near the top of the range with λ > 1; a fit can leave λ up to
+        // the largest double). The larger term decides, compared as
+        // logarithms.
+        let z = if z.is_nan() { self.overflowed(u) } else { z };
+        logistic(-z)
+    }
+
+    /// The sign, as ±inf, of `w²/2 − λu` for a finite `u > 0` at which
+    /// both terms overflow: `ln(w²/2) = 2 ln|u − μ| − 2 ln σ − ln 2` against
+    /// `ln(λu)`, `|u − μ|` taken halved (finite).
+    #[cold]
+    fn overflowed(&self, u: f64) -> f64 {
+        let ln_dev = (0.5 * u - 0.5 * self.mu).abs().ln() + core::f64::consts::LN_2;
+        let quadratic = 2.0 * (ln_dev - self.sigma.ln()) - core::f64::consts::LN_2;
+        if quadratic > self.lambda.ln() + u.ln() {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        }
     }
 
     /// The outlier and inlier posteriors `(t, 1 − t)` at a finite unit-free
@@ -217,9 +238,7 @@ pub fn fit_mixture<T: Float>(
     maxiter: usize,
     tol: f64,
 ) -> Result<MixtureFit, Error> {
-    if maxiter == 0 {
-        return Err(Error::invalid("maxiter", "must be at least 1"));
-    }
+    EM_MAXITER.check_usize(maxiter)?;
     if !(tol.is_finite() && tol > 0.0) {
         return Err(Error::invalid(
             "tol",
@@ -367,6 +386,30 @@ mod tests {
         }
         assert!(f.params.probability(f64::NAN).is_nan());
         assert_eq!(f.params.probability(f64::INFINITY), 0.0);
+    }
+
+    #[test]
+    fn finite_scores_never_map_to_nan() {
+        // λu and w²/2 both overflow near the top of the range: λ up to the
+        // largest double is a fit's (EM caps λ there), and λ > 1 with the
+        // unit 1 makes any u near 1.8e308 overflow λu.
+        for (lambda, sigma, mu) in [(1e308, 0.2, 0.5), (2.5, 0.5, 3.0), (f64::MAX, 1e-8, 1.0)] {
+            let m = Mixture {
+                scale: 1.0,
+                alpha: 0.1,
+                mu,
+                sigma,
+                lambda,
+            };
+            assert!(m.check().is_ok());
+            for s in [1e300, 1e307, 1e308, 1.7e308, f64::MAX, 3.0, -1e308] {
+                let p = m.probability(s);
+                assert!((0.0..=1.0).contains(&p), "{m:?} {s} {p}");
+            }
+            // The quadratic term wins at the top of the range unless λ is
+            // within the quadratic's reach: here (w²/2 ~ 1e616/σ²).
+            assert_eq!(m.probability(f64::MAX), 0.0, "{m:?}");
+        }
     }
 
     #[test]

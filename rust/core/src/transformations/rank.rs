@@ -12,6 +12,7 @@
 //! binary search over a table beyond the caches.
 
 use crate::error::Error;
+use crate::limits::TOP_K;
 use crate::numeric::float::Float;
 use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::{NanPolicy, Sample};
@@ -282,9 +283,7 @@ pub fn fit_top_k<T: Float>(
     negate: bool,
     binary: bool,
 ) -> Result<TopK, Error> {
-    if k == 0 {
-        return Err(Error::invalid("k", "must be at least 1"));
-    }
+    TOP_K.check_usize(k)?;
     let s = Sample::new(x, nan_policy, negate)?;
     let mut v: Vec<f64> = s.to_vec().into_iter().map(Float::to_f64).collect();
     let n = v.len();

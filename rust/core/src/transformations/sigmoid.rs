@@ -12,6 +12,7 @@
 //! from `A = 1` in score units).
 
 use crate::error::Error;
+use crate::limits::EM_MAXITER;
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
 use crate::numeric::reduce::mean_of;
@@ -189,9 +190,7 @@ pub fn fit_sigmoid<T: Float>(
     negate: bool,
     maxiter: usize,
 ) -> Result<SigmoidFit, Error> {
-    if maxiter == 0 {
-        return Err(Error::invalid("maxiter", "must be at least 1"));
-    }
+    EM_MAXITER.check_usize(maxiter)?;
     let s = Sample::new(x, nan_policy, negate)?;
     // The constant fit (d = 0): a = b = 0, every score maps to ½.
     let constant = |center: f64| SigmoidFit {

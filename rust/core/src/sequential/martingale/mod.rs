@@ -64,7 +64,7 @@ use crate::numeric::sum::TwoSum;
 use core::str::FromStr;
 
 /// The largest mixture grid.
-pub const MAX_GRID: usize = 1 << 16;
+pub const MAX_GRID: usize = crate::limits::N_GRID.max as usize;
 /// Terms this far below the largest log-capital are left out of the
 /// mixture's sum (each adds less than e⁻⁶⁰ of the largest).
 const NEGLIGIBLE: f64 = 60.0;
@@ -166,12 +166,7 @@ impl Spec {
         unit("jump", self.jump)?;
         unit("epsilon", self.epsilon)?;
         unit("min_epsilon", self.min_epsilon)?;
-        if !(2..=MAX_GRID).contains(&self.n_grid) {
-            return Err(Error::invalid(
-                "n_grid",
-                format!("must be in [2, {MAX_GRID}], got {}", self.n_grid),
-            ));
-        }
+        crate::limits::N_GRID.check_usize(self.n_grid)?;
         if let Some(c) = self.threshold {
             if !(c.is_finite() && c > 0.0) {
                 return Err(Error::invalid(
@@ -363,6 +358,7 @@ impl Martingale {
             )));
         }
         crate::sequential::online_fdr::check_pvalues(p)?;
+        crate::limits::check_room("pvalues", self.n, n)?;
         match self.spec.kind {
             Kind::Jumper => self.run(p, out, Self::jumper),
             Kind::Power => self.run(p, out, Self::power),
@@ -683,6 +679,8 @@ fn bad<T>(name: &'static str, why: String) -> Result<T, Error> {
 
 /// The counts of a stored state, and Σ ln p.
 fn check_counts(p: &Parts) -> Result<(), Error> {
+    // n counts every p-value since construction: §5's bound of a count.
+    crate::limits::COUNT.named("n").check(p.n)?;
     if p.steps > p.n {
         return bad(
             "steps",

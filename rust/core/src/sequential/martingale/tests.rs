@@ -342,6 +342,45 @@ fn tampered_parts_are_refused() {
     }
 }
 
+#[test]
+fn n_is_a_count_of_at_most_two_to_the_53() {
+    // §5: a stored n beyond 2⁵³ is refused; a batch that would pass it
+    // is refused whole and changes nothing.
+    let max = crate::limits::COUNT.max;
+    for kind in [Kind::Jumper, Kind::Power, Kind::Mixture] {
+        let fresh = Martingale::new(spec(kind)).unwrap().parts();
+        let over = Parts {
+            n: max + 1,
+            ..fresh.clone()
+        };
+        let e = Martingale::from_parts(spec(kind), &over)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("n:"), "{e}");
+        let full = Parts {
+            n: max - 1,
+            ..fresh
+        };
+        let mut m = Martingale::from_parts(spec(kind), &full).unwrap();
+        let before = m.clone();
+        m.step(0.5).unwrap();
+        let e = m.step(0.5).unwrap_err().to_string();
+        assert!(e.starts_with("pvalues:"), "{e}");
+        assert_eq!(m.parts().n, max);
+        let mut again = before.clone();
+        let mut out = [0.0; 2];
+        let (mut c, mut r, mut a) = ([0.0; 2], [0.0; 2], [false; 2]);
+        let path = Path {
+            log_martingale: &mut out,
+            log_cusum: &mut c,
+            log_shiryaev_roberts: &mut r,
+            alarm: &mut a,
+        };
+        assert!(again.update(&[0.5, 0.5], path).is_err());
+        assert_eq!(again, before);
+    }
+}
+
 proptest! {
     #[test]
     fn resuming_anywhere_gives_the_same_path(

@@ -14,8 +14,8 @@ pub const SAFFRON_C: f64 = 0.437_490_165_8;
 pub const SAFFRON_EXPONENT: f64 = 1.6;
 /// A given sequence may sum to 1 plus this much (its terms' rounding).
 pub const SUM_SLACK: f64 = 1e-12;
-/// The longest sequence accepted: 2^32 terms.
-pub const MAX_LEN: usize = 1 << 32;
+/// The longest sequence accepted: 2^32 terms (`crate::limits::GAMMA_TERMS`).
+pub const MAX_LEN: usize = crate::limits::GAMMA_TERMS.max as usize;
 
 /// γ_j for j ≥ 1: non-negative, non-increasing, Σγ ≤ 1.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,12 +32,7 @@ impl Gamma {
     /// A given sequence, checked: 1 to 2^32 finite terms, none negative,
     /// non-increasing (the rules' guarantees need it), summing to at most 1.
     pub fn given(terms: Vec<f64>) -> Result<Self, Error> {
-        if terms.is_empty() || terms.len() > MAX_LEN {
-            return Err(Error::invalid(
-                "gamma",
-                format!("needs 1 to 2^32 terms, got {}", terms.len()),
-            ));
-        }
+        crate::limits::GAMMA_TERMS.check_usize(terms.len())?;
         let mut sum = TwoSum::default();
         let mut previous = f64::INFINITY;
         for (j, &g) in terms.iter().enumerate() {

@@ -346,6 +346,7 @@ impl OnlineFdr {
             )));
         }
         check_pvalues(p)?;
+        crate::limits::check_room("pvalues", self.n, p.len())?;
         match levels {
             None => {
                 for (&x, o) in p.iter().zip(out.iter_mut()) {
@@ -486,6 +487,8 @@ impl OnlineFdr {
     pub fn from_parts(settings: Settings, p: &Parts) -> Result<Self, Error> {
         let bad = |name: &'static str, why: String| Err(Error::invalid(name, why));
         let method = settings.method;
+        // n counts every p-value: §5's bound of a count.
+        crate::limits::COUNT.named("n").check(p.n)?;
         if p.rejections > p.n {
             return bad(
                 "rejections",

@@ -350,6 +350,38 @@ fn parts_round_trip_and_refuse_contradictions() {
 }
 
 #[test]
+fn n_is_a_count_of_at_most_two_to_the_53() {
+    // §5: n is a count of at most 2⁵³; a batch that would pass it is
+    // refused whole.
+    let max = crate::limits::COUNT.max;
+    let e = OnlineFdr::from_parts(
+        settings("lond"),
+        &Parts {
+            n: max + 1,
+            clock: max + 1,
+            ..Parts::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("n:"), "{e}");
+    let mut full = OnlineFdr::from_parts(
+        settings("lond"),
+        &Parts {
+            n: max - 1,
+            clock: max - 1,
+            ..Parts::default()
+        },
+    )
+    .unwrap();
+    let before = full.clone();
+    let mut out = [false; 2];
+    let e = full.decide(&[0.5, 0.5], &mut out, None).unwrap_err();
+    assert!(e.to_string().starts_with("pvalues:"), "{e}");
+    assert_eq!(full, before);
+}
+
+#[test]
 fn a_finite_gamma_drops_old_stamps() {
     let g: Vec<f64> = (1..=50).map(|j| 0.5 / f64::from(j * j)).collect();
     let s = Settings::new(Method::LordPlusPlus, 0.2, None, None, None, Some(g)).unwrap();

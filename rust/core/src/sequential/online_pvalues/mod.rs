@@ -39,7 +39,7 @@ use tree::CountTree;
 
 /// The most scores a state holds: 2⁵³, so that n and every count are
 /// exact doubles.
-pub const MAX_SCORES: u64 = 1 << 53;
+pub const MAX_SCORES: u64 = crate::limits::COUNT.max;
 
 /// The state of the online p-values as plain data.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -103,16 +103,7 @@ impl OnlinePvalues {
     }
 
     fn check_room(&self, more: usize) -> Result<(), Error> {
-        if self.n().saturating_add(more as u64) > MAX_SCORES {
-            return Err(Error::invalid(
-                "scores",
-                format!(
-                    "a stream holds at most 2^53 scores; {} are stored",
-                    self.n()
-                ),
-            ));
-        }
-        Ok(())
+        crate::limits::check_room("scores", self.n(), more).map(|_| ())
     }
 
     /// The p-value of each score against the earlier ones (this batch's

@@ -10,10 +10,13 @@
 
 /// The minimum level width DataSketches uses (and requires in its bytes).
 pub const M: u8 = 8;
-/// Smallest and largest k DataSketches accepts.
-pub const MIN_K: u16 = M as u16;
+/// Smallest and largest k DataSketches accepts (contract §5's bounds:
+/// `crate::limits::SKETCH_K`).
+pub const MIN_K: u16 = crate::limits::SKETCH_K.min as u16;
 /// Largest k.
-pub const MAX_K: u16 = u16::MAX;
+pub const MAX_K: u16 = crate::limits::SKETCH_K.max as u16;
+// The smallest k is the minimum level width.
+const _: () = assert!(MIN_K == M as u16);
 /// The most levels a sketch can have: n < 2^64 items need at most
 /// 1 + floor(log2 n) levels, and level depths beyond 60 are refused by
 /// DataSketches' capacity formula.
