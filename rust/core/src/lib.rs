@@ -18,7 +18,8 @@
 //! * [`sequential`]: online decisions on a stream — online FDR control,
 //!   exchangeability martingales and online conformal p-values (§12).
 //! * [`lines`]: scores read from text lines and probabilities written
-//!   back (the `outprob stream` command, §9).
+//!   back (the `outprob stream` command, §9); [`rows`]: rows that carry an
+//!   identifier with their score, and the columns written back (§12).
 //! * [`sample`]: the §5 input contract for fitting data; [`error`]: the one
 //!   error type.
 //!
@@ -29,6 +30,7 @@ pub mod error;
 pub mod estimators;
 pub mod evaluation;
 pub mod lines;
+pub mod rows;
 pub mod numeric;
 pub mod sample;
 pub mod sequential;

@@ -23,6 +23,7 @@ mod maps;
 mod metrics;
 mod partition;
 mod results;
+mod rows;
 mod sequential;
 mod spec;
 mod streaming;
@@ -152,6 +153,8 @@ mod _core {
         ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, SumPart,
         TopKFit,
     };
+    #[pymodule_export]
+    use crate::rows::{csv_layout, format_columns, PyRowReader, PyRows};
     #[pymodule_export]
     use crate::sequential::{PyMartingale, PyOnlineFdr, PyOnlinePvalues};
     #[pymodule_export]
