@@ -1,6 +1,6 @@
 """Typical user code, type-checked with ``mypy --strict`` by
-tests/test_typing.py: every name below must be visible to the type checker
-(despite outprob's lazy loading) with a precise type, and no comment
+tests/s07_api/test_typing.py: every name below must be visible to the type
+checker (despite outprob's lazy loading) with a precise type, and no comment
 silences the checker."""
 
 from __future__ import annotations

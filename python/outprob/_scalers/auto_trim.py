@@ -11,8 +11,9 @@ tail, which then bends it down (a truncated sample read as a complete one).
 So the chosen α is the fraction of the grid 0, 0.01, …, 0.30 whose retained
 scores have the largest Q–Q correlation r(α) (the Shapiro–Francia statistic
 W′ = r²), the smallest α on ties. On Gaussian inliers with outliers well
-above them it recovers the contamination (tests/test_auto_trim.py); on
-skewed inliers it trims more, since their own upper tail is not Gaussian.
+above them it recovers the contamination
+(tests/s10_transformations/test_auto_trim.py); on skewed inliers it trims
+more, since their own upper tail is not Gaussian.
 Cost: one sort and 31 reads of the scores.
 """
 

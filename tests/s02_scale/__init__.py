@@ -1,0 +1,1 @@
+"""Tests of contract §2 Scale estimators (docs/contract.md; map: tests/README.md)."""

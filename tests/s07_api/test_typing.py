@@ -1,0 +1,158 @@
+"""Types (contract §7, "Types"): the stub of the compiled core matches the
+extension (what mypy.stubtest checks), typical user code passes ``mypy
+--strict`` with the public names seen precisely despite the lazy loading,
+and outprob's own modules of the public API are ``--strict`` clean."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mypy")
+
+ROOT = Path(__file__).resolve().parents[2]
+USER_CODE = Path(__file__).resolve().parents[1] / "typecheck" / "user_code.py"
+# The modules behind the public API, as imported: the installed package when
+# the suite runs against a wheel, as users type-check against it (compare,
+# metrics and reference are checked by the plain ``mypy -p outprob`` run).
+PACKAGE = Path(importlib.util.find_spec("outprob").origin).parent
+STRICT_MODULES = [
+    "__init__", "_registry", "stats", "pyod",
+    "_common.validation", "_common.exceptions", "_common.public", "_common.fit_warnings",
+    "_maps.stored_state", "_maps.fitted_map",
+    "streaming", "streaming._sketch", "streaming._fit", "streaming._state",
+    "_scalers.base", "_scalers.incremental", "_scalers.output", "_scalers.gamma",
+    "_scalers.rank", "_scalers.sigmoid", "_scalers.ensemble", "_scalers.auto_trim",
+    "_scalers.fitted_attributes", "_scalers.gaussian", "_scalers.linear", "_scalers.mixture",
+    "_scalers.top_k", "_scalers.paper_variants",
+    "_conformal.scaler", "_conformal.calibration_stream", "_conformal.selection",
+    "_sequential", "_sequential.stored", "_sequential.online_fdr", "_sequential.martingale",
+    "_sequential.online_pvalues",
+]  # fmt: skip
+
+
+def mypy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    cache = ROOT / ".mypy_cache"
+    cmd = [sys.executable, "-m", "mypy", "--cache-dir", str(cache), "--no-error-summary", *args]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=os.environ.copy())
+
+
+def _stub_parameters(fn, skip=0):
+    """(name, kind, has a default) of each parameter of a stub function."""
+    import inspect
+
+    a = fn.args
+    out = [(p.arg, inspect.Parameter.POSITIONAL_ONLY, False) for p in a.posonlyargs]
+    out += [(p.arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, False) for p in a.args]
+    for k, d in enumerate(a.defaults):  # defaults belong to the last positional parameters
+        name, kind, _ = out[len(out) - len(a.defaults) + k]
+        out[len(out) - len(a.defaults) + k] = (name, kind, True)
+    out += [
+        (p.arg, inspect.Parameter.KEYWORD_ONLY, d is not None)
+        for p, d in zip(a.kwonlyargs, a.kw_defaults)
+    ]
+    return out[skip:]
+
+
+def _runtime_parameters(fn, skip=0):
+    import inspect
+
+    params = list(inspect.signature(fn).parameters.values())[skip:]
+    return [(p.name, p.kind, p.default is not p.empty) for p in params]
+
+
+def test_core_stub_matches_the_extension():
+    """What ``python -m mypy.stubtest outprob._core`` checks (it passes too, in
+    ~10 s): the same functions and classes; each function, constructor and
+    method with the same parameters in the same order, of the same kind
+    (positional or keyword-only), with a default where the extension has
+    one; each class with the same methods and readable attributes."""
+    import ast
+    import inspect
+
+    from outprob import _core
+
+    tree = ast.parse((PACKAGE / "_core.pyi").read_text())
+    stubs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+    declared = next(
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "__all__"
+    )
+    runtime = [n for n in dir(_core) if callable(getattr(_core, n)) and not n.startswith("__")]
+    assert sorted([*stubs, *classes]) == sorted(runtime) == sorted(declared) == sorted(_core.__all__)
+
+    for name, stub in stubs.items():
+        assert _stub_parameters(stub) == _runtime_parameters(getattr(_core, name)), name
+    for name, cls in classes.items():
+        runtime_cls = getattr(_core, name)
+        methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+        attributes = {a.target.id for a in cls.body if isinstance(a, ast.AnnAssign)}
+        public = {m for m in vars(runtime_cls) if not m.startswith("__")}
+        assert (set(methods) | attributes) - {"__new__"} == public, name
+        if "__new__" in methods:  # constructor: the class's text signature (cls is not in it)
+            assert _stub_parameters(methods["__new__"], skip=1) == _runtime_parameters(runtime_cls), name
+        else:  # built by static methods only
+            with pytest.raises(TypeError):
+                runtime_cls()
+        for m in public - attributes:
+            raw = inspect.getattr_static(runtime_cls, m)
+            stub = methods[m]
+            decorators = {getattr(d, "id", None) for d in stub.decorator_list}
+            if not callable(raw) and not isinstance(raw, staticmethod):  # a readable attribute
+                assert "property" in decorators, (name, m)
+            elif isinstance(raw, staticmethod):
+                assert "staticmethod" in decorators, (name, m)
+                assert _stub_parameters(stub) == _runtime_parameters(getattr(runtime_cls, m)), (name, m)
+            else:  # bound through an instance-free descriptor: drop self
+                assert _stub_parameters(stub, skip=1) == _runtime_parameters(
+                    getattr(runtime_cls, m), skip=1
+                ), (name, m)
+
+
+def test_user_code_passes_mypy_strict():
+    text = USER_CODE.read_text()
+    assert "type: ignore" not in text
+    # By module name, so that they are the package under test (installed
+    # or not); mypy takes files or modules, not both, so two runs.
+    modules = [a for m in STRICT_MODULES
+               for a in ("-m", "outprob" if m == "__init__" else f"outprob.{m}")]
+    for args in ([str(USER_CODE)], modules):
+        run = mypy("--strict", *args)
+        assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_public_names_are_not_any_to_type_checkers(tmp_path):
+    # Each line is a type error only if mypy knows the real type.
+    wrong = textwrap.dedent(
+        """
+        import numpy as np
+        import outprob
+        from outprob import stats
+        a: str = outprob.GaussianScaler()
+        b: str = outprob.scaler("mean_std")
+        c: str = outprob.VARIANTS
+        d: str = outprob.from_dict({})
+        e: str = stats.median([1.0, 2.0])
+        f: str = stats.median(np.ones(3, dtype=np.float32))
+        g: str = outprob.NotFittedError()
+        h: str = outprob.LinearScaler().fit([1.0]).transform(np.ones(2))
+        """
+    )
+    (tmp_path / "wrong.py").write_text(wrong)
+    run = mypy("--strict", str(tmp_path / "wrong.py"))
+    errors = [line for line in run.stdout.splitlines() if "Incompatible types in assignment" in line]
+    assert len(errors) == 8, run.stdout
+    for line, want in zip(errors, [
+        "GaussianScaler", "GaussianScaler | LinearScaler", "Mapping[str, Variant]",
+        "GaussianScaler | LinearScaler", "float64", "floating[_32Bit]", "NotFittedError",
+        "float64",
+    ]):  # fmt: skip
+        assert want in line, line

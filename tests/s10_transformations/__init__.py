@@ -1,0 +1,1 @@
+"""Tests of contract §10 Transformations beyond the paper (docs/contract.md; map: tests/README.md)."""

@@ -1,0 +1,210 @@
+"""Gamma scaling (contract §10): the incomplete gamma kernel against SciPy and
+high-precision values, and GammaScaler against outprob.reference.gamma_scaling."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import special
+
+import outprob
+from outprob import _core
+from outprob.reference import gamma_scaling as ref
+
+from ..strategies import score_arrays
+
+
+# -- the kernel -------------------------------------------------------------------
+
+
+def test_incomplete_gamma_matches_scipy_on_a_wide_grid():
+    rng = np.random.default_rng(12)
+    a = 10 ** rng.uniform(-6, 4, 60_000)
+    x = a * 10 ** rng.uniform(-3, 3, a.size)
+    # Near the median, where the methods meet.
+    a2 = 10 ** rng.uniform(-2, 4, 20_000)
+    x2 = np.maximum(a2 * (1 + rng.normal(0, 1, a2.size) / np.sqrt(a2)), 1e-3)
+    a, x = np.concatenate([a, a2]), np.concatenate([x, x2])
+    p, q = _core._gamma_pq(a, x)
+    sp, sq = special.gammainc(a, x), special.gammaincc(a, x)
+    assert np.all((p >= 0) & (p <= 1) & (q >= 0) & (q <= 1))
+    assert np.max(np.abs(p + q - 1)) <= 4 * np.finfo(float).eps
+    for mine, theirs in ((p, sp), (q, sq)):
+        keep = theirs > 1e-8  # the far tails: both are limited by the condition number
+        err = np.abs(mine[keep] - theirs[keep]) / theirs[keep]
+        assert np.quantile(err, 0.999) < 5e-14
+        assert err.max() < 1e-12
+
+
+@pytest.mark.parametrize(
+    "a, x, p",
+    [
+        # mpmath 40 digits: exp(a ln x − x − lnΓ(a+1)) · 1F1(1; a+1; x)
+        (61372946.30739799, 61337461.28754081, 2.9436552395351484e-6),
+        (4834462529.661851, 4832437485.642118, 7.7779914261135423e-187),
+        (14.784857417158921, 2.7706762258291648e-15, 8.12199549e-228),
+    ],
+)
+def test_incomplete_gamma_at_large_orders_and_tiny_arguments(a, x, p):
+    # SciPy 1.17 is off by 3e-1 and 8e-1 relative at the first two.
+    got = _core._gamma_pq(np.array([a]), np.array([x]))[0][0]
+    assert got == pytest.approx(p, rel=1e-8 if p == 8.12199549e-228 else 1e-12)
+
+
+def test_incomplete_gamma_edges():
+    a = np.array([1.0, 1.0, 0.0, -1.0, np.nan, 2.0])
+    x = np.array([0.0, np.inf, 1.0, 1.0, 1.0, -1.0])
+    p, q = _core._gamma_pq(a, x)
+    assert (p[0], q[0], p[1], q[1]) == (0.0, 1.0, 1.0, 0.0)
+    assert np.isnan(p[2:]).all() and np.isnan(q[2:]).all()
+
+
+# -- GammaScaler against the reference -------------------------------------------
+
+
+def _fit_ref(x, method):
+    s = np.asarray(x, dtype=np.float64)
+    if method == "moments":
+        return (*ref.fit_gamma_moments(s), "moments")
+    return ref.fit_gamma_quantiles(s)
+
+
+METHODS = st.sampled_from(["moments", "quantiles"])
+
+
+@given(score_arrays(max_size=400), METHODS)
+def test_scaler_matches_reference_float64(x, method):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = outprob.GammaScaler(method).fit(x)
+    off, mean, scale, used = _fit_ref(x, method)
+    assert g.method_used_ == used
+    assert g.offset_ == pytest.approx(off, rel=1e-15, abs=0)
+    assert g.mean_ == pytest.approx(mean, rel=1e-9 if used == "quantiles" else 1e-13)
+    assert g.scale_ == pytest.approx(scale, rel=1e-9 if used == "quantiles" else 1e-13)
+    p = g.transform(x)
+    want = ref.gamma_scaling(x, g.offset_, g.mean_, g.scale_)
+    assert np.all((p >= 0) & (p <= 1))
+    np.testing.assert_allclose(p, want, rtol=1e-12, atol=1e-12)
+
+
+@given(score_arrays(max_size=300, dtype=np.float32), METHODS)
+def test_scaler_float32_is_native(x, method):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = outprob.GammaScaler(method).fit(x)
+        p = g.transform(x)
+        g64 = outprob.GammaScaler(method).fit(x.astype(np.float64))
+    assert p.dtype == np.float32
+    assert (g.mean_, g.scale_) == (g64.mean_, g64.scale_)  # fitted in f64 from exact widening
+    np.testing.assert_array_equal(p, g64.transform(x.astype(np.float64)).astype(np.float32))
+
+
+@given(
+    st.lists(st.floats(0, 1e6, allow_nan=False), min_size=2, max_size=60),
+    METHODS,
+)
+def test_probabilities_are_monotone_and_bounded(values, method):
+    x = np.sort(np.asarray(values))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = outprob.GammaScaler(method).fit_transform(x)
+    assert np.all((p >= 0) & (p <= 1))
+    assert np.all(np.diff(p) >= 0)
+
+
+def test_example_values_and_ties():
+    g = outprob.GammaScaler()
+    p = g.fit_transform([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(p, ref.gamma_probabilities([1.0, 2.0, 3.0, 4.0]), rtol=1e-14)
+    assert (g.shape_, g.mean_) == (pytest.approx(3.75), pytest.approx(2.5))
+    ties = np.array([1.0] * 6 + [2.0] * 3 + [9.0])
+    for method in ("moments", "quantiles"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = outprob.GammaScaler(method).fit_transform(ties)
+        want = ref.gamma_probabilities(ties, method=method)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+        assert got[-1] > 0.5 and got[0] == 0.0
+
+
+def test_degenerate_inputs_follow_the_documented_rules():
+    with pytest.warns(outprob.ZeroScaleWarning) as caught:
+        g = outprob.GammaScaler("quantiles").fit([3.0, 3.0, 3.0])
+    assert [str(w.message)[:30] for w in caught] == [
+        "the quartiles determine no gam", "the scores are constant (zero ",
+    ]
+    assert (g.scale_, g.shape_, g.method_used_) == (0.0, np.inf, "moments")
+    np.testing.assert_array_equal(g.transform([2.0, 3.0, 3.5, np.nan]), [0, 0, 1, np.nan])
+    # One score: no variance, the same step.
+    with pytest.warns(outprob.ZeroScaleWarning):
+        assert outprob.GammaScaler().fit([5.0]).scale_ == 0.0
+    # Two distinct values: a gamma exists; the larger one is above the mean.
+    p = outprob.GammaScaler().fit_transform([1.0, 2.0])
+    np.testing.assert_allclose(p, ref.gamma_probabilities([1.0, 2.0]), rtol=1e-13)
+    # Zero IQR: the quartile fit falls back to the moments.
+    with pytest.warns(outprob.ZeroScaleWarning, match="fell back"):
+        g = outprob.GammaScaler("quantiles").fit([1.0] * 8 + [5.0])
+    assert g.method_used_ == "moments"
+
+
+def test_offsets():
+    x = np.array([-3.0, -1.0, 0.0, 2.0, 7.0])
+    with pytest.warns(outprob.OutprobWarning, match="shifted"):
+        g = outprob.GammaScaler().fit(x)
+    assert g.offset_ == 3.0
+    np.testing.assert_allclose(g.transform(x), ref.gamma_probabilities(x), rtol=1e-13, atol=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = outprob.GammaScaler(offset=5.0).fit(x)
+    assert g.offset_ == 5.0
+    np.testing.assert_allclose(
+        g.transform(x), ref.gamma_probabilities(x, offset=5.0), rtol=1e-13, atol=1e-15
+    )
+    with pytest.raises(ValueError, match="mean"):
+        outprob.GammaScaler(offset=-10.0).fit(x)
+    for bad in ("zero", np.inf, None):
+        with pytest.raises((ValueError, TypeError)):
+            outprob.GammaScaler(offset=bad).fit(x)
+    with pytest.raises(ValueError, match="method"):
+        outprob.GammaScaler("mle").fit(x)
+
+
+def test_columns_negation_nan_and_inf():
+    rng = np.random.default_rng(3)
+    X = rng.gamma([0.5, 2.0, 30.0], 2.0, size=(200, 3))
+    X[5, 1] = np.nan
+    g = outprob.GammaScaler("quantiles").fit(X)
+    P = g.transform(X)
+    for j in range(3):
+        col = X[:, j]
+        off, m, th, _ = ref.fit_gamma_quantiles(col)
+        assert g.mean_[j] == pytest.approx(m, rel=1e-9)
+        np.testing.assert_allclose(P[:, j], ref.gamma_scaling(col, off, m, th), rtol=1e-8, atol=1e-10)
+    assert np.isnan(P[5, 1])
+    neg = outprob.GammaScaler(higher_is_outlier=False).fit(-X[:, 0])
+    np.testing.assert_allclose(neg.transform(-X[:, 0]), outprob.GammaScaler().fit_transform(X[:, 0]))
+    one = outprob.GammaScaler().fit(X[:, 0])
+    np.testing.assert_array_equal(one.transform([np.inf, -np.inf]), [1.0, 0.0])
+
+
+def test_persistence_and_registry():
+    x = np.random.default_rng(4).gamma(1.5, 2.0, 300)
+    g = outprob.scaler("robust_gamma").fit(x)
+    assert isinstance(g, outprob.GammaScaler) and g.method == "quantiles"
+    assert outprob.scaler("gamma", higher_is_outlier=False).method == "moments"
+    assert set(outprob.VARIANTS) < set(outprob.TRANSFORMATIONS)
+    assert {"gamma", "robust_gamma"} <= set(outprob.TRANSFORMATIONS)
+    back = outprob.from_dict(g.to_dict())
+    assert isinstance(back, outprob.GammaScaler)
+    np.testing.assert_array_equal(back.transform(x), g.transform(x))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(g)).transform(x), g.transform(x))
+    bad = g.to_dict()
+    bad["fitted"]["mean_"] = -1.0
+    with pytest.raises(ValueError, match="mean_"):
+        outprob.GammaScaler.from_dict(bad)
