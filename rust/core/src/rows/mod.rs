@@ -68,9 +68,8 @@ impl Layout {
             .into_iter()
             .max_by_key(|&d| (count_outside_quotes(header, d), d == b','))
             .unwrap_or(b',');
-        let names = split_fields(header, delimiter).ok_or_else(|| {
-            Error::invalid("header", "the header line has an unbalanced quote")
-        })?;
+        let names = split_fields(header, delimiter)
+            .ok_or_else(|| Error::invalid("header", "the header line has an unbalanced quote"))?;
         let found: Vec<usize> = names
             .iter()
             .enumerate()
@@ -212,12 +211,24 @@ impl fmt::Display for BadRow {
             Layout::Csv { column, .. } => format!("expected a score in field {}", column + 1),
         };
         match self.fault {
-            RowFault::NoField => write!(f, "line {}: {quoted} has no score field ({expected})", self.line),
+            RowFault::NoField => write!(
+                f,
+                "line {}: {quoted} has no score field ({expected})",
+                self.line
+            ),
             RowFault::Score(Fault::Empty) => {
-                write!(f, "line {}: {quoted} has an empty score field ({expected})", self.line)
+                write!(
+                    f,
+                    "line {}: {quoted} has an empty score field ({expected})",
+                    self.line
+                )
             }
             RowFault::Score(Fault::NotANumber) => {
-                write!(f, "line {}: the score of {quoted} is not a number ({expected})", self.line)
+                write!(
+                    f,
+                    "line {}: the score of {quoted} is not a number ({expected})",
+                    self.line
+                )
             }
             RowFault::Score(Fault::Infinite) => write!(
                 f,

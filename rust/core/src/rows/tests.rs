@@ -2,7 +2,14 @@ use super::*;
 use proptest::prelude::*;
 
 fn read(layout: Layout, chunks: &[&[u8]], batch: usize) -> Vec<Rows> {
-    let mut r = RowReader::new(layout, if matches!(layout, Layout::Csv { .. }) { 2 } else { 1 });
+    let mut r = RowReader::new(
+        layout,
+        if matches!(layout, Layout::Csv { .. }) {
+            2
+        } else {
+            1
+        },
+    );
     for c in chunks {
         r.feed(c);
     }
@@ -48,26 +55,43 @@ fn tab_rows_keep_their_identifier() {
         bad[0].to_string(),
         "line 3: 'no tab' has no score field (expected id<TAB>score)"
     );
-    assert_eq!(rows.iter().map(|r| r.first_line).collect::<Vec<_>>(), [1, 3, 5]);
+    assert_eq!(
+        rows.iter().map(|r| r.first_line).collect::<Vec<_>>(),
+        [1, 3, 5]
+    );
 }
 
 #[test]
 fn csv_headers_choose_the_delimiter_and_the_column() {
     assert_eq!(
         Layout::csv(b"\xEF\xBB\xBFid,score\r", "score").unwrap(),
-        Layout::Csv { column: 1, delimiter: b',' }
+        Layout::Csv {
+            column: 1,
+            delimiter: b','
+        }
     );
     assert_eq!(
         Layout::csv(b"\"a;b\",x;score;\"c,d\"", "score").unwrap(),
-        Layout::Csv { column: 1, delimiter: b';' }
+        Layout::Csv {
+            column: 1,
+            delimiter: b';'
+        }
     );
     assert_eq!(
         Layout::csv(b"id\t score ", "score").unwrap(),
-        Layout::Csv { column: 1, delimiter: b'\t' }
+        Layout::Csv {
+            column: 1,
+            delimiter: b'\t'
+        }
     );
     let e = Layout::csv(b"id,value", "score").unwrap_err().to_string();
-    assert!(e.starts_with("column: no column \"score\" in the header (it names \"id\", \"value\")"), "{e}");
-    let e = Layout::csv(b"score,score", "score").unwrap_err().to_string();
+    assert!(
+        e.starts_with("column: no column \"score\" in the header (it names \"id\", \"value\")"),
+        "{e}"
+    );
+    let e = Layout::csv(b"score,score", "score")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("2 times"), "{e}");
     assert!(Layout::csv(b"\"id,score", "score").is_err());
 }
@@ -155,7 +179,7 @@ proptest! {
         m in 1.0f64..10.0, e in -300i32..300, d in 1u8..=17,
     ) {
         let v = m * 10f64.powi(e);
-        prop_assume!(v.is_finite() && v >= 1e-300 && v <= 1e300);
+        prop_assume!((1e-300..=1e300).contains(&v));
         let got: f64 = g(v, d).parse().unwrap();
         let exact: f64 = format!("{:.*e}", usize::from(d) - 1, v).parse().unwrap();
         // One unit in the d-th digit of v.
@@ -217,8 +241,22 @@ fn columns_follow_the_rows() {
         "a\t0.25\t0.25\t1\nc\t0.3333333333333333\t0.333\t0\n"
     );
     let mut out = vec![];
-    write_columns(None, &[Column::Doubles(&p[..1], Digits::Shortest)], b'\t', &[], &mut out).unwrap();
+    write_columns(
+        None,
+        &[Column::Doubles(&p[..1], Digits::Shortest)],
+        b'\t',
+        &[],
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(out, b"0.25\n");
-    assert!(write_columns(Some(&rows), &[Column::Flags(&flags[..1])], b'\t', &[], &mut vec![]).is_err());
+    assert!(write_columns(
+        Some(&rows),
+        &[Column::Flags(&flags[..1])],
+        b'\t',
+        &[],
+        &mut vec![]
+    )
+    .is_err());
     assert!(write_columns(Some(&rows), &[], b'\t', &[3], &mut vec![]).is_err());
 }
