@@ -15,6 +15,7 @@
 mod array;
 mod conformal;
 mod convert;
+mod decayed;
 mod error;
 mod estimators;
 mod fit;
@@ -124,6 +125,8 @@ mod _core {
     use crate::conformal::{
         conformal_mc_correction, conformal_select, Calibration, ConformalSketch, ConformalSpec,
     };
+    #[pymodule_export]
+    use crate::decayed::PyDecayedFit;
     #[pymodule_export]
     use crate::estimators::{
         m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std, upper_trimmed_mean,
