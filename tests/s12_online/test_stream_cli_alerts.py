@@ -116,6 +116,13 @@ def test_identifiers_and_csv_rows_are_written_back():
     lines = r.stdout.splitlines()
     assert lines[0] == "id;note;score;probability;alert"
     assert [line.rsplit(";", 2)[0] for line in lines[1:]] == ['1;"a;b";0.5', "2;c;3", "3;d;1"]
+    r = stream("s,t\n1,a\n2,b\n", "--csv-column", "s", "--alert", "lond", "--monitor", "power",
+               "--pvalues")
+    assert r.returncode == 0, r.stderr
+    head, first = r.stdout.splitlines()[:2]
+    assert head == "s,t,probability,pvalue,log_martingale,alert,alarm"
+    p = float(first.split(",")[3])
+    assert float(first.split(",")[4]) == pytest.approx(np.log(0.5) - 0.5 * np.log(p), rel=1e-12)
 
 
 @pytest.mark.parametrize("args,code,fragment", [

@@ -14,9 +14,6 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from .stream import _Report, _reader
 
-#: Output column names (a CSV header gets them).
-NAMES = ("probability", "pvalue", "alert", "log_martingale", "alarm")
-
 
 def _threshold(text: str) -> float:
     try:
@@ -67,50 +64,12 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(args.pvalues or args.alert or args.monitor or args.id or args.csv_column)
 
 
-class _Columns:
-    """The §12 state behind the extra columns."""
+def _columns(args: argparse.Namespace) -> Any:
+    from outprob._sequential.columns import OnlineColumns
 
-    def __init__(self, args: argparse.Namespace) -> None:
-        from outprob._sequential.martingale import Martingale
-        from outprob._sequential.online_fdr import OnlineFDR
-        from outprob._sequential.online_pvalues import OnlineConformal
-
-        self.show_p = bool(args.pvalues)
-        need_p = self.show_p or args.alert or args.monitor
-        self.pv = (OnlineConformal(seed=args.seed, higher_is_outlier=not args.lower_is_outlier)
-                   if need_p else None)
-        self.fdr = OnlineFDR(args.alert, alpha=args.alpha) if args.alert else None
-        self.mon = (Martingale(args.monitor, threshold=args.alarm, on_alarm="restart")
-                    if args.monitor else None)
-
-    def names(self) -> List[str]:
-        show = [True, self.show_p, self.fdr is not None, self.mon is not None, self.mon is not None]
-        return [n for n, s in zip(NAMES, show) if s]
-
-    def compute(self, prob: Any, x: Any) -> Tuple[List[Tuple[Any, int]], List[Any]]:
-        import numpy as np
-
-        doubles: List[Tuple[Any, int]] = [(np.ascontiguousarray(prob, dtype=np.float64), 0)]
-        flags: List[Any] = []
-        if self.pv is None:
-            return doubles, flags
-        ok = ~np.isnan(x)
-        p = np.full(x.size, np.nan)
-        p[ok] = self.pv.pvalues(x[ok])
-        if self.show_p:
-            doubles.append((p, 0))
-        if self.fdr is not None:
-            alert = np.zeros(x.size, dtype=bool)
-            alert[ok] = self.fdr.decide(p[ok])
-            flags.append(alert)
-        if self.mon is not None:
-            steps = self.mon.update(p[ok])
-            logm = np.full(x.size, np.nan)
-            alarm = np.zeros(x.size, dtype=bool)
-            logm[ok], alarm[ok] = steps.log_martingale, steps.alarm
-            doubles.append((logm, 0))
-            flags.append(alarm)
-        return doubles, flags
+    return OnlineColumns(pvalues=args.pvalues, alert=args.alert, alpha=args.alpha,
+                         monitor=args.monitor, alarm=args.alarm, seed=args.seed,
+                         higher_is_outlier=not args.lower_is_outlier)
 
 
 def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any, batch: int) -> int:
@@ -125,7 +84,7 @@ def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any,
         raise CLIError("--id and --csv-column are two layouts: give one")
     read = _reader(inp)
     write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
-    cols = _Columns(args)
+    cols = _columns(args)
     delimiter = ord("\t")
     pending = b""
     if args.csv_column:
@@ -141,7 +100,7 @@ def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any,
             raise CLIError("--csv-column: the input has no header line")
         column, delimiter = _core.csv_layout(header, args.csv_column)
         reader: Any = _core.RowReader(column=column, delimiter=delimiter, first_line=2)
-        names = bytes([delimiter]).join(n.encode() for n in cols.names())
+        names = bytes([delimiter]).join(n.encode() for n in ["probability", *cols.names()])
         write(header.removeprefix(b"\xef\xbb\xbf") + bytes([delimiter]) + names + b"\n")
     elif args.id:
         reader = _core.RowReader()
@@ -177,8 +136,11 @@ def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any,
         keep[[i for i in skip if i < x.size]] = False
         xs = x[keep]  # the scores that get an output line, in order
         if xs.size:
-            prob = fit(xs)
-            doubles, flags = cols.compute(prob, xs)
+            prob = np.ascontiguousarray(fit(xs), dtype=np.float64)
+            extra = cols.compute(xs)
+            doubles = [(a, 0) for a in [prob, *(extra[k] for k in ("pvalue", "log_martingale")
+                                                if k in extra)]]
+            flags = [extra[k] for k in ("alert", "alarm") if k in extra]
             # Back to one value per row (skipped rows are not written).
             def full(a: Any, fill: Any) -> Any:
                 v = np.full(n, fill, dtype=a.dtype)
