@@ -207,3 +207,50 @@ def test_refit_bad_input():
     for bad in ({"refit": "sometimes"}, {"window": 0}, {"delay": -1}):
         with pytest.raises(ValueError):
             outprob.RefitOnDrift(s, **bad)
+
+
+def same_events(a, b) -> bool:
+    """Equal events, NaN statistics equal to each other."""
+    def key(e):
+        return (e.kind, e.index, None if np.isnan(e.log_statistic) else e.log_statistic, e.n_fit,
+                e.fitted, e.message)
+    return [key(e) for e in a] == [key(e) for e in b]
+
+
+@pytest.mark.parametrize("refit", ["window", "decayed"])
+def test_refit_checkpoints_resume_bit_for_bit(refit):
+    x = shifted_stream(9)
+    make = lambda: outprob.RefitOnDrift(  # noqa: E731
+        outprob.GaussianScaler(center="median", scale="nmad").fit(x[:400]), refit=refit,
+        window=150, half_life=60)
+    whole = make()
+    want = whole.update(x).output
+    for cut in (1000, 1540, 1700):  # before, around and after the alarm
+        a = make()
+        first = a.update(x[:cut]).output
+        b = outprob.RefitOnDrift.from_dict(json.loads(json.dumps(a.to_dict())))
+        c = pickle.loads(pickle.dumps(a))
+        for r in (b, c):
+            np.testing.assert_array_equal(np.r_[first, r.update(x[cut:]).output], want)
+            assert same_events(r.events, whole.events)
+    assert [e.kind for e in whole.events][:2] == ["alarm", "refit"]
+
+
+def test_refit_tampered_checkpoints_are_refused():
+    x = shifted_stream(9)
+    r = outprob.RefitOnDrift(outprob.GaussianScaler().fit(x[:400]), window=150)
+    r.update(x[:1600])
+    good = r.to_dict()
+    for key, value, fragment in [("n", -1, "'n'"), ("recent", [np.inf], "recent"),
+                                 ("recent", list(range(151)), "recent"),
+                                 ("pending", good["state"]["n"] + 10**6, "pending"),
+                                 ("events", [{"kind": "boom", "index": 0}], "events"),
+                                 ("decayed", outprob.DecayedFit(5).to_dict(), "decayed")]:
+        bad = json.loads(json.dumps(good))
+        bad["state"][key] = value
+        with pytest.raises(ValueError, match=fragment):
+            outprob.RefitOnDrift.from_dict(bad)
+    bad = json.loads(json.dumps(good))
+    del bad["state"]["monitor"]
+    with pytest.raises(ValueError, match="monitor"):
+        outprob.RefitOnDrift.from_dict(bad)

@@ -4,6 +4,7 @@ alarms — on a window of the newest scores or on a decayed fit (§12
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -16,7 +17,9 @@ from .._common.public import public
 from .decayed import DecayedFit
 from .martingale import Martingale
 from .online_pvalues import OnlineConformal
-from .stored import one_d, seed_value
+from .stored import VERSION, one_d, param, seed_value, stored
+
+FORMAT = "outprob.RefitOnDrift"
 
 #: Centers and scales a decayed fit gives (contract §12).
 DECAYED_CENTERS = ("mean", "median")
@@ -260,6 +263,73 @@ class RefitOnDrift:
         if not s > 0:
             raise ValueError(f"the decayed {used} scale is 0")
         return {"center_": float(center), "scale_": float(s), "scale_used_": used}
+
+    # -- stored state ---------------------------------------------------------------
+    def to_dict(self) -> Dict[str, Any]:
+        """Everything to continue bit for bit, as JSON-serialisable builtins:
+        the scaler's, monitor's, p-values' and decayed fit's ``to_dict()``,
+        the window's scores, the refit due and the events."""
+        return {
+            "format": FORMAT, "version": VERSION,
+            "params": {"refit": self.refit, "window": self.window, "delay": self.delay,
+                       "seed": self._seed},
+            "state": {
+                "n": self.n, "pending": self._pending, "recent": self._recent.tolist(),
+                "scaler": self.scaler.to_dict(), "monitor": self.monitor.to_dict(),
+                "pvalues": self._pvalues.to_dict(),
+                "decayed": None if self._decayed is None else self._decayed.to_dict(),
+                "events": [dataclasses.asdict(e) for e in self.events],
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "RefitOnDrift":
+        """The state of :meth:`to_dict`, checked: each part by its own
+        ``from_dict``, the window's scores finite and at most ``window``,
+        n and the refit due consistent (n − 1 < due ≤ n − 1 + delay)."""
+        from .._registry import from_dict as scaler_from_dict
+
+        params, state = stored(data, FORMAT)
+        p = {k: param(params, k) for k in ("refit", "window", "delay", "seed")}
+        st = {k: param(state, k, "state") for k in
+              ("n", "pending", "recent", "scaler", "monitor", "pvalues", "decayed", "events")}
+        scaler = scaler_from_dict(st["scaler"])
+        decayed = None if st["decayed"] is None else DecayedFit.from_dict(st["decayed"])
+        if (decayed is None) != (p["refit"] == "window"):
+            raise ValueError("'state' 'decayed' must be present exactly for refit='decayed'")
+        obj = cls(scaler, refit=p["refit"], window=p["window"], delay=p["delay"],
+                  monitor=Martingale.from_dict(st["monitor"]), seed=p["seed"],
+                  half_life=1.0 if decayed is None else decayed.params["half_life"])
+        n = st["n"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 2**53:
+            raise ValueError(f"'state' 'n' must be an integer in [0, 2**53], got {n!r}")
+        recent = np.asarray(st["recent"], dtype=np.float64).reshape(-1)
+        if recent.size > obj.window or recent.size > n or not np.isfinite(recent).all():
+            raise ValueError("'state' 'recent' must hold at most window (and n) finite scores")
+        pending = st["pending"]
+        if pending is not None and (isinstance(pending, bool) or not isinstance(pending, int)
+                                    or not n - 1 < pending <= n - 1 + obj.delay):
+            raise ValueError("'state' 'pending' must be None or a refit due after n - 1 and "
+                             "within delay scores")
+        if not isinstance(st["events"], list):
+            raise ValueError("'state' 'events' must be a list")
+        try:
+            events = [DriftEvent(**e) for e in st["events"]]
+        except TypeError as exc:
+            raise ValueError(f"'state' 'events': {exc}") from None
+        if any(e.kind not in ("alarm", "refit", "refit_failed") or not 0 <= e.index < n
+               for e in events):
+            raise ValueError("'state' 'events' hold an unknown kind or an index beyond n")
+        obj._pvalues = OnlineConformal.from_dict(st["pvalues"])
+        obj._decayed, obj._recent, obj._pending = decayed, recent, pending
+        obj.n, obj.events = n, events
+        return obj
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return self.to_dict()
+
+    def __setstate__(self, data: Dict[str, Any]) -> None:
+        self.__dict__.update(type(self).from_dict(data).__dict__)
 
     def __repr__(self) -> str:
         return f"RefitOnDrift({self.scaler!r}, refit={self.refit!r})  # n={self.n}, events={len(self.events)}"
