@@ -127,7 +127,7 @@ class DecayedFit:
 
     @property
     def nmad(self) -> float:
-        """1.482602218505602 × the decayed median of \\|x − median\\|."""
+        r"""1.482602218505602 × the decayed median of :math:`|x - \mathrm{median}|`."""
         mm = self._state.median_mad()
         if mm is None:
             raise ValueError("the decayed fit has no scores yet")
@@ -141,7 +141,7 @@ class DecayedFit:
 
     @property
     def rank_error(self) -> float:
-        """δ: every decayed quantile is an exact q′-quantile with |q′ − q| ≤ δ
+        r"""δ: every decayed quantile is an exact q′-quantile with :math:`|q' - q| \le \delta`
         (the epochs' share error + the KLL ε + the dropped weight)."""
         return float(self._state.rank_error())
 
