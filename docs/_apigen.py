@@ -50,7 +50,8 @@ GROUPS: list[tuple[str, str, list[str]]] = [
      "One decision per score as it arrives: online conformal p-values, "
      "exchangeability martingales that alarm when the stream changes, and "
      "online FDR control (contract §12).",
-     ["OnlineConformal", "Martingale", "MartingaleSteps", "OnlineFDR"]),
+     ["OnlineConformal", "Martingale", "MartingaleSteps", "OnlineFDR", "DecayedFit",
+      "RefitOnDrift", "DriftEvent", "DriftSteps"]),
     ("Distributed fitting (Dask, Spark)",
      "Exact fits on a cluster, the in-memory fit's center and scale.",
      ["outprob.dask", "outprob.spark"]),

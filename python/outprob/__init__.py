@@ -50,6 +50,10 @@ _LAZY = {
     "Martingale": "._sequential.martingale",
     "MartingaleSteps": "._sequential.martingale",
     "OnlineConformal": "._sequential.online_pvalues",
+    "DecayedFit": "._sequential.decayed",
+    "RefitOnDrift": "._sequential.refit",
+    "DriftEvent": "._sequential.refit",
+    "DriftSteps": "._sequential.refit",
 }
 _MODULES = ("stats", "metrics", "compare", "reference")
 
@@ -92,10 +96,17 @@ if TYPE_CHECKING:
     from ._sequential.martingale import MartingaleSteps as MartingaleSteps
     from ._sequential.online_fdr import OnlineFDR as OnlineFDR
     from ._sequential.online_pvalues import OnlineConformal as OnlineConformal
+    from ._sequential.decayed import DecayedFit as DecayedFit
+    from ._sequential.refit import DriftEvent as DriftEvent
+    from ._sequential.refit import DriftSteps as DriftSteps
+    from ._sequential.refit import RefitOnDrift as RefitOnDrift
 
 __all__ = [
     "ConformalScaler",
     "ConvergenceWarning",
+    "DecayedFit",
+    "DriftEvent",
+    "DriftSteps",
     "FittedMap",
     "GammaScaler",
     "GaussianScaler",
@@ -110,6 +121,7 @@ __all__ = [
     "OnlineFDR",
     "OutprobWarning",
     "RankScaler",
+    "RefitOnDrift",
     "Selection",
     "SigmoidScaler",
     "TRANSFORMATIONS",

@@ -74,6 +74,11 @@ __all__ = [
     "OnlineFdrState",
     "MartingaleState",
     "OnlinePvaluesState",
+    "DecayedFitState",
+    "RowReader",
+    "RowTexts",
+    "csv_layout",
+    "format_columns",
 ]
 
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
@@ -608,3 +613,46 @@ class OnlinePvaluesState:
     def from_parts(
         parts: Dict[str, Any], *, seed: int, negate: bool, smoothed: bool
     ) -> "OnlinePvaluesState": ...
+
+class DecayedFitState:
+    """Exponentially decayed moments and order statistics (§12 "Decayed fit")."""
+
+    def __new__(
+        cls, *, half_life: float, epochs_per_half_life: int, horizon: int, k: int, seed: int
+    ) -> "DecayedFitState": ...
+    def update(self, scores: _F64) -> None: ...
+    def moments(self) -> Optional[Tuple[int, float, float, float]]: ...
+    def quantiles(self, qs: List[float]) -> Optional[List[float]]: ...
+    def median_mad(self) -> Optional[Tuple[float, float]]: ...
+    def rank_error(self) -> float: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> "DecayedFitState": ...
+
+# -- rows with an identifier (outprob stream, contract §12 "outprob stream") ----------
+
+class RowTexts:
+    """A batch's kept row texts, handed back to format_columns."""
+
+class RowReader:
+    """Rows `id<TAB>score` (no column) or CSV rows (column, delimiter) fed in pieces."""
+
+    def __new__(
+        cls, *, column: Optional[int] = None, delimiter: int = 44, first_line: int = 1
+    ) -> "RowReader": ...
+    def feed(self, data: bytes) -> None: ...
+    def finish(self) -> None: ...
+    def ready(self, rows: int) -> bool: ...
+    def take(
+        self, rows: int
+    ) -> Tuple[int, _F64, List[Tuple[int, str]], RowTexts]: ...
+
+def csv_layout(header: bytes, column: str) -> Tuple[int, int]: ...
+def format_columns(
+    doubles: List[Tuple[_F64, int]],
+    flags: List[_Bools],
+    *,
+    rows: Optional[RowTexts] = None,
+    delimiter: int = 9,
+    skip: List[int] = ...,
+) -> bytes: ...

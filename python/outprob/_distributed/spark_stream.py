@@ -148,7 +148,10 @@ def _unscored(batch: Any, output_col: Any) -> Any:
 
 def score_stream(stream_df: Any, scaler: Any, column: Any, sink: Callable[[Any, int], None], *,
                  checkpoint: str, output_col: Any = "probability", refit: str = "partial_fit",
-                 trigger: Optional[Dict[str, Any]] = None, query_name: Optional[str] = None) -> Any:
+                 trigger: Optional[Dict[str, Any]] = None, query_name: Optional[str] = None,
+                 pvalues: bool = False, alert: Optional[str] = None, alpha: float = 0.05,
+                 monitor: Optional[str] = None, alarm: float = 100.0, seed: int = 0,
+                 order_col: Optional[str] = None) -> Any:
     """Starts a Structured Streaming query that scores ``column`` of every
     micro-batch with the current fit and hands the scored batch to ``sink``.
 
@@ -173,6 +176,17 @@ def score_stream(stream_df: Any, scaler: Any, column: Any, sink: Callable[[Any, 
         same checkpoint resumes the stored fit.
     trigger, query_name :
         Passed to ``DataStreamWriter.trigger(**trigger)`` and ``queryName``.
+    pvalues, alert, alpha, monitor, alarm, seed :
+        The columns of ``outprob stream`` (contract §12): ``pvalue`` (the
+        online conformal p-value against every earlier score of the
+        stream), ``alert`` (the online-FDR decision of method ``alert`` at
+        ``alpha``), ``log_martingale`` and ``alarm`` (martingale ``monitor``
+        at threshold ``alarm``, restarting after each alarm), computed on
+        the driver in arrival order within each micro-batch; their state is
+        stored with the fit and resumed exactly. 1-D ``column`` only.
+    order_col : str, optional
+        The arrival order within a micro-batch (e.g. an offset or a time
+        stamp; ties by partition order); default the partition order.
 
     Returns
     -------
@@ -187,6 +201,15 @@ def score_stream(stream_df: Any, scaler: Any, column: Any, sink: Callable[[Any, 
         raise TypeError("stream_df must be a streaming DataFrame (spark.readStream...)")
     columns, ndim = score_columns(stream_df, column)
     path = _state_path(checkpoint)
+    online: Optional[Dict[str, Any]] = None
+    if pvalues or alert is not None or monitor is not None:
+        from .spark_online import initial_state, with_columns
+
+        if ndim != 1:
+            raise ValueError("p-values, alerts and a monitor need one score column")
+        online = initial_state(pvalues=pvalues, alert=alert, alpha=alpha, monitor=monitor,
+                               alarm=alarm, seed=seed,
+                               higher_is_outlier=bool(getattr(scaler, "higher_is_outlier", True)))
     cls = type(scaler)
     if refit == "none":
         if not _is_fitted(scaler):
@@ -206,8 +229,14 @@ def score_stream(stream_df: Any, scaler: Any, column: Any, sink: Callable[[Any, 
             )
     initial = copy.deepcopy(scaler)
 
+    def scored(scoring: Any, batch: Any, before: Optional[Dict[str, Any]]) -> Any:
+        out = transform(scoring, batch, column, output_col=output_col)
+        if before is None:
+            return out
+        return with_columns(out, columns[0], order_col, before)[0]
+
     def each(batch: Any, batch_id: int) -> None:
-        if refit == "none":
+        if refit == "none" and online is None:
             sink(transform(initial, batch, column, output_col=output_col), batch_id)
             return
         stored = _read(path)
@@ -217,24 +246,38 @@ def score_stream(stream_df: Any, scaler: Any, column: Any, sink: Callable[[Any, 
                 f"Spark runs batch {batch_id}, but the stored fit already holds batch {last}: "
                 f"{path} belongs to another query or checkpoint"
             )
+        if stored is not None and (stored.get("online") is None) != (online is None):
+            raise ValueError(f"{path} was stored with other p-value, alert or monitor settings")
         if batch_id == last:  # a rerun: its scores are in the fit already
             assert stored is not None
             scoring = cls.from_dict(stored["scored_with"])
+            before = stored.get("online_before")
+            batch.persist()
         else:
             current = initial if stored is None else cls.from_dict(stored["fit"])
+            before = online if stored is None else stored.get("online")
             batch.persist()
-            updated = _added(current, batch, columns, ndim)
+            updated = current if refit == "none" else _added(current, batch, columns, ndim)
             scoring = current if _is_fitted(current) else updated
             if not _is_fitted(updated):  # no score seen yet: nothing to store or score with
+                # (nor any p-value: the online columns' state is unchanged)
                 try:
-                    sink(_unscored(batch, output_col), batch_id)
+                    out = _unscored(batch, output_col)
+                    sink(out if before is None else with_columns(out, columns[0], order_col, before)[0],
+                         batch_id)
                 finally:
                     batch.unpersist()
                 return
-            _write(path, {"format": _FORMAT, "version": 1, "batch_id": int(batch_id),
-                          "scored_with": scoring.to_dict(), "fit": updated.to_dict()})
+            record = {"format": _FORMAT, "version": 1, "batch_id": int(batch_id),
+                      "scored_with": scoring.to_dict(), "fit": updated.to_dict()}
+            if before is not None:
+                # The columns' state after the batch, computed before the
+                # sink sees it, is stored with the fit (one atomic write).
+                _, after = with_columns(batch, columns[0], order_col, before)
+                record.update(online_before=before, online=after)
+            _write(path, record)
         try:
-            sink(transform(scoring, batch, column, output_col=output_col), batch_id)
+            sink(scored(scoring, batch, before), batch_id)
         finally:
             batch.unpersist()
 

@@ -23,10 +23,18 @@ them all.
 With --map the scores are mapped by a stored fitted map (outprob fit --map)
 and nothing is fitted.
 
+Online decisions add columns after the probability: --pvalues (each
+score's online conformal p-value against every earlier score), --alert
+METHOD (a 0/1 online-FDR decision at --alpha), --monitor KIND (ln M of an
+exchangeability martingale and a 0/1 alarm at --alarm). --id reads
+id<TAB>score lines and --csv-column NAME a CSV table; both write the
+identifier (the whole row) back before the columns.
+
 examples:
   outprob stream --variant mean_nmad < scores.txt > probabilities.txt
   tail -f scores.log | outprob stream --variant median_nmad --window 100000 --flush-every 1
   outprob stream --map fitted.json < new_scores.txt
+  outprob stream --id --pvalues --alert lord++ --alpha 0.05 --monitor jumper --alarm 100 < events.tsv
 """
 
 from __future__ import annotations
@@ -82,12 +90,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lower-is-outlier", action="store_true", help="lower scores are more outlying")
     p.add_argument("--map", type=Path, metavar="JSON",
                    help="map with this stored fitted map (outprob fit --map); fit nothing")
+    from . import _stream_alerts as stream_alerts
+
+    stream_alerts.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     batch = args.flush_every or (1 if sys.stdin.isatty() else 8192)
     fit = _fitter(args) if args.map is None else _stored(args)
     try:
+        from . import _stream_alerts as stream_alerts
+
+        if stream_alerts.wanted(args):
+            return stream_alerts.run(args, fit, sys.stdin, sys.stdout, batch)
         return _loop(fit, sys.stdin, sys.stdout, batch, args.on_error)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.

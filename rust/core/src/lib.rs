@@ -23,7 +23,8 @@
 //! * [`sequential`]: online decisions on a stream — online FDR control,
 //!   exchangeability martingales and online conformal p-values (§12).
 //! * [`io`]: scores read from text lines and probabilities written back
-//!   (the `outprob stream` command, §9).
+//!   (the `outprob stream` command, §9); [`rows`]: rows that carry an
+//!   identifier with their score, and the columns written back (§12).
 //! * [`sample`]: the §5 input contract for fitting data; [`limits`]: the bounds of
 //!   every size and count parameter; [`error`]: the one error type.
 //!
@@ -43,6 +44,7 @@ pub mod evaluation;
 pub mod io;
 pub mod limits;
 pub mod numeric;
+pub mod rows;
 pub mod sample;
 pub mod sequential;
 pub mod streaming;

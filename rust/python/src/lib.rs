@@ -15,6 +15,7 @@ mod array;
 mod conformal;
 mod conformal_labelled;
 mod convert;
+mod decayed;
 mod distributed;
 mod error;
 mod estimators;
@@ -23,6 +24,7 @@ mod lines;
 mod maps;
 mod metrics;
 mod results;
+mod rows;
 mod sequential;
 mod spec;
 mod streaming;
@@ -107,6 +109,8 @@ mod _core {
     #[pymodule_export]
     use crate::conformal_labelled::{Integrative, Weighted};
     #[pymodule_export]
+    use crate::decayed::PyDecayedFit;
+    #[pymodule_export]
     use crate::distributed::{PyColumnPlan, PyPartial, PyPass};
     #[pymodule_export]
     use crate::estimators::{
@@ -131,6 +135,8 @@ mod _core {
         ColumnFit, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
         ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, TopKFit,
     };
+    #[pymodule_export]
+    use crate::rows::{csv_layout, format_columns, PyRowReader, PyRows};
     #[pymodule_export]
     use crate::sequential::{PyMartingale, PyOnlineFdr, PyOnlinePvalues};
     #[pymodule_export]

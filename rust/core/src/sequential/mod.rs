@@ -5,6 +5,8 @@
 //!   every time.
 //! * [`martingale`]: exchangeability martingales (power, simple mixture,
 //!   simple jumper) with CUSUM and Shiryaev–Roberts statistics and alarms.
+//! * [`decayed`]: exponentially decayed moments and order statistics, for
+//!   refits after a drift.
 //! * [`online_pvalues`]: online smoothed conformal p-values, each score
 //!   ranked against every earlier one — independent and uniform under
 //!   exchangeability, which the martingales' guarantee needs.
@@ -13,6 +15,7 @@
 //! itself and its parameters, so a checkpoint resumes bit for bit and a
 //! tampered one is refused with the field named.
 
+pub mod decayed;
 pub mod martingale;
 pub mod online_fdr;
 pub mod online_pvalues;

@@ -1,0 +1,155 @@
+"""``outprob stream`` with online p-values, an online-FDR decision, a
+monitor, and rows that carry an identifier (contract §12, "outprob
+stream: p-values, alerts, a monitor").
+
+Kept apart from ``stream.py``'s loop: without these flags ``outprob
+stream`` runs that loop and writes exactly what it wrote before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any, Callable, List, Optional, Tuple
+
+from .stream import _Report, _reader
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text}")
+    return value
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
+    return value
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("online decisions (contract §12)")
+    g.add_argument("--pvalues", action="store_true",
+                   help="add each score's online conformal p-value: ranked against every earlier "
+                        "score, ties broken at random (independent and uniform while the stream "
+                        "is exchangeable)")
+    g.add_argument("--alert", choices=("lond", "lord++", "saffron", "addis"),
+                   help="add a 0/1 column: the online-FDR decision on the p-value, in arrival "
+                        "order (FDR <= --alpha at every time)")
+    g.add_argument("--alpha", type=_alpha, default=0.05, help="FDR level of --alert (default 0.05)")
+    g.add_argument("--monitor", choices=("jumper", "power", "mixture"),
+                   help="add ln M of an exchangeability martingale on the p-values and a 0/1 "
+                        "alarm column; the martingale restarts after each alarm")
+    g.add_argument("--alarm", type=_threshold, default=100.0, metavar="C",
+                   help="alarm threshold of --monitor (default 100: a false alarm with "
+                        "probability <= 1/C per test)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the p-values' tie breaking")
+    g.add_argument("--id", action="store_true",
+                   help="lines are id<TAB>score: the identifier is written back first")
+    g.add_argument("--csv-column", metavar="NAME",
+                   help="lines are CSV with a header; the score is column NAME; every row is "
+                        "written back with the new columns appended")
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    """Whether any flag of this module was given."""
+    return bool(args.pvalues or args.alert or args.monitor or args.id or args.csv_column)
+
+
+def _columns(args: argparse.Namespace) -> Any:
+    from outprob._sequential.columns import OnlineColumns
+
+    return OnlineColumns(pvalues=args.pvalues, alert=args.alert, alpha=args.alpha,
+                         monitor=args.monitor, alarm=args.alarm, seed=args.seed,
+                         higher_is_outlier=not args.lower_is_outlier)
+
+
+def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any, batch: int) -> int:
+    """The loop of ``stream.py`` with the extra columns and row layouts."""
+    import numpy as np
+
+    from outprob import _core
+
+    from . import CLIError
+
+    if args.id and args.csv_column:
+        raise CLIError("--id and --csv-column are two layouts: give one")
+    read = _reader(inp)
+    write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
+    cols = _columns(args)
+    delimiter = ord("\t")
+    pending = b""
+    if args.csv_column:
+        # The header: the first line, read whole before any row.
+        while b"\n" not in pending:
+            data = read()
+            if not data:
+                break
+            pending += data
+        header, _, pending = pending.partition(b"\n")
+        header = header.removesuffix(b"\r")
+        if not header.strip():
+            raise CLIError("--csv-column: the input has no header line")
+        column, delimiter = _core.csv_layout(header, args.csv_column)
+        reader: Any = _core.RowReader(column=column, delimiter=delimiter, first_line=2)
+        names = bytes([delimiter]).join(n.encode() for n in ["probability", *cols.names()])
+        write(header.removeprefix(b"\xef\xbb\xbf") + bytes([delimiter]) + names + b"\n")
+    elif args.id:
+        reader = _core.RowReader()
+    else:
+        reader = _core.LineReader()
+    if pending:
+        reader.feed(pending)
+    report = _Report(args.on_error)
+    while True:
+        while not reader.ready(batch):
+            data = read()
+            if data:
+                reader.feed(data)
+            else:
+                reader.finish()
+        taken = reader.take(batch)
+        first, x, bad = taken[0], taken[1], taken[2]
+        rows: Optional[Any] = taken[3] if len(taken) > 3 else None
+        if not x.size:
+            return report.close()
+        stop: Tuple[int, str] = (0, "")
+        n = x.size
+        skip: List[int] = []
+        if bad:
+            if args.on_error == "stop":
+                stop = bad[0]
+                cut = stop[0] - first
+                skip, x = list(range(cut, n)), x[:cut]
+            elif args.on_error == "skip":
+                skip = sorted(line - first for line, _ in bad)
+            report.add(bad)
+        keep = np.ones(x.size, dtype=bool)
+        keep[[i for i in skip if i < x.size]] = False
+        xs = x[keep]  # the scores that get an output line, in order
+        if xs.size:
+            prob = np.ascontiguousarray(fit(xs), dtype=np.float64)
+            extra = cols.compute(xs)
+            doubles = [(a, 0) for a in [prob, *(extra[k] for k in ("pvalue", "log_martingale")
+                                                if k in extra)]]
+            flags = [extra[k] for k in ("alert", "alarm") if k in extra]
+            # Back to one value per row (skipped rows are not written).
+            def full(a: Any, fill: Any) -> Any:
+                v = np.full(n, fill, dtype=a.dtype)
+                v[np.flatnonzero(keep)] = a
+                return v
+
+            doubles = [(full(a, np.nan), d) for a, d in doubles]
+            flags = [full(f, False) for f in flags]
+            write(_core.format_columns(doubles, flags, rows=rows, delimiter=delimiter, skip=skip))
+            out.flush()
+        if stop[0]:
+            raise CLIError(f"standard input, {stop[1]}")
