@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from .._common.public import public
 from . import calibration_stream as _stream
+from . import tails as _tails
 from .. import _core
 from .._maps import stored_state as _persist
 from .._scalers.auto_trim import auto_trim
@@ -42,6 +43,8 @@ TIE_BREAKS = ("classical", "randomized")
 #: The map's options as fitted (kept with the fit: a parameter changed
 #: after ``fit`` takes effect at the next fit, as for every scaler).
 SPEC_KEYS = ("conditional", "delta", "simes_k", "tie_break", "seed")
+#: Stored with the spec when a tail is fitted (absent in older stored maps).
+TAIL_KEYS = ("tail", "tail_quantile")
 
 
 @public("outprob")
@@ -106,6 +109,22 @@ class ConformalScaler(ScalerBase):
     window : int, optional
         :meth:`partial_fit` keeps the newest ``window`` scores exactly and
         computes exact p-values against them.
+    tail : {None, "gpd", "gaussian", "gamma"}, default None
+        Beyond the ``tail_quantile`` quantile u of the calibration scores,
+        p-values from a fitted tail, :math:`p(s) = p_u\,G(s)` with
+        :math:`p_u = (1 + m)/(n + 1)`, m the calibration scores above u and
+        G the fitted survival beyond u: a generalised Pareto fit to the
+        exceedances (``"gpd"``), or the median/nMAD Gaussian or robust gamma
+        of all calibration scores (``"gaussian"``, ``"gamma"``). Below u the
+        p-values stay conformal, so :math:`P(p \le \alpha) \le \alpha`
+        still holds exactly for :math:`\alpha \ge p_u`; below :math:`p_u`
+        it rests on the tail model. A tail whose Kolmogorov distance to the
+        exceedances exceeds the DKWM bound :math:`\sqrt{\ln(2/\delta)/(2m)}`
+        is rejected and the p-values are the conformal ones (``tail_``
+        says which). Needs ``fit`` (not ``partial_fit``) and
+        ``conditional=None``; contract §11.
+    tail_quantile : float, default 0.9
+        The quantile of the calibration scores above which the tail is used.
 
     Attributes
     ----------
@@ -168,6 +187,8 @@ class ConformalScaler(ScalerBase):
         threads: Optional[int] = None,
         k: int = DEFAULT_K,
         window: Optional[int] = None,
+        tail: Optional[str] = None,
+        tail_quantile: float = 0.9,
     ) -> None:
         self.conditional = conditional
         self.delta = delta
@@ -181,6 +202,8 @@ class ConformalScaler(ScalerBase):
         self.threads = threads
         self.k = k
         self.window = window
+        self.tail = tail
+        self.tail_quantile = tail_quantile
 
     # -- parameters ------------------------------------------------------------
     def _check_params(self) -> None:
@@ -209,6 +232,7 @@ class ConformalScaler(ScalerBase):
         elif c is not None:
             check_fraction(c, "contamination")
         check_int(self.k, "k", 8, 65535)
+        _tails.check_tail_params(self.tail, self.tail_quantile, self.conditional)
 
     def _spec_params(self) -> Dict[str, Any]:
         return {
@@ -217,6 +241,7 @@ class ConformalScaler(ScalerBase):
             "simes_k": None if self.simes_k is None else int(self.simes_k),
             "tie_break": self.tie_break,
             "seed": int(self.seed),
+            **({} if self.tail is None else {"tail": self.tail, "tail_quantile": float(self.tail_quantile)}),
         }
 
     # -- fitting ---------------------------------------------------------------
@@ -297,6 +322,9 @@ class ConformalScaler(ScalerBase):
                 _core.ConformalCalibration(f["sorted_"], spec=s, negate=negate) for f, s in zip(fits, core_spec)
             ]
         else:
+            if spec.get("tail") is not None:
+                raise ValueError("tail needs the calibration scores themselves: use fit, not "
+                                 "partial_fit (contract §11)")
             calibrations = [
                 _core.ConformalCalibration.from_sketch(sk, spec=s, negate=negate)
                 for sk, s in zip(sketches, core_spec)
@@ -312,7 +340,7 @@ class ConformalScaler(ScalerBase):
             else:
                 attributes[name] = values[0] if ndim == 1 else np.array(values, dtype=kinds[name])
         attributes["spec"] = dict(spec)
-        fitted = ConformalMap(calibrations, ndim)
+        fitted = ConformalMap(calibrations, ndim, tails=_tails.fit_tails(spec, fits))
         return State(attributes, ndim, len(fits) if ndim == 2 else 1, names, negate, fitted)
 
     # -- p-values ----------------------------------------------------------------
@@ -330,6 +358,20 @@ class ConformalScaler(ScalerBase):
         if state.ndim == 2 and (x.ndim != 2 or x.shape[1] != state.n_features):
             raise ValueError(shape_message(type(self).__name__, x, state.n_features))
         return self._output(self._map_into(state.map.complement(False), x, out), X, state)
+
+    @property
+    def tail_(self) -> Any:
+        """With ``tail``: the fitted tail of each column as a dict
+        (``accepted``, ``reason``, ``threshold`` (oriented),
+        ``threshold_pvalue`` p_u, ``exceedances`` m, ``statistic`` (the
+        Kolmogorov distance), ``bound`` (DKWM), ``params``); a list of them
+        for 2-D scores; None without a tail."""
+        state = self._fitted_state()
+        tails = state.map.tails
+        if tails is None:
+            return None
+        out = [_tails.summary(t) for t in tails]
+        return out[0] if state.ndim == 1 else out
 
     def fpr_upper_bound(
         self, thresholds: npt.ArrayLike, *, delta: Optional[float] = None, method: str = "dkwm"
@@ -354,7 +396,7 @@ class ConformalScaler(ScalerBase):
             raise ValueError(f"method must be 'dkwm', 'simes' or 'mc', got {method!r}")
         state = self._fitted_state()
         params = {n: getattr(self, n) for n in self._get_param_names()}
-        params.update(conditional=method, tie_break="classical", contamination=None, window=None,
+        params.update(conditional=method, tie_break="classical", contamination=None, window=None, tail=None,
                       delta=self.delta if delta is None else delta)
         band = type(self)(**params)
         band._check_params()
@@ -496,8 +538,8 @@ def _spec(spec: Dict[str, Any], fits: List[Dict[str, Any]]) -> List[Any]:
 
 
 def _check_spec(spec: Dict[str, Any]) -> Dict[str, Any]:
-    if set(spec) != set(SPEC_KEYS):
-        raise ValueError(f"'spec' must hold exactly {list(SPEC_KEYS)}")
+    if not set(SPEC_KEYS) <= set(spec) <= set(SPEC_KEYS + TAIL_KEYS):
+        raise ValueError(f"'spec' must hold exactly {list(SPEC_KEYS)} (and, with a tail, {list(TAIL_KEYS)})")
     probe = ConformalScaler(**spec)
     probe._check_params()
     return probe._spec_params()
@@ -544,24 +586,31 @@ class ConformalMap:
     ``ScalerBase`` hands a fitted map: ``transform(x, out=None, *,
     threads=0)``, None for an array it cannot map as it is."""
 
-    __slots__ = ("calibrations", "ndim", "complementary")
+    __slots__ = ("calibrations", "ndim", "complementary", "tails")
 
-    def __init__(self, calibrations: List[Any], ndim: int, complementary: bool = True) -> None:
+    def __init__(self, calibrations: List[Any], ndim: int, complementary: bool = True,
+                 tails: Optional[List[Any]] = None) -> None:
         self.calibrations, self.ndim, self.complementary = calibrations, ndim, complementary
+        self.tails = tails
 
     def complement(self, complementary: bool) -> "ConformalMap":
-        return ConformalMap(self.calibrations, self.ndim, complementary)
+        return ConformalMap(self.calibrations, self.ndim, complementary, self.tails)
+
+    def _map(self, j: int, x: Any, out: Optional[np.ndarray], threads: int) -> Any:
+        if self.tails is None:
+            return self.calibrations[j].map(x, out, complement=self.complementary, threads=threads)
+        return self.tails[j].map(self.calibrations[j], x, out, complement=self.complementary,
+                                 threads=threads)
 
     def transform(self, x: Any, out: Optional[np.ndarray] = None, *, threads: int = 0) -> Any:
         if self.ndim == 1:
-            return self.calibrations[0].map(x, out, complement=self.complementary, threads=threads)
+            return self._map(0, x, out, threads)
         if type(x) is not np.ndarray or x.ndim != 2 or x.shape[1] != len(self.calibrations):
             return None
         if x.dtype not in (np.float64, np.float32):
             return None
         result = np.empty_like(x) if out is None else out
-        for j, cal in enumerate(self.calibrations):
-            mapped = cal.map(np.ascontiguousarray(x[:, j]), complement=self.complementary,
-                             threads=threads)
+        for j in range(len(self.calibrations)):
+            mapped = self._map(j, np.ascontiguousarray(x[:, j]), None, threads)
             result[:, j] = mapped
         return result

@@ -54,7 +54,7 @@ impl ConformalSpec {
 /// Calibration scores (sorted, oriented) or a sketch's weighted sample,
 /// with its index and the adjustment the spec asks for.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalCalibration")]
-pub(crate) struct Calibration(calibration::Calibration);
+pub(crate) struct Calibration(pub(crate) calibration::Calibration);
 
 #[pymethods]
 impl Calibration {

@@ -26,6 +26,7 @@ mod results;
 mod sequential;
 mod spec;
 mod streaming;
+mod tails;
 
 use outprob_core::numeric::par::PARALLEL_MIN;
 use pyo3::prelude::*;
@@ -160,4 +161,6 @@ mod _core {
     use crate::streaming::{
         kll_normalized_rank_error, result_from_sketch, PyKll, PyStreaming, PyWindow,
     };
+    #[pymodule_export]
+    use crate::tails::{combine_pvalues, ensemble_scores, Tail};
 }
