@@ -44,8 +44,8 @@ fn check_shape(len: usize, k: usize, out: usize) -> Result<usize, Error> {
 /// `cot(pπ) = tan((½ − p)π)`, accurate for small p.
 #[inline]
 fn cauchy_term(p: f64) -> f64 {
-    let x = p * core::f64::consts::PI;
-    x.cos() / x.sin()
+    let (sin, cos) = (p * core::f64::consts::PI).sin_cos();
+    cos / sin
 }
 
 /// The Cauchy combination of each row of the row-major `p` (k columns),

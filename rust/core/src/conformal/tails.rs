@@ -42,7 +42,7 @@ use crate::error::Error;
 use crate::estimators::location::median;
 use crate::estimators::scale::nmad_about_median;
 use crate::numeric::float::Float;
-use crate::numeric::gamma::{gamma_pq, Order};
+use crate::numeric::gamma::Order;
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::gamma::{fit_gamma, GammaMethod, GammaSpec};
 
@@ -91,8 +91,13 @@ impl TailKind {
 enum Model {
     /// Exceedances `q − u` ~ GPD(ξ, σ).
     Gpd { shape: f64, scale: f64 },
-    /// N(center, scale²).
-    Gaussian { center: f64, scale: f64 },
+    /// N(center, scale²); `half` is the incomplete gamma of order ½
+    /// (`Q(½, z²/2) = erfc(z/√2)`), its constants computed once.
+    Gaussian {
+        center: f64,
+        scale: f64,
+        half: Order,
+    },
     /// Γ(k, θ) of `q + offset` (`order` holds k and its constants).
     Gamma {
         offset: f64,
@@ -102,13 +107,13 @@ enum Model {
 }
 
 /// Upper tail `1 − Φ(z)`, with relative accuracy for large `z`
-/// (`Q(½, z²/2)/2`).
-fn normal_sf(z: f64) -> f64 {
-    let half = 0.5 * gamma_pq(0.5, 0.5 * z * z).1;
+/// (`Q(½, z²/2)/2`; `half` is `Order::new(0.5)`).
+fn normal_sf(z: f64, half: &Order) -> f64 {
+    let tail = 0.5 * half.q(0.5 * z * z);
     if z >= 0.0 {
-        half
+        tail
     } else {
-        1.0 - half
+        1.0 - tail
     }
 }
 
@@ -117,7 +122,11 @@ impl Model {
     fn survival(&self, q: f64, u: f64) -> f64 {
         match *self {
             Model::Gpd { shape, scale } => gpd_sf((q - u).max(0.0), shape, scale),
-            Model::Gaussian { center, scale } => normal_sf((q - center) / scale),
+            Model::Gaussian {
+                center,
+                scale,
+                half,
+            } => normal_sf((q - center) / scale, &half),
             Model::Gamma {
                 offset,
                 order,
@@ -136,7 +145,7 @@ impl Model {
     fn params(&self) -> [f64; 3] {
         match *self {
             Model::Gpd { shape, scale } => [shape, scale, 0.0],
-            Model::Gaussian { center, scale } => [center, scale, 0.0],
+            Model::Gaussian { center, scale, .. } => [center, scale, 0.0],
             Model::Gamma {
                 offset,
                 order,
@@ -419,8 +428,11 @@ fn gaussian(sorted: &[f64]) -> Option<Model> {
     let sample = Sample::new(sorted, NanPolicy::Raise, false).ok()?;
     let center = median(&sample);
     let scale = nmad_about_median(&sample, center);
-    (sorted.len() >= 2 && scale > 0.0 && scale.is_finite())
-        .then_some(Model::Gaussian { center, scale })
+    (sorted.len() >= 2 && scale > 0.0 && scale.is_finite()).then_some(Model::Gaussian {
+        center,
+        scale,
+        half: Order::new(0.5),
+    })
 }
 
 fn gamma(sorted: &[f64]) -> Option<Model> {
@@ -464,6 +476,7 @@ fn kolmogorov(y: &[f64], cdf: impl Fn(f64) -> f64) -> f64 {
 mod tests {
     use super::*;
     use crate::conformal::pvalues::{Reference, TieBreak};
+    use crate::numeric::gamma::gamma_pq;
     use proptest::prelude::*;
 
     /// Quantile function of GPD(ξ, σ): inverse-CDF draws.
@@ -506,9 +519,11 @@ mod tests {
     #[test]
     fn normal_tail_is_accurate_far_out() {
         // 1 − Φ(10) = 7.619853024160527e-24 (Abramowitz & Stegun 26.2).
-        assert!((normal_sf(10.0) / 7.619_853_024_160_527e-24 - 1.0).abs() < 1e-10);
-        assert!((normal_sf(0.0) - 0.5).abs() < 1e-15);
-        assert!((normal_sf(-1.0) - 0.841_344_746_068_542_9).abs() < 1e-14);
+        let half = Order::new(0.5);
+        assert!((normal_sf(10.0, &half) / 7.619_853_024_160_527e-24 - 1.0).abs() < 1e-10);
+        assert!((normal_sf(0.0, &half) - 0.5).abs() < 1e-15);
+        assert!((normal_sf(-1.0, &half) - 0.841_344_746_068_542_9).abs() < 1e-14);
+        assert_eq!(normal_sf(3.0, &half), 0.5 * gamma_pq(0.5, 4.5).1);
     }
 
     fn sorted_normal(n: usize, seed: u64) -> Vec<f64> {
