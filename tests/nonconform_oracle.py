@@ -1,5 +1,5 @@
-"""nonconform as a test oracle of contracts §11 and §12 (its p-values and
-its exchangeability martingales), run in its own environment.
+"""nonconform as a test oracle of contracts §11, §12 and §13 (its p-values,
+its exchangeability martingales, its weighted p-values and weights), run in its own environment.
 
 nonconform needs Python >= 3.12 (``scripts/dev.py`` makes that environment
 and passes its interpreter in ``OUTPROB_NONCONFORM_PYTHON``). The tests
@@ -59,6 +59,14 @@ def _run(job: dict, data: dict) -> dict:
         rng = np.random.default_rng(job["seed"])
         g = cc.estimate_fs_correction(job["delta"], job["n"], n_mc=job["n_mc"], rng=rng)
         return {job["name"]: np.array([g])}
+    if kind == "split_weighted":
+        det = nonconform.ConformalDetector(
+            ToyKnn(job["n_neighbors"]), nonconform.Split(n_calib=job["split"]),
+            estimation=nonconform.Empirical(), score_polarity="higher_is_anomalous",
+            weight_estimator=nonconform.logistic_weight_estimator(), seed=job["seed"],
+        )
+        det.fit(data[job["train"]])
+        return {job["name"]: det.compute_p_values(data[job["test"]])}
     if kind in ("split", "cv"):
         if kind == "split":
             strategy = nonconform.Split(n_calib=job["split"])
@@ -77,6 +85,14 @@ def _run(job: dict, data: dict) -> dict:
         return {job["name"]: np.array([pi0, sel.storey_lambda(job["n"])])}
     if kind == "martingale":
         return _martingale(job, data)
+    if kind == "weighted":
+        from nonconform.scoring import calculate_weighted_p_val
+
+        p = calculate_weighted_p_val(data[job["test"]], data[job["cal"]], data[job["test_w"]],
+                                     data[job["cal_w"]], tie_break="classical")
+        return {job["name"]: p}
+    if kind == "weight_estimator":
+        return _weights(job, data)
     raise ValueError(f"unknown job {kind!r}")
 
 
@@ -106,6 +122,19 @@ def _martingale(job: dict, data: dict) -> dict:
         f"{name}_r": np.array([s.log_shiryaev_roberts for s in states]),
         f"{name}_alarm": np.array(alarms, dtype=bool).reshape(len(states), 3),
     }
+
+
+def _weights(job: dict, data: dict) -> dict:
+    """nonconform's classifier-estimated covariate-shift weights of the
+    calibration and test features (``logistic_weight_estimator``)."""
+    from nonconform import logistic_weight_estimator
+
+    est = logistic_weight_estimator(**job.get("params", {}))
+    est.set_seed(job["seed"])
+    est.fit(data[job["cal"]], data[job["test"]])
+    w_cal, w_test = est.get_weights()
+    name = job["name"]
+    return {f"{name}_cal": np.asarray(w_cal), f"{name}_test": np.asarray(w_test)}
 
 
 def main(src: str, dst: str) -> None:

@@ -63,19 +63,25 @@ fn read(text: &[u8], chunk: usize, batch: usize) -> (Vec<f64>, Vec<BadLine>) {
 
 /// The rules of contract §9 written out with the standard library: split
 /// at `\n` (a last line without one counts, nothing after a final `\n`
-/// does), trim ASCII whitespace, `str::parse::<f64>`.
+/// does), a byte order mark opening the input dropped (it counts towards
+/// line 1's length), trim ASCII whitespace, `str::parse::<f64>`.
 fn oracle(text: &[u8]) -> (Vec<f64>, Vec<BadLine>) {
     let mut pieces: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     if pieces.last().is_some_and(|p| p.is_empty()) {
         pieces.pop();
     }
     let (mut scores, mut bad) = (Vec::new(), Vec::new());
-    for (i, line) in pieces.iter().enumerate() {
+    for (i, &whole) in pieces.iter().enumerate() {
+        let too_long = whole.len() > MAX_LINE;
+        let mut line = &whole[..whole.len().min(MAX_LINE + 1)];
+        if i == 0 {
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        }
         let trimmed = trim(line);
         let parsed = std::str::from_utf8(trimmed)
             .ok()
             .and_then(|t| t.parse::<f64>().ok());
-        let fault = if line.len() > MAX_LINE {
+        let fault = if too_long {
             Some(Fault::TooLong)
         } else if trimmed.is_empty() {
             Some(Fault::Empty)
@@ -90,7 +96,7 @@ fn oracle(text: &[u8]) -> (Vec<f64>, Vec<BadLine>) {
             }
         };
         if let Some(fault) = fault {
-            let kept = trim(&line[..line.len().min(MAX_LINE + 1)]);
+            let kept = trimmed;
             bad.push(BadLine {
                 line: i as u64 + 1,
                 fault,

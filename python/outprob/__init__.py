@@ -35,6 +35,7 @@ _LAZY = {
     "fpr_upper_bound": "._conformal.selection",
     "combine_pvalues": "._conformal.combination",
     "ensemble_pvalues": "._conformal.combination",
+    "label_trim_candidates": "._conformal.labelled",
     "TRANSFORMATIONS": "._registry",
     "Transformation": "._registry",
     "VARIANTS": "._registry",
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from ._common.exceptions import ZeroScaleWarning as ZeroScaleWarning
     from ._conformal.combination import combine_pvalues as combine_pvalues
     from ._conformal.combination import ensemble_pvalues as ensemble_pvalues
+    from ._conformal.labelled import label_trim_candidates as label_trim_candidates
     from ._conformal.scaler import ConformalScaler as ConformalScaler
     from ._conformal.selection import Selection as Selection
     from ._conformal.selection import fpr_upper_bound as fpr_upper_bound
@@ -126,6 +128,7 @@ __all__ = [
     "ensemble_pvalues",
     "fpr_upper_bound",
     "from_dict",
+    "label_trim_candidates",
     "load_map",
     "metrics",
     "reference",

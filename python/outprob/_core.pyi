@@ -81,6 +81,8 @@ __all__ = [
     "ConformalTail",
     "combine_pvalues",
     "ensemble_scores",
+    "WeightedCalibration",
+    "IntegrativeCalibration",
     "SelectionFit",
     "conformal_mc_correction",
     "conformal_select",
@@ -483,6 +485,30 @@ class ConformalSketch:
     def k(self) -> int: ...
     @property
     def rank_error(self) -> float: ...
+
+class WeightedCalibration:
+    def __new__(
+        cls, scores: npt.NDArray[np.float64], weights: npt.NDArray[np.float64], *, nan_policy: str,
+        negate: bool,
+    ) -> "WeightedCalibration": ...
+    @property
+    def sizes(self) -> Tuple[int, float]: ...
+    def pvalues(
+        self, scores: npt.NDArray[np.float64], weights: npt.NDArray[np.float64],
+        out: npt.NDArray[np.float64], *, tie_break: str, seed: int, complement: bool, threads: int = 0,
+    ) -> None: ...
+
+class IntegrativeCalibration:
+    def __new__(
+        cls, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], outliers: npt.NDArray[np.float64],
+        *, nan_policy: str, negate: bool,
+    ) -> "IntegrativeCalibration": ...
+    @property
+    def sizes(self) -> Tuple[int, int]: ...
+    def pvalues(
+        self, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: npt.NDArray[np.float64],
+        *, complement: bool,
+    ) -> None: ...
 
 class ConformalCalibration:
     def __new__(

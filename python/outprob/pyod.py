@@ -60,7 +60,7 @@ require("pyod", "outprob.pyod")  # the extra this module is for
 
 __all__ = [
     "ScaledDetector", "predict_proba", "outlier_proba", "predict_confidence", "PYOD_METHODS",
-    "ConformalDetector", "conformal",
+    "ConformalDetector", "conformal", "covariate_shift_weights",
 ]
 
 #: PyOD's names of its conversions, as outprob variants.
@@ -347,13 +347,26 @@ class ConformalDetector:
         Rows of ``X_train`` whose scores calibrate, in the order scored.
     aggregation : str
         How the k models' scores of new data are combined.
+    calibration_features_, calibration_scores_ : ndarray
+        The calibration rows of ``X_train`` and their scores (what
+        ``pvalues(X, shift=True)`` reweights).
     """
 
-    def __init__(self, detectors: List[Any], scaler: Any, calibration: np.ndarray, aggregation: str) -> None:
+    def __init__(
+        self,
+        detectors: List[Any],
+        scaler: Any,
+        calibration: np.ndarray,
+        aggregation: str,
+        features: Optional[np.ndarray] = None,
+        scores: Optional[np.ndarray] = None,
+    ) -> None:
         self.detectors_ = detectors
         self.scaler_ = scaler
         self.calibration_indices_ = calibration
         self.aggregation = aggregation
+        self.calibration_features_ = features
+        self.calibration_scores_ = scores
 
     def decision_function(self, X: npt.ArrayLike) -> Probabilities:
         """The scores of ``X``: the one model's, or the ``aggregation`` of
@@ -365,10 +378,25 @@ class ConformalDetector:
         combined: Probabilities = np.asarray(AGGREGATIONS[self.aggregation](scores, axis=0), dtype=np.float64)
         return combined
 
-    def pvalues(self, X: npt.ArrayLike) -> Probabilities:
-        """Conformal p-values of the rows of ``X`` (contract §11)."""
-        p: Probabilities = self.scaler_.pvalues(self.decision_function(X))
-        return p
+    def pvalues(self, X: npt.ArrayLike, *, shift: bool = False, random_state: Optional[int] = None) -> Probabilities:
+        """Conformal p-values of the rows of ``X`` (contract §11). With
+        ``shift=True``, weighted conformal p-values for a covariate shift
+        between the calibration rows and ``X`` (contract §13), the weights
+        estimated by :func:`covariate_shift_weights` (``random_state``
+        seeds its shuffle)."""
+        scores = self.decision_function(X)
+        if not shift:
+            p: Probabilities = self.scaler_.pvalues(scores)
+            return p
+        if self.calibration_features_ is None or self.calibration_scores_ is None:
+            raise ValueError("shift=True needs the calibration rows: make the detector with conformal()")
+        w_cal, w_test = covariate_shift_weights(self.calibration_features_, X, random_state=random_state)
+        from ._conformal.scaler import ConformalScaler
+
+        params = {k: getattr(self.scaler_, k) for k in ("tie_break", "seed", "nan_policy", "higher_is_outlier")}
+        weighted = ConformalScaler(**params).fit(self.calibration_scores_, weights=w_cal)
+        q: Probabilities = weighted.pvalues(scores, weights=w_test)
+        return q
 
     def outlier_proba(self, X: npt.ArrayLike) -> Probabilities:
         """``1 − pvalues(X)``."""
@@ -380,6 +408,71 @@ class ConformalDetector:
         from ._conformal.selection import select
 
         return select(self.pvalues(X), alpha, method)
+
+
+def covariate_shift_weights(
+    calibration_features: npt.ArrayLike,
+    test_features: npt.ArrayLike,
+    *,
+    C: float = 1.0,
+    clip_quantile: Optional[float] = 0.05,
+    random_state: Optional[int] = None,
+) -> Tuple[Probabilities, Probabilities]:
+    r"""Likelihood-ratio weights :math:`w(x) \approx dP_{test}/dP_{cal}(x)`
+    of calibration and test rows, estimated by a classifier that tells them
+    apart (contract §13; nonconform's ``logistic_weight_estimator``).
+
+    A logistic regression (standardised features, ``C``, balanced class
+    weights, ``max_iter=1000``) is fitted on the calibration rows (label
+    0) and the test rows (label 1), shuffled by ``default_rng(random_state)``;
+    :math:`w(x) = \hat P(1 \mid x)/(\hat P(0 \mid x) + 10^{-9})`, then
+    clipped to the ``clip_quantile`` and ``1 − clip_quantile`` percentiles
+    of all the weights (None: no clipping). The weighted p-values are valid
+    only as far as the estimated ratio is the true one.
+
+    Returns
+    -------
+    (calibration weights, test weights)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from outprob.pyod import covariate_shift_weights
+    >>> rng = np.random.default_rng(0)
+    >>> w_cal, w_test = covariate_shift_weights(rng.normal(size=(200, 2)),
+    ...                                         rng.normal(1.0, 1.0, size=(100, 2)), random_state=0)
+    >>> bool(w_test.mean() > w_cal.mean())
+    True
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    cal = np.asarray(calibration_features, dtype=np.float64)
+    test = np.asarray(test_features, dtype=np.float64)
+    if cal.ndim != 2 or test.ndim != 2 or cal.shape[1] != test.shape[1] or not len(cal) or not len(test):
+        raise ValueError("calibration_features and test_features must be non-empty 2-D arrays "
+                         "with the same number of columns")
+    if clip_quantile is not None and not 0.0 < float(clip_quantile) < 0.5:
+        raise ValueError(f"clip_quantile must be in (0, 0.5) or None, got {clip_quantile!r}")
+    joint = np.vstack([np.c_[cal, np.zeros(len(cal))], np.c_[test, np.ones(len(test))]])
+    np.random.default_rng(random_state).shuffle(joint)
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=float(C), max_iter=1000, class_weight="balanced"))
+    if random_state is not None:
+        model.steps[-1][1].random_state = random_state
+    model.fit(joint[:, :-1], joint[:, -1])
+    column = int(np.flatnonzero(model.classes_ == 1.0)[0])
+
+    def ratio(x: np.ndarray) -> np.ndarray:
+        prob = model.predict_proba(x)
+        return np.asarray(prob[:, column] / (prob[:, 1 - column] + 1e-9), dtype=np.float64)
+
+    w_cal, w_test = ratio(cal), ratio(test)
+    if clip_quantile is not None:
+        both = np.concatenate([w_cal, w_test])
+        lo, hi = np.percentile(both, 100 * float(clip_quantile)), np.percentile(both, 100 * (1 - float(clip_quantile)))
+        w_cal, w_test = np.clip(w_cal, lo, hi), np.clip(w_test, lo, hi)
+    return w_cal, w_test
 
 
 AGGREGATIONS: Dict[str, Callable[..., Any]] = {
@@ -473,7 +566,7 @@ def conformal(
             order_parts.append(calib)
         scores, order = np.concatenate(parts), np.concatenate(order_parts)
     scaler = ConformalScaler(**scaler_params).fit(scores)
-    return ConformalDetector(models, scaler, order, aggregation)
+    return ConformalDetector(models, scaler, order, aggregation, X[order], scores)
 
 
 def _check_detector_fitted(d: Any) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .optional import require
 
-__all__ = ["columns_of", "read_columns", "add_column", "is_parquet", "csv_header"]
+__all__ = ["columns_of", "read_columns", "add_column", "is_parquet", "csv_header", "not_utf8"]
 
 _PARQUET = (".parquet", ".pq")
 _MISSING = {"", "na", "nan", "null", "none"}
@@ -51,11 +51,31 @@ def _check_unique(path: Path, names: Sequence[str]) -> None:
         seen[name] = i
 
 
+def not_utf8(path: Path) -> ValueError:
+    """The error for a CSV file that is not UTF-8, naming its first bad line
+    and byte (the codec's own message names neither the file nor the line).
+    Lines are split on the byte ``\n``, which UTF-8 never uses inside a
+    character."""
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return ValueError(
+                    f"{path}, line {number}: byte {exc.start + 1} (0x{raw[exc.start]:02x}) is not "
+                    "UTF-8; CSV files are read as UTF-8: save it as UTF-8 (e.g. iconv -f latin1 "
+                    "-t utf-8)")
+    return ValueError(f"{path}: not UTF-8; CSV files are read as UTF-8")
+
+
 def csv_dialect(path: Path) -> Any:
     """The CSV dialect of a file: its delimiter sniffed among ``,``, ``;``
     and tab (every reader of a CSV file uses it: in memory, Dask, Spark)."""
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        sample = fh.read(65536)
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            sample = fh.read(65536)
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
     try:
         return csv.Sniffer().sniff(sample, delimiters=",;\t")
     except csv.Error:
@@ -75,25 +95,31 @@ def csv_header(path: Path) -> Tuple[List[str], Any]:
     dialect."""
     _check(path)
     dialect = csv_dialect(path)
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        return _header(path, csv.reader(fh, dialect)), dialect
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return _header(path, csv.reader(fh, dialect)), dialect
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
 
 
 def _read_csv(path: Path) -> Dict[str, List[str]]:
     # utf-8-sig: a byte order mark (as spreadsheet programs write) is not
     # part of the first column's name.
     dialect = csv_dialect(path)
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = csv.reader(fh, dialect)
-        header = _header(path, reader)
-        table: Dict[str, List[str]] = {h: [] for h in header}
-        for line, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise ValueError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
-            for h, v in zip(header, row):
-                table[h].append(v)
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh, dialect)
+            header = _header(path, reader)
+            table: Dict[str, List[str]] = {h: [] for h in header}
+            for line, row in enumerate(reader, start=2):
+                if not row:
+                    continue
+                if len(row) != len(header):
+                    raise ValueError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
+                for h, v in zip(header, row):
+                    table[h].append(v)
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
     return table
 
 
@@ -127,20 +153,23 @@ def _as_float(path: Path, name: str, values: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def columns_of(path: Path) -> List[str]:
-    """The column names of a table."""
+def columns_of(path: Path, *, parquet: Optional[bool] = None) -> List[str]:
+    """The column names of a table (Parquet if ``parquet``, by default if
+    its suffix says so; else CSV)."""
     _check(path)
-    if is_parquet(path):
+    if is_parquet(path) if parquet is None else parquet:
         return [str(c) for c in _read_parquet(path).columns]
     return list(_read_csv(path))
 
 
-def read_columns(path: Path, names: Sequence[Optional[str]]) -> List[np.ndarray]:
+def read_columns(
+    path: Path, names: Sequence[Optional[str]], *, parquet: Optional[bool] = None
+) -> List[np.ndarray]:
     """The named columns as float64 arrays (empty, NA and NaN cells are NaN;
     true/false are 1/0). ``None`` selects the only column of a one-column
-    table."""
+    table. Parquet as for :func:`columns_of`."""
     _check(path)
-    if is_parquet(path):
+    if is_parquet(path) if parquet is None else parquet:
         frame = _read_parquet(path)
         table: Mapping[str, Sequence[Any]] = {str(c): frame[c].tolist() for c in frame.columns}
     else:

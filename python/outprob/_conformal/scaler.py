@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from .._common.public import public
 from . import calibration_stream as _stream
+from . import labelled as _labelled
 from . import tails as _tails
 from .. import _core
 from .._maps import stored_state as _persist
@@ -162,6 +163,9 @@ class ConformalScaler(ScalerBase):
     trimmed_ = Fitted[Ints](int, "Calibration scores dropped as contamination.")
     contamination_ = Fitted[Floats](float, "The contamination fraction used (0 without it).")
     mc_correction_ = Fitted[Floats](float, "The Monte Carlo boundary's correction γ.")
+    excluded_ = Fitted[Ints](int, "Calibration rows left out by fit(exclude=...).")
+    n_outliers_ = Fitted[Ints](int, "Labelled outliers an integrative fit counts against.")
+    total_weight_ = Fitted[Floats](float, "Total calibration weight of a weighted fit.")
     rank_error_ = Fitted[Floats](
         float, "After partial_fit: the sketch's normalized rank error ε (0 when exact).", stream=True
     )
@@ -245,14 +249,67 @@ class ConformalScaler(ScalerBase):
         }
 
     # -- fitting ---------------------------------------------------------------
-    def fit(self, X: npt.ArrayLike, y: Any = None) -> "ConformalScaler":
-        """Fits the calibration scores (see the class docstring); with
-        ``window`` it is a fresh :meth:`partial_fit`."""
+    def fit(
+        self,
+        X: npt.ArrayLike,
+        y: Any = None,
+        *,
+        exclude: Optional[npt.ArrayLike] = None,
+        outlier_scores: Optional[npt.ArrayLike] = None,
+        weights: Optional[npt.ArrayLike] = None,
+    ) -> "ConformalScaler":
+        r"""Fits the calibration scores (see the class docstring); with
+        ``window`` it is a fresh :meth:`partial_fit`.
+
+        Parameters
+        ----------
+        X : array_like
+            Calibration scores of inliers: 1-D, (n, k) columns, or with
+            ``outlier_scores`` (n, 2) pairs.
+        exclude : sequence of int, optional
+            Rows of ``X`` to leave out: calibration points known to be
+            outliers — Label-Trim's annotated outliers
+            (:func:`outprob.label_trim_candidates`) or any others. Contract
+            §13 states the guarantee that remains.
+        outlier_scores : array_like, optional
+            Scores of labelled outliers: the p-values become the integrative
+            conformal p-values of Liang, Sesia & Sun (contract §13). With
+            (n, 2) pairs (a, b) — a from a detector trained on inliers, b
+            from a model trained on other labelled outliers (higher = more
+            like them) — they gain power; with 1-D scores they equal the
+            plain p-values.
+        weights : array_like, optional
+            One weight per calibration score, ``w(x) = dP_test/dP_cal(x)``
+            under covariate shift: the p-values become weighted conformal
+            p-values and :meth:`pvalues` needs the test scores' weights
+            (contract §13).
+        """
         self.__dict__.pop("_calibration_stream", None)
+        labelled = outlier_scores is not None or weights is not None
         if self.window is not None:
+            if exclude is not None or labelled:
+                raise ValueError("exclude, outlier_scores and weights are fit options; "
+                                 "window fits stream with partial_fit")
             return self.partial_fit(X)
-        x = as_float_array(X)
-        self._state = self._fit_state(x, None if type(X) is np.ndarray else feature_names(X))
+        x, excluded = _labelled.drop_rows(as_float_array(X), exclude)
+        names = None if type(X) is np.ndarray else feature_names(X)
+        if not labelled:
+            state = self._fit_state(x, names)
+            state.attributes["excluded_"] = excluded
+            self._state = state
+            return self
+        self._check_params()
+        if outlier_scores is not None and weights is not None:
+            raise ValueError("pass outlier_scores or weights, not both")
+        if self.conditional is not None or self.contamination is not None or self.tail is not None:
+            raise ValueError("weighted and integrative p-values are marginal: "
+                             "conditional, contamination and tail must be None")
+        if outlier_scores is not None:
+            if self.tie_break != "classical":
+                raise ValueError("integrative p-values compare exact ratios: tie_break must be 'classical'")
+            self._state = _labelled.fit_integrative(self, x, outlier_scores, excluded, self._spec_params())
+        else:
+            self._state = _labelled.fit_weighted(self, x, weights, excluded, self._spec_params())
         return self
 
     def fit_transform(self, X: npt.ArrayLike, y: Any = None, out: Optional[np.ndarray] = None) -> Any:
@@ -344,11 +401,26 @@ class ConformalScaler(ScalerBase):
         return State(attributes, ndim, len(fits) if ndim == 2 else 1, names, negate, fitted)
 
     # -- p-values ----------------------------------------------------------------
-    def pvalues(self, X: npt.ArrayLike, out: Optional[np.ndarray] = None) -> Any:
+    def pvalues(
+        self, X: npt.ArrayLike, out: Optional[np.ndarray] = None, *, weights: Optional[npt.ArrayLike] = None
+    ) -> Any:
         """The p-values of scores ``X`` (NaN stays NaN; −inf → 1, +inf →
         1/(n + 1)): the shapes, dtypes, names and containers of
-        :meth:`transform`, whose result is ``1 − pvalues(X)``."""
+        :meth:`transform`, whose result is ``1 − pvalues(X)``. After a fit
+        with ``weights``, ``weights`` gives the test scores' weights (one
+        per score, required)."""
         state = self._fitted_state()
+        if isinstance(state.map, _labelled.WeightedMap):
+            if weights is None:
+                raise ValueError("a weighted fit needs the test scores' weights: pvalues(X, weights=...)")
+            x = as_float_array(X)
+            p = state.map.complement(False).pvalues(x, weights, check_threads(self.threads))
+            if out is not None:
+                out[...] = p
+                return out
+            return p if x.ndim else p[()]
+        if weights is not None:
+            raise ValueError("weights are for a scaler fitted with weights")
         x = as_float_array(X)
         if type(X) is np.ndarray:
             if state.names is not None:
@@ -367,7 +439,7 @@ class ConformalScaler(ScalerBase):
         Kolmogorov distance), ``bound`` (DKWM), ``params``); a list of them
         for 2-D scores; None without a tail."""
         state = self._fitted_state()
-        tails = state.map.tails
+        tails = getattr(state.map, "tails", None)
         if tails is None:
             return None
         out = [_tails.summary(t) for t in tails]
@@ -453,9 +525,13 @@ class ConformalScaler(ScalerBase):
         options."""
         state = self._fitted_state()
         data = _persist.to_dict(self, state._replace(attributes={}))
+        if "_labelled" in state.attributes:
+            data["labelled"] = state.attributes["_labelled"]
+            data["spec"] = dict(state.attributes["spec"])
+            return data
         fitted: Dict[str, Any] = {}
         for name, value in state.attributes.items():
-            if name == "spec":
+            if name in ("spec", "excluded_"):
                 continue
             if name == "sorted_":
                 fitted[name] = value.tolist() if state.ndim == 1 else [c.tolist() for c in value]
@@ -463,6 +539,7 @@ class ConformalScaler(ScalerBase):
                 fitted[name] = value.tolist() if isinstance(value, np.ndarray) else value
         data["fitted"] = fitted
         data["spec"] = dict(state.attributes["spec"])
+        data["excluded"] = int(state.attributes.get("excluded_", 0))
         stream = _stream.to_dict(self)
         if stream is not None:
             data["stream"] = stream
@@ -479,6 +556,10 @@ class ConformalScaler(ScalerBase):
 
     def _restore_dict(self, data: Dict[str, Any]) -> State:
         ndim, fitted, spec = data.get("ndim"), data.get("fitted"), data.get("spec")
+        if "labelled" in data:
+            if not isinstance(spec, dict):
+                raise ValueError("'spec' must be a dict")
+            return _labelled.restore(self, data["labelled"], _check_spec(spec))
         if ndim not in (1, 2):
             raise ValueError(f"ndim must be 1 or 2, got {ndim!r}")
         if not isinstance(fitted, dict) or not isinstance(spec, dict):
@@ -499,7 +580,9 @@ class ConformalScaler(ScalerBase):
             return _stream.restore(self, stream, fits, ndim, names, spec, negate)
         for f in fits:
             _check_sorted(f)
-        return self._state_from(fits, ndim, names, spec, negate)
+        state = self._state_from(fits, ndim, names, spec, negate)
+        state.attributes["excluded_"] = check_int(data.get("excluded", 0), "excluded", 0)
+        return state
 
     def __getstate__(self) -> Dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items() if k not in ("_state", "_calibration_stream")}

@@ -30,7 +30,8 @@ class MixtureScaler(ScalerBase):
     fitting on u is the same model at every magnitude), fitted by EM from
     ELKI's start (μ = 2, σ = sample standard deviation of u, λ = ½,
     α = 0.05) for at most ``maxiter`` iterations, until
-    :math:`|\Delta\mu|, |\Delta\sigma| \le tol\cdot\sigma`,
+    :math:`|\Delta\mu| \le tol\cdot\max(\sigma, |\mu|)`,
+    :math:`|\Delta\sigma| \le tol\cdot\sigma`,
     :math:`|\Delta\lambda| \le tol\cdot\lambda` and
     :math:`|\Delta\alpha| \le tol`; σ is floored at 1e-8 (in units of c:
     a Gaussian collapsing onto one tie group has unbounded likelihood). The posterior is evaluated in log space
@@ -122,8 +123,8 @@ class MixtureScaler(ScalerBase):
             )))
         elif degenerate:
             notes.append((ConvergenceWarning, (
-                f"the mixture EM{where} reached a degenerate state (the outlier component "
-                "lost its weight); using the last regular iterate"
+                f"the mixture EM{where} reached a degenerate state (one component "
+                "lost all its weight); using the last regular iterate"
             )))
         elif not converged:
             notes.append((ConvergenceWarning, (

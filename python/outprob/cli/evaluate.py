@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -57,11 +58,19 @@ def _load(args: argparse.Namespace) -> Any:
     missing = np.flatnonzero(np.isnan(scores) | np.isnan(y))
     if missing.size:
         raise CLIError(f"{args.table}: {missing.size} rows lack a score or a label (first: row {missing[0] + 1})")
+    infinite = np.flatnonzero(np.isinf(scores))
+    if infinite.size and not args.probabilities:
+        # Refused as by outprob scale and fit (contract §5): every
+        # transformation would refuse them and leave only nan to print.
+        s = "s" if infinite.size != 1 else ""
+        raise CLIError(f"{args.table}: column {score_column!r} contains {infinite.size} infinite "
+                       f"value{s} (first at row {infinite[0] + 1}); fitting needs finite scores: "
+                       "drop or clip them before fitting")
     return score_column, (-scores if args.lower_is_outlier else scores), y
 
 
 def run(args: argparse.Namespace) -> int:
-    from outprob import metrics
+    from outprob import OutprobWarning, metrics
     from outprob.experiment.evaluation import score_set_rows, transformations
 
     from . import CLIError
@@ -84,7 +93,17 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"unknown variant(s) {', '.join(unknown)}; registered: {', '.join(transforms)}")
         transforms = {v: transforms[v] for v in args.variant}
     reference = "mean_std" if "mean_std" in transforms else ""
-    rows, _ = score_set_rows(scores, y, transforms, reference=reference, bins=args.bins)
+    rows, notes = score_set_rows(scores, y, transforms, reference=reference, bins=args.bins)
+    refused = [name for name in transforms if any(k.startswith(f"{name}: refused") for k in notes)]
+    if refused and len(refused) == len(transforms):
+        name = refused[0]
+        raise CLIError(f"{args.table}: {name} refuses column {column!r}: "
+                       f"{_why(transforms[name], scores)}")
+    for name in refused:
+        # A transformation whose domain the scores leave (e.g. mixture on
+        # negative scores): its measures are nan, and the user is told why.
+        warnings.warn(f"{name} refuses column {column!r} ({_why(transforms[name], scores)}); "
+                      "its measures are nan", OutprobWarning, stacklevel=1)
     if args.format == "csv":
         _csv(rows)
     elif args.format == "json":
@@ -95,6 +114,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_text(rows, list(transforms), y, column, args.bins))
     return 0
+
+
+def _why(transformation: Any, scores: np.ndarray) -> str:
+    """The message of a transformation's refusal of the scores."""
+    try:
+        transformation.fresh().fit_transform(scores)
+    except (ValueError, TypeError, ArithmeticError) as exc:
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return "refused"
 
 
 def _csv(rows: List[Any]) -> None:

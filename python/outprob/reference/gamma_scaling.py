@@ -7,6 +7,7 @@ is the M-estimation constant γ(c) of contract §3.)
 
 from __future__ import annotations
 
+import math
 from typing import Optional, Tuple
 
 import numpy as np
@@ -30,8 +31,10 @@ def fit_gamma_moments(scores, offset: Optional[float] = None) -> Tuple[float, fl
     s = np.asarray(scores, dtype=np.float64)
     s = s[~np.isnan(s)]
     off = fit_offset(s, offset)
+    # The mean of t = s + offset: fsum of the scores and N copies of the
+    # offset (not mean(s) + offset, which rounds at the scores' magnitude).
+    m = math.fsum(np.r_[s, np.full(s.size, off)]) / s.size
     # The variance does not depend on the offset: taken of the raw scores.
-    m = est.mean(s) + off
     v = est.std(s, ddof=1) ** 2 if s.size > 1 else 0.0
     if v == 0.0:
         return off, m, 0.0

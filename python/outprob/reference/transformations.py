@@ -86,8 +86,12 @@ def fit_sigmoid(x: npt.ArrayLike, maxiter: int = 100) -> Dict[str, Any]:
     mean = math.fsum(v) / n
     if np.all(v == v[0]):
         return dict(center=mean, scale=0.0, a=0.0, b=0.0, n_iter=0, converged=True)
-    scale = float(np.sqrt(np.mean((v - mean) ** 2)))
-    z = (v - mean) / scale
+    # Deviations rescaled by their largest magnitude before squaring: the
+    # squares of deviations below 1e-154 are subnormal and lose digits.
+    d = v - mean
+    big = float(np.max(np.abs(d)))
+    scale = big * float(np.sqrt(np.mean((d / big) ** 2)))
+    z = d / scale
     a, b = 1.0, 0.0
     labels = z > 0
     n_iter, converged = 0, False
@@ -109,7 +113,11 @@ def fit_sigmoid(x: npt.ArrayLike, maxiter: int = 100) -> Dict[str, Any]:
             while step >= 1e-10:
                 na, nb = a + step * da, b + step * db
                 nf = _cross_entropy(z, t, na, nb)
-                if nf < f + 1e-4 * step * gd:
+                # A trial point that meets the stopping test is taken even
+                # if its decrease is below the rounding of f (contract §10).
+                d1 = _logistic(na * z + nb) - t
+                done = abs(float(np.sum(d1 * z))) <= 1e-9 * n and abs(float(np.sum(d1))) <= 1e-9 * n
+                if nf < f + 1e-4 * step * gd or done:
                     a, b, f, moved = na, nb, nf, True
                     break
                 step /= 2.0
@@ -136,21 +144,38 @@ def sigmoid_scaling(fit: Dict[str, Any], s: npt.ArrayLike) -> Array:
 # -- mixture model (Gao & Tan 2006) --------------------------------------------------
 
 
-def _posterior(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+def _log_ratio(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+    """log(inlier density) − log(outlier density), weights included."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         log_out = np.log(alpha) + np.asarray(stats.norm.logpdf(u, mu, sigma), dtype=np.float64)
-    # λe^{−λu} written out: SciPy's expon.logpdf is −inf below 0, the
-    # model's formula (as ELKI's) is not.
-    log_in = np.log1p(-alpha) + np.log(lam) - lam * u
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        p: Array = 1.0 / (1.0 + np.exp(log_in - log_out))
+        # λe^{−λu} written out: SciPy's expon.logpdf is −inf below 0, the
+        # model's formula (as ELKI's) is not.
+        log_in = np.log1p(-alpha) + np.log(lam) - lam * u
+        r: Array = log_in - log_out
+    return r
+
+
+def _posterior(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+    """The outlier component's posterior t."""
+    with np.errstate(over="ignore"):
+        p: Array = 1.0 / (1.0 + np.exp(_log_ratio(u, alpha, mu, sigma, lam)))
+    return p
+
+
+def _inlier_posterior(u: Array, alpha: float, mu: float, sigma: float, lam: float) -> Array:
+    """The inlier component's posterior 1 − t, from the log ratio rather
+    than as 1 minus t: where α → 1, t rounds to 1 and 1 − t would keep
+    only its rounding."""
+    with np.errstate(over="ignore"):
+        p: Array = 1.0 / (1.0 + np.exp(-_log_ratio(u, alpha, mu, sigma, lam)))
     return p
 
 
 def fit_mixture(x: npt.ArrayLike, maxiter: int = 100, tol: float = 1e-8) -> Dict[str, Any]:
     """EM for exponential inliers + Gaussian outliers on ``u = x/mean(x)``,
-    ELKI's start, relative convergence test; returns scale, alpha, mu,
-    sigma, lambda (in units of scale), n_iter, converged."""
+    ELKI's start, relative convergence test (μ's change against
+    tol·max(σ, |μ|)); returns scale, alpha, mu, sigma, lambda (in units of
+    scale), n_iter, converged."""
     v = np.asarray(x, dtype=np.float64)
     n = v.size
     mean = math.fsum(v) / n
@@ -161,16 +186,22 @@ def fit_mixture(x: npt.ArrayLike, maxiter: int = 100, tol: float = 1e-8) -> Dict
     n_iter, converged = 0, False
     while n_iter < maxiter:
         t = _posterior(u, alpha, mu, sigma, lam)
+        t_in = _inlier_posterior(u, alpha, mu, sigma, lam)
         n_iter += 1
         total, tu = math.fsum(t), math.fsum(t * u)
-        if not (total > 0 and tu > 0):
+        total_in, tu_in = math.fsum(t_in), math.fsum(t_in * u)
+        # Either component without weight: keep the last regular iterate.
+        if not (total > 0 and tu > 0 and total_in > 0):
             break
         new_mu = tu / total
         new_sigma = max(math.sqrt(max(math.fsum(t * (u - new_mu) ** 2) / total, 0.0)), 1e-8)
-        new_lam = min((n - total) / math.fsum((1 - t) * u), np.finfo(float).max)
-        new_alpha = min(total / n, 1.0)
+        # Inlier weight only at u = 0: the exponential collapses (λ → ∞).
+        big = float(np.finfo(float).max)
+        new_lam = min(total_in / tu_in, big) if tu_in > 0 else big
+        # Above ½ as 1 − Σ(1 − t)/n: 1 − α keeps its relative accuracy.
+        new_alpha = min(total / n if total <= total_in else 1.0 - total_in / n, 1.0)
         done = (
-            abs(new_mu - mu) <= tol * new_sigma
+            abs(new_mu - mu) <= tol * max(new_sigma, abs(new_mu))
             and abs(new_sigma - sigma) <= tol * new_sigma
             and abs(new_lam - lam) <= tol * new_lam
             and abs(new_alpha - alpha) <= tol

@@ -11,6 +11,7 @@
 //! infinity) and a line longer than [`MAX_LINE`] bytes are [`BadLine`]s:
 //! their score is NaN and the caller decides what to do with them. The
 //! reader never drops or merges a line: every line gives exactly one score.
+//! A UTF-8 byte order mark at the start of the input is ignored.
 //!
 //! Probabilities are written as the shortest decimal that reads back to
 //! the same double (Ryū), `nan` for NaN, one per line.
@@ -23,6 +24,10 @@ pub const MAX_LINE: usize = 4096;
 
 /// Characters of a bad line quoted in its message.
 const QUOTED: usize = 40;
+
+/// The UTF-8 byte order mark, ignored at the start of the input (it counts
+/// towards line 1's [`MAX_LINE`] bytes).
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Why a line holds no score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,6 +229,16 @@ impl LineReader {
     }
 
     fn push(&mut self, line: &[u8], too_long: bool) {
+        let number = self.first_line + self.scores.len() as u64;
+        let too_long = too_long || line.len() > MAX_LINE;
+        // What is kept of any line, however it was fed: its first
+        // `MAX_LINE + 1` bytes.
+        let mut line = &line[..line.len().min(MAX_LINE + 1)];
+        if number == 1 {
+            // A UTF-8 byte order mark opening the input (as editors on
+            // Windows write it) is not part of line 1, as for tables.
+            line = line.strip_prefix(BOM).unwrap_or(line);
+        }
         let parsed = if too_long {
             Err(Fault::TooLong)
         } else {
@@ -232,7 +247,6 @@ impl LineReader {
         match parsed {
             Ok(v) => self.scores.push(v),
             Err(fault) => {
-                let number = self.first_line + self.scores.len() as u64;
                 self.bad.push(BadLine {
                     line: number,
                     fault,
@@ -351,6 +365,32 @@ mod tests {
         assert_eq!(parse_score(&exact), Ok(5.0));
         exact.push(b'0');
         assert_eq!(parse_score(&exact), Err(Fault::TooLong));
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_input_is_ignored() {
+        // Fed whole or a byte at a time: the mark is part of line 1's bytes.
+        let text = b"\xEF\xBB\xBF1.5\n2\n";
+        let bytes: Vec<&[u8]> = text.chunks(1).collect();
+        for chunks in [vec![&text[..]], bytes] {
+            let (s, bad, _) = read_all(&chunks, 10);
+            assert_eq!((s, bad), (vec![1.5, 2.0], vec![]));
+        }
+        // It counts towards line 1's MAX_LINE bytes, however the input is fed.
+        let mut long = b"\xEF\xBB\xBF".to_vec();
+        long.resize(MAX_LINE + 2, b'1');
+        for chunk in [1, 7, MAX_LINE, usize::MAX] {
+            let pieces: Vec<&[u8]> = long.chunks(chunk.min(long.len())).collect();
+            let (_, bad, _) = read_all(&pieces, 10);
+            assert_eq!((bad[0].fault, bad[0].text.len()), (Fault::TooLong, QUOTED));
+        }
+        // Only at the start of the input, and only once.
+        let (s, bad, _) = read_all(&[b"1\n\xEF\xBB\xBF2\n"], 10);
+        assert_eq!((s[0], bad[0].line), (1.0, 2));
+        let (_, bad, _) = read_all(&[b"\xEF\xBB\xBF\xEF\xBB\xBF3\n"], 10);
+        assert_eq!(bad[0].fault, Fault::NotANumber);
+        let (_, bad, _) = read_all(&[b"\xEF\xBB\xBF\n"], 10);
+        assert_eq!(bad[0].fault, Fault::Empty);
     }
 
     #[test]

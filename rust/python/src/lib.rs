@@ -14,6 +14,7 @@
 
 mod array;
 mod conformal;
+mod conformal_labelled;
 mod convert;
 mod error;
 mod estimators;
@@ -124,6 +125,8 @@ mod _core {
     use crate::conformal::{
         conformal_mc_correction, conformal_select, Calibration, ConformalSketch, ConformalSpec,
     };
+    #[pymodule_export]
+    use crate::conformal_labelled::{Integrative, Weighted};
     #[pymodule_export]
     use crate::estimators::{
         m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std, upper_trimmed_mean,

@@ -18,15 +18,21 @@
 //!   a fitted one (generalised Pareto, Gaussian, gamma), DKWM-checked.
 //! * [`select`]: Benjamini–Hochberg, Storey's adaptive BH and
 //!   Benjamini–Yekutieli selection in O(m), without sorting the p-values.
+//! * [`weighted`]: weighted conformal p-values under covariate shift
+//!   (contract §13).
+//! * [`integrative`]: integrative conformal p-values with labelled outliers
+//!   (Liang, Sesia & Sun; contract §13).
 
 pub mod calibration;
 pub mod combination;
 pub mod conditional;
 pub mod index;
+pub mod integrative;
 pub mod pvalues;
 pub mod select;
 pub mod sketch;
 pub mod tails;
+pub mod weighted;
 
 use crate::streaming::kll::splitmix64;
 

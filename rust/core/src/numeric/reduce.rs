@@ -285,6 +285,36 @@ pub fn sum_of<T: Float>(x: &[T], summary: &Summary) -> ExactSum {
     }
 }
 
+/// The sum `Σx + n·v` over the non-NaN values of `x` (given their summary),
+/// correctly rounded as one sum: `n·v` joins the double-double as its exact
+/// product and rounding error (as the ties of [`sum_below`] do), so that a
+/// total far below an ulp of Σx is not lost (the mean of the scores shifted
+/// by an offset that nearly cancels them). Exact when the double-double
+/// cannot certify its rounding.
+pub fn sum_plus<T: Float>(x: &[T], summary: &Summary, v: f64, n: usize) -> ExactSum {
+    if summary.inf.count == 0 && v.is_finite() {
+        let mut total = *summary;
+        let product = v * n as f64;
+        let error = v.mul_add(n as f64, -product);
+        for term in [product, error] {
+            let (s, e) = two_sum(total.hi, term);
+            total.hi = s;
+            add_tracked(&mut total.lo, e, &mut total.lo_err);
+            total.abs += term.abs();
+        }
+        total.chunks += 2;
+        if let Some(sum) = total.certified_sum() {
+            return ExactSum::from(sum);
+        }
+    }
+    let mut exact = crate::numeric::sum::exact_product(v, n);
+    for c in x.chunks(CHUNK) {
+        let kept: Vec<T> = c.iter().copied().filter(|u| !u.is_nan()).collect();
+        exact.merge(&exact_sum(&kept));
+    }
+    exact
+}
+
 multiversion! {
     /// Double-double sum, Σ|·| and count of `sign·x` over the elements with
     /// `sign·x < below` (NaN never are).
@@ -623,6 +653,24 @@ mod tests {
             let wide: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
             prop_assert_eq!(s.certified_sum().map(f64::to_bits), Some(fsum(&wide).to_bits()));
             prop_assert_eq!(sum_of(&x, &summarize(&x)).value().to_bits(), fsum(&wide).to_bits());
+        }
+
+        /// Σx + n·v rounded once, however nearly n·v cancels Σx.
+        #[test]
+        fn sums_plus_copies_are_correctly_rounded(
+            x in proptest::collection::vec(prop_oneof![
+                -1e3f64..1e3,
+                (-1.0f64..1.0).prop_map(|v| -205.0 + v * 1e-12),
+                Just(f64::NAN),
+            ], 1..300),
+            v in prop_oneof![-1e3f64..1e3, Just(205.0), Just(1e300)],
+        ) {
+            let kept: Vec<f64> = x.iter().copied().filter(|u| !u.is_nan()).collect();
+            let mut want = exact_sum(&kept);
+            want.merge(&crate::numeric::sum::exact_product(v, kept.len()));
+            let got = sum_plus(&x, &summarize(&x), v, kept.len());
+            prop_assert_eq!(got.value().to_bits(), want.value().to_bits());
+            prop_assert_eq!(got.mean(kept.len().max(1)).to_bits(), want.mean(kept.len().max(1)).to_bits());
         }
 
         #[test]

@@ -14,10 +14,11 @@
 //! outliers are, does not enter it.
 
 use crate::error::Error;
-use crate::estimators::location::{mean, quantiles};
+use crate::estimators::location::quantiles;
 use crate::estimators::scale::std;
 use crate::numeric::float::Float;
 use crate::numeric::gamma::{gamma_pq, prefactor, Order};
+use crate::numeric::reduce::sum_plus;
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::scaling::Scaling;
 
@@ -192,7 +193,7 @@ pub fn fit_gamma<T: Float>(x: &[T], spec: &GammaSpec) -> Result<GammaFit, Error>
             });
         }
     }
-    let m = mean(&sample) + offset;
+    let m = shifted_mean(&sample, offset);
     // N = 1: no spread can be measured; the constant case.
     let v = std(&sample, 1).map_or(0.0, |sd| sd * sd);
     if v > 0.0 && m <= 0.0 {
@@ -209,6 +210,19 @@ pub fn fit_gamma<T: Float>(x: &[T], spec: &GammaSpec) -> Result<GammaFit, Error>
         params: Gamma::new(offset, m, scale),
         method_used: GammaMethod::Moments,
     })
+}
+
+/// The mean of the shifted scores `t = s + offset`: their exact sum plus
+/// `N·offset`, exactly, then divided by N (`math.fsum` of the scores and N
+/// copies of the offset, over N). Not the shifted mean `mean(s) + offset`:
+/// rounded at the scores' magnitude, that loses a mean of t below an ulp of
+/// the scores — [−204.9999999999999, −205 ×4] shifted by 205 has mean
+/// 2.3e-14, the shifted mean 0, and the fit was refused as non-positive.
+fn shifted_mean<T: Float>(sample: &Sample<'_, T>, offset: f64) -> f64 {
+    // Σ(±s) + N·offset = ±(Σs ± N·offset): the sum of the raw scores.
+    let n = sample.len();
+    let total = sum_plus(sample.x, &sample.summary, sample.orient(offset), n);
+    sample.orient(total.mean(n))
 }
 
 /// Shape range of the quartile fit.
@@ -350,6 +364,18 @@ mod tests {
         // Negative scores: shifted so that the minimum is 0.
         let f = fit_gamma(&[-3.0, -1.0, 0.0, 2.0], &spec(GammaMethod::Moments)).unwrap();
         assert_eq!(f.params.offset, 3.0);
+        // The mean of the shifted scores, not the shifted mean: this one
+        // rounds to 0 at the scores' magnitude (an ulp of 205 is 2.8e-14).
+        let near = [-204.999_999_999_999_9, -205.0, -205.0, -205.0, -205.0];
+        for negate in [false, true] {
+            let x: Vec<f64> = near.iter().map(|v| if negate { -v } else { *v }).collect();
+            let mut s = spec(GammaMethod::Moments);
+            s.negate = negate;
+            let f = fit_gamma(&x, &s).unwrap();
+            assert_eq!(f.params.offset, 205.0);
+            // Σt = 205 − 204.9999999999999 = 1.1368683772161603e-13 exactly.
+            assert_eq!(f.params.mean, 1.136_868_377_216_160_3e-13 / 5.0);
+        }
         // A fixed offset that leaves a non-positive mean is refused.
         let mut s = spec(GammaMethod::Moments);
         s.offset = Some(-10.0);

@@ -132,6 +132,18 @@ impl GammaTable {
         if coef.iter().flatten().any(|v| !v.is_finite()) {
             return Ok(table);
         }
+        // The table reads x/k as t·(1/m), or (uniform) the piece as
+        // (t − m)·1/(width·θ): a subnormal m or width·θ (scores a few
+        // subnormals apart) would make the reciprocal overflow, or carry
+        // fewer bits than the exact map's t/θ. Keep the exact map there.
+        let unit = if octaves {
+            gamma.mean
+        } else {
+            width * gamma.scale
+        };
+        if unit.is_nan() || unit < f64::MIN_POSITIVE {
+            return Ok(table);
+        }
         table.exact = false;
         table.octaves = octaves;
         table.inv_mean = 1.0 / gamma.mean;
@@ -296,6 +308,25 @@ mod tests {
                 assert_eq!(t.probability(s).to_bits(), g.probability(s).to_bits());
             }
         }
+    }
+
+    #[test]
+    fn a_subnormal_mean_keeps_the_exact_map() {
+        // The quartile fit of [2.22507386e-313, 0]: k ≈ 2.1 with m and θ
+        // subnormal; 1/m overflowed and every score above m mapped to 1.
+        let g = Gamma::new(0.0, 1.313_099_235_5e-313, 6.221_870_77e-314);
+        let t = GammaTable::new(g).unwrap();
+        assert!(t.exact);
+        let p = t.probability(2.225_073_86e-313);
+        assert_eq!(p.to_bits(), g.probability(2.225_073_86e-313).to_bits());
+        assert!(p > 0.6 && p < 0.7, "{p}");
+        // Uniform layout (large k) with width·θ subnormal.
+        let g = Gamma::new(0.0, 1e6 * 1e-316, 1e-316);
+        let t = GammaTable::new(g).unwrap();
+        assert!(t.exact);
+        // And the smallest normal mean still gets its table.
+        let g = Gamma::new(0.0, f64::MIN_POSITIVE, f64::MIN_POSITIVE / 2.0);
+        assert!(!GammaTable::new(g).unwrap().exact);
     }
 
     proptest! {

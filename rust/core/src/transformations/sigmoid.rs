@@ -148,12 +148,13 @@ fn m_step(z: &[f64], labels: &[bool], mut a: f64, mut b: f64) -> (f64, f64) {
         1.0 / ((n - outliers) as f64 + 2.0),
     );
     let tol = GRAD_TOL * n as f64;
+    let meets_tol = |g: &[f64; 6]| g[1].abs() <= tol && g[2].abs() <= tol;
     let mut cur = objective(z, labels, (a, b), targets);
     for _ in 0..NEWTON_MAXITER {
-        let [f, ga, gb, haa, hab, hbb] = cur;
-        if ga.abs() <= tol && gb.abs() <= tol {
+        if meets_tol(&cur) {
             break;
         }
+        let [f, ga, gb, haa, hab, hbb] = cur;
         let (haa, hbb) = (haa + RIDGE, hbb + RIDGE);
         let det = haa * hbb - hab * hab;
         let da = -(hbb * ga - hab * gb) / det;
@@ -164,7 +165,11 @@ fn m_step(z: &[f64], labels: &[bool], mut a: f64, mut b: f64) -> (f64, f64) {
         while step >= MIN_STEP {
             let (na, nb) = (a + step * da, b + step * db);
             let trial = objective(z, labels, (na, nb), targets);
-            if trial[0] < f + 1e-4 * step * gd {
+            // Near the optimum the decrease, about gd/2, falls below the
+            // rounding of f (a sum of n terms): the decrease test would be
+            // decided by rounding and could halve a good Newton step. A
+            // trial point that meets the stopping test is taken as it is.
+            if trial[0] < f + 1e-4 * step * gd || meets_tol(&trial) {
                 (a, b, cur, moved) = (na, nb, trial, true);
                 break;
             }
@@ -188,6 +193,24 @@ pub fn fit_sigmoid<T: Float>(
         return Err(Error::invalid("maxiter", "must be at least 1"));
     }
     let s = Sample::new(x, nan_policy, negate)?;
+    // The constant fit (d = 0): a = b = 0, every score maps to ½.
+    let constant = |center: f64| SigmoidFit {
+        params: Sigmoid {
+            center,
+            scale: 0.0,
+            a: 0.0,
+            b: 0.0,
+        },
+        n_iter: 0,
+        converged: true,
+    };
+    // Constant scores are decided on the scores themselves: their rounded
+    // mean can miss the common value by an ulp ([0.1; 3] averages to
+    // 0.10000000000000002), which would leave a spread of one ulp and an
+    // EM fitted to rounding noise. Their mean is the value itself.
+    if s.summary.min == s.summary.max {
+        return Ok(constant(s.orient(s.summary.min)));
+    }
     let mean = s.orient(mean_of(x, &s.summary));
     let v: Vec<f64> = s.to_vec().into_iter().map(Float::to_f64).collect();
     // Halved deviations, rescaled by their largest magnitude: no overflow.
@@ -195,17 +218,8 @@ pub fn fit_sigmoid<T: Float>(
         .iter()
         .fold(0.0f64, |m, &u| m.max((0.5 * u - 0.5 * mean).abs()));
     if big == 0.0 {
-        let params = Sigmoid {
-            center: mean,
-            scale: 0.0,
-            a: 0.0,
-            b: 0.0,
-        };
-        return Ok(SigmoidFit {
-            params,
-            n_iter: 0,
-            converged: true,
-        });
+        // Distinct subnormal scores whose halved deviations all round to 0.
+        return Ok(constant(mean));
     }
     let mut sq = Neumaier::default();
     for &u in &v {
@@ -281,6 +295,23 @@ mod tests {
             fit_sigmoid(&[-1.7e308, 1.7e308, 0.0, 1.0], NanPolicy::Omit, false, 100).unwrap();
         assert!(huge.params.check().is_ok());
         assert!((0.0..=1.0).contains(&huge.params.probability(1.7e308)));
+    }
+
+    #[test]
+    fn constant_scores_whose_mean_rounds_away_are_constant() {
+        // The rounded mean of [0.1; 3] is 0.10000000000000002: a spread of
+        // one ulp that must not be fitted (contract §10: d = 0, a = b = 0).
+        for (v, n) in [(0.1, 3), (5e-107, 11), (123.456, 5), (1e300, 7)] {
+            for negate in [false, true] {
+                let f = fit_sigmoid(&vec![v; n], NanPolicy::Omit, negate, 100).unwrap();
+                let center = if negate { -v } else { v };
+                assert_eq!((f.params.center, f.params.scale), (center, 0.0), "{v} {n}");
+                assert_eq!((f.params.a, f.params.b, f.n_iter), (0.0, 0.0, 0), "{v} {n}");
+            }
+        }
+        // Distinct subnormals whose halved deviations round to 0.
+        let tiny = fit_sigmoid(&[5e-324, 1e-323], NanPolicy::Omit, false, 100).unwrap();
+        assert!(tiny.params.check().is_ok());
     }
 
     proptest! {
