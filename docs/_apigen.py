@@ -42,7 +42,8 @@ GROUPS: list[tuple[str, str, list[str]]] = [
     ("Conformal p-values and selection",
      "p-values with a guarantee, and which scores to flag at a stated false "
      "discovery rate (contract §11).",
-     ["ConformalScaler", "select", "Selection", "fpr_upper_bound", "label_trim_candidates"]),
+     ["ConformalScaler", "select", "Selection", "fpr_upper_bound", "label_trim_candidates",
+      "combine_pvalues", "ensemble_pvalues"]),
     ("Streaming",
      "Fits over batches of scores, with stated error bounds.",
      ["outprob.streaming"]),

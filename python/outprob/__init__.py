@@ -33,6 +33,8 @@ _LAZY = {
     "select": "._conformal.selection",
     "Selection": "._conformal.selection",
     "fpr_upper_bound": "._conformal.selection",
+    "combine_pvalues": "._conformal.combination",
+    "ensemble_pvalues": "._conformal.combination",
     "label_trim_candidates": "._conformal.labelled",
     "TRANSFORMATIONS": "._registry",
     "Transformation": "._registry",
@@ -70,6 +72,8 @@ if TYPE_CHECKING:
     from ._common.exceptions import NotFittedError as NotFittedError
     from ._common.exceptions import OutprobWarning as OutprobWarning
     from ._common.exceptions import ZeroScaleWarning as ZeroScaleWarning
+    from ._conformal.combination import combine_pvalues as combine_pvalues
+    from ._conformal.combination import ensemble_pvalues as ensemble_pvalues
     from ._conformal.labelled import label_trim_candidates as label_trim_candidates
     from ._conformal.scaler import ConformalScaler as ConformalScaler
     from ._conformal.selection import Selection as Selection
@@ -131,7 +135,9 @@ __all__ = [
     "Variant",
     "ZeroScaleWarning",
     "combine",
+    "combine_pvalues",
     "compare",
+    "ensemble_pvalues",
     "fpr_upper_bound",
     "from_dict",
     "label_trim_candidates",

@@ -66,6 +66,9 @@ __all__ = [
     "ConformalSpec",
     "ConformalSketch",
     "ConformalCalibration",
+    "ConformalTail",
+    "combine_pvalues",
+    "ensemble_scores",
     "WeightedCalibration",
     "IntegrativeCalibration",
     "SelectionFit",
@@ -523,6 +526,34 @@ class ConformalCalibration:
         self, x: Any, out: Any = None, *, complement: bool, threads: int = 0
     ) -> Optional[Any]: ...
 
+class ConformalTail:
+    def __new__(
+        cls, sorted: npt.NDArray[np.float64], *, kind: str, quantile: float, delta: float
+    ) -> "ConformalTail": ...
+    def summary(
+        self,
+    ) -> Tuple[str, bool, str, float, float, int, float, float, List[float]]: ...
+    def map(
+        self,
+        calibration: ConformalCalibration,
+        x: Any,
+        out: Any = None,
+        *,
+        complement: bool,
+        threads: int = 0,
+    ) -> Optional[Any]: ...
+
+def combine_pvalues(
+    p: npt.NDArray[np.float64], k: int, *, rule: str, weights: Optional[List[float]] = None
+) -> npt.NDArray[np.float64]: ...
+def ensemble_scores(
+    calibration: npt.NDArray[np.float64],
+    test: npt.NDArray[np.float64],
+    k: int,
+    *,
+    negate: bool,
+    combine: str,
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def conformal_mc_correction(
     n: int, *, delta: float, simulations: int, seed: int, threads: int = 0
 ) -> float: ...

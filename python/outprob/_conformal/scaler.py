@@ -20,6 +20,7 @@ import numpy.typing as npt
 from .._common.public import public
 from . import calibration_stream as _stream
 from . import labelled as _labelled
+from . import tails as _tails
 from .. import _core
 from .._maps import stored_state as _persist
 from .._scalers.auto_trim import auto_trim
@@ -43,6 +44,8 @@ from ..streaming._sketch import DEFAULT_K
 
 CONDITIONAL = (None, "simes", "dkwm", "mc")
 TIE_BREAKS = ("classical", "randomized")
+#: Stored with the spec when a tail is fitted (absent in older stored maps).
+TAIL_KEYS = ("tail", "tail_quantile")
 
 
 @public("outprob")
@@ -109,6 +112,22 @@ class ConformalScaler(ScalerBase):
     window : int, optional
         :meth:`partial_fit` keeps the newest ``window`` scores (in
         [1, 2³²]) exactly and computes exact p-values against them.
+    tail : {None, "gpd", "gaussian", "gamma"}, default None
+        Beyond the ``tail_quantile`` quantile u of the calibration scores,
+        p-values from a fitted tail, :math:`p(s) = p_u\,G(s)` with
+        :math:`p_u = (1 + m)/(n + 1)`, m the calibration scores above u and
+        G the fitted survival beyond u: a generalised Pareto fit to the
+        exceedances (``"gpd"``), or the median/nMAD Gaussian or robust gamma
+        of all calibration scores (``"gaussian"``, ``"gamma"``). Below u the
+        p-values stay conformal, so :math:`P(p \le \alpha) \le \alpha`
+        still holds exactly for :math:`\alpha \ge p_u`; below :math:`p_u`
+        it rests on the tail model. A tail whose Kolmogorov distance to the
+        exceedances exceeds the DKWM bound :math:`\sqrt{\ln(2/\delta)/(2m)}`
+        is rejected and the p-values are the conformal ones (``tail_``
+        says which). Needs ``fit`` (not ``partial_fit``) and
+        ``conditional=None``; contract §11.
+    tail_quantile : float, default 0.9
+        The quantile of the calibration scores above which the tail is used.
 
     Attributes
     ----------
@@ -174,6 +193,8 @@ class ConformalScaler(ScalerBase):
         threads: Optional[int] = None,
         k: int = DEFAULT_K,
         window: Optional[int] = None,
+        tail: Optional[str] = None,
+        tail_quantile: float = 0.9,
     ) -> None:
         self.conditional = conditional
         self.delta = delta
@@ -187,6 +208,8 @@ class ConformalScaler(ScalerBase):
         self.threads = threads
         self.k = k
         self.window = window
+        self.tail = tail
+        self.tail_quantile = tail_quantile
 
     # -- parameters ------------------------------------------------------------
     def _check_params(self) -> None:
@@ -219,6 +242,7 @@ class ConformalScaler(ScalerBase):
         check_count(self.k, "sketch_k")
         if self.window is not None:
             check_count(self.window, "window")
+        _tails.check_tail_params(self.tail, self.tail_quantile, self.conditional)
 
     def _spec_params(self) -> Dict[str, Any]:
         return {
@@ -228,6 +252,7 @@ class ConformalScaler(ScalerBase):
             "mc_simulations": int(self.mc_simulations),
             "tie_break": self.tie_break,
             "seed": int(self.seed),
+            **({} if self.tail is None else {"tail": self.tail, "tail_quantile": float(self.tail_quantile)}),
         }
 
     # -- fitting ---------------------------------------------------------------
@@ -283,9 +308,9 @@ class ConformalScaler(ScalerBase):
         self._check_params()
         if outlier_scores is not None and weights is not None:
             raise ValueError("pass outlier_scores or weights, not both")
-        if self.conditional is not None or self.contamination is not None:
+        if self.conditional is not None or self.contamination is not None or self.tail is not None:
             raise ValueError("weighted and integrative p-values are marginal: "
-                             "conditional and contamination must be None")
+                             "conditional, contamination and tail must be None")
         if outlier_scores is not None:
             if self.tie_break != "classical":
                 raise ValueError("integrative p-values compare exact ratios: tie_break must be 'classical'")
@@ -361,6 +386,9 @@ class ConformalScaler(ScalerBase):
                 _core.ConformalCalibration(f["sorted_"], spec=s, negate=negate) for f, s in zip(fits, core_spec)
             ]
         else:
+            if spec.get("tail") is not None:
+                raise ValueError("tail needs the calibration scores themselves: use fit, not "
+                                 "partial_fit (contract §11)")
             calibrations = [
                 _core.ConformalCalibration.from_sketch(sk, spec=s, negate=negate)
                 for sk, s in zip(sketches, core_spec)
@@ -376,7 +404,7 @@ class ConformalScaler(ScalerBase):
             else:
                 attributes[name] = values[0] if ndim == 1 else np.array(values, dtype=kinds[name])
         attributes["spec"] = dict(spec)
-        fitted = ConformalMap(calibrations, ndim)
+        fitted = ConformalMap(calibrations, ndim, tails=_tails.fit_tails(spec, fits))
         return State(attributes, ndim, len(fits) if ndim == 2 else 1, names, negate, fitted)
 
     # -- p-values ----------------------------------------------------------------
@@ -410,6 +438,20 @@ class ConformalScaler(ScalerBase):
             raise ValueError(shape_message(type(self).__name__, x, state.n_features))
         return self._output(self._map_into(state.map.complement(False), x, out), X, state)
 
+    @property
+    def tail_(self) -> Any:
+        """With ``tail``: the fitted tail of each column as a dict
+        (``accepted``, ``reason``, ``threshold`` (oriented),
+        ``threshold_pvalue`` p_u, ``exceedances`` m, ``statistic`` (the
+        Kolmogorov distance), ``bound`` (DKWM), ``params``); a list of them
+        for 2-D scores; None without a tail."""
+        state = self._fitted_state()
+        tails = getattr(state.map, "tails", None)
+        if tails is None:
+            return None
+        out = [_tails.summary(t) for t in tails]
+        return out[0] if state.ndim == 1 else out
+
     def fpr_upper_bound(
         self, thresholds: npt.ArrayLike, *, delta: Optional[float] = None, method: str = "dkwm"
     ) -> Any:
@@ -433,7 +475,7 @@ class ConformalScaler(ScalerBase):
             raise ValueError(f"method must be 'dkwm', 'simes' or 'mc', got {method!r}")
         state = self._fitted_state()
         params = {n: getattr(self, n) for n in self._get_param_names()}
-        params.update(conditional=method, tie_break="classical", contamination=None, window=None,
+        params.update(conditional=method, tie_break="classical", contamination=None, window=None, tail=None,
                       delta=self.delta if delta is None else delta)
         band = type(self)(**params)
         band._check_params()
@@ -590,10 +632,14 @@ def _spec(spec: Dict[str, Any], fits: List[Dict[str, Any]]) -> List[Any]:
 
 def _check_spec(spec: Dict[str, Any], mc_simulations: int) -> Dict[str, Any]:
     """Stored options, checked as parameters are (``mc_simulations``, absent
-    from dicts written before it was stored, is the parameter's)."""
-    keys = set(spec)
-    if keys != set(SPEC_KEYS) and keys != set(SPEC_KEYS) - {"mc_simulations"}:
-        raise ValueError(f"'spec' must hold exactly {list(SPEC_KEYS)}")
+    from dicts written before it was stored, is the parameter's; ``tail`` and
+    ``tail_quantile`` are there only with a tail)."""
+    keys = set(spec) - set(TAIL_KEYS)
+    tail = set(spec) & set(TAIL_KEYS)
+    if (keys != set(SPEC_KEYS) and keys != set(SPEC_KEYS) - {"mc_simulations"}) or (
+        tail and tail != set(TAIL_KEYS)
+    ):
+        raise ValueError(f"'spec' must hold exactly {list(SPEC_KEYS)} (and, with a tail, {list(TAIL_KEYS)})")
     probe = ConformalScaler(**{"mc_simulations": mc_simulations, **spec})
     probe._check_params()
     return probe._spec_params()
@@ -606,24 +652,31 @@ class ConformalMap:
     ``ScalerBase`` hands a fitted map: ``transform(x, out=None, *,
     threads=0)``, None for an array it cannot map as it is."""
 
-    __slots__ = ("calibrations", "ndim", "complementary")
+    __slots__ = ("calibrations", "ndim", "complementary", "tails")
 
-    def __init__(self, calibrations: List[Any], ndim: int, complementary: bool = True) -> None:
+    def __init__(self, calibrations: List[Any], ndim: int, complementary: bool = True,
+                 tails: Optional[List[Any]] = None) -> None:
         self.calibrations, self.ndim, self.complementary = calibrations, ndim, complementary
+        self.tails = tails
 
     def complement(self, complementary: bool) -> "ConformalMap":
-        return ConformalMap(self.calibrations, self.ndim, complementary)
+        return ConformalMap(self.calibrations, self.ndim, complementary, self.tails)
+
+    def _map(self, j: int, x: Any, out: Optional[np.ndarray], threads: int) -> Any:
+        if self.tails is None:
+            return self.calibrations[j].map(x, out, complement=self.complementary, threads=threads)
+        return self.tails[j].map(self.calibrations[j], x, out, complement=self.complementary,
+                                 threads=threads)
 
     def transform(self, x: Any, out: Optional[np.ndarray] = None, *, threads: int = 0) -> Any:
         if self.ndim == 1:
-            return self.calibrations[0].map(x, out, complement=self.complementary, threads=threads)
+            return self._map(0, x, out, threads)
         if type(x) is not np.ndarray or x.ndim != 2 or x.shape[1] != len(self.calibrations):
             return None
         if x.dtype not in (np.float64, np.float32):
             return None
         result = np.empty_like(x) if out is None else out
-        for j, cal in enumerate(self.calibrations):
-            mapped = cal.map(np.ascontiguousarray(x[:, j]), complement=self.complementary,
-                             threads=threads)
+        for j in range(len(self.calibrations)):
+            mapped = self._map(j, np.ascontiguousarray(x[:, j]), None, threads)
             result[:, j] = mapped
         return result

@@ -53,7 +53,7 @@ impl PyConformalSpec {
 /// Calibration scores (sorted, oriented) or a sketch's weighted sample,
 /// with its index and the adjustment the spec asks for.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalCalibration")]
-pub(crate) struct PyConformalCalibration(calibration::Calibration);
+pub(crate) struct PyConformalCalibration(pub(crate) calibration::Calibration);
 
 #[pymethods]
 impl PyConformalCalibration {

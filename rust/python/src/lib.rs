@@ -28,6 +28,7 @@ mod rows;
 mod sequential;
 mod spec;
 mod streaming;
+mod tails;
 
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
@@ -145,4 +146,6 @@ mod _core {
     use crate::streaming::{
         kll_normalized_rank_error, PyKllSketch, PyStreamingState, PyWindowState,
     };
+    #[pymodule_export]
+    use crate::tails::{combine_pvalues, ensemble_scores, Tail};
 }

@@ -13,6 +13,10 @@
 //! * [`sketch`]: the calibration scores of a stream, in a KLL sketch.
 //! * [`calibration`]: a fitted p-value map — sorted scores or a sketch's
 //!   sample, its index and adjustment — built once from its options.
+//! * [`combination`]: one p-value per point from several detectors (Cauchy,
+//!   harmonic mean, conformalised ensemble score).
+//! * [`tails`]: p-values whose tail beyond a high calibration quantile is
+//!   a fitted one (generalised Pareto, Gaussian, gamma), DKWM-checked.
 //! * [`select`]: Benjamini–Hochberg, Storey's adaptive BH and
 //!   Benjamini–Yekutieli selection in O(m), without sorting the p-values.
 //! * [`weighted`]: weighted conformal p-values under covariate shift
@@ -21,11 +25,13 @@
 //!   (Liang, Sesia & Sun; contract §13).
 
 pub mod calibration;
+pub mod combination;
 pub mod conditional;
 pub mod integrative;
 pub mod pvalues;
 pub mod select;
 pub mod sketch;
+pub mod tails;
 pub mod weighted;
 
 use crate::streaming::kll::splitmix64;

@@ -1,0 +1,132 @@
+//! Conformal p-values with a fitted tail and combined over detectors
+//! (contract §11): the core's `TailFit` held by the extension, and the
+//! combination rules as functions of flat row-major arrays.
+
+use crate::array::{map_array, FloatMap};
+use crate::conformal::PyConformalCalibration;
+use crate::convert::Wrap;
+use crate::Result;
+use numpy::{PyArray1, PyReadonlyArray1};
+use outprob_core::conformal::combination::{self, Ensemble, Rule};
+use outprob_core::conformal::tails::{TailFit, TailKind, TailSpec, TailedPValues};
+use outprob_core::{Error, Float};
+use pyo3::prelude::*;
+
+/// A fitted (or rejected) tail of sorted, oriented calibration scores.
+#[pyclass(frozen, module = "outprob._core", name = "ConformalTail")]
+pub(crate) struct Tail(TailFit);
+
+#[pymethods]
+impl Tail {
+    #[new]
+    #[pyo3(signature = (sorted, *, kind, quantile, delta))]
+    fn new(
+        py: Python<'_>,
+        sorted: PyReadonlyArray1<'_, f64>,
+        kind: Wrap<TailKind>,
+        quantile: f64,
+        delta: f64,
+    ) -> Result<Self> {
+        let s = sorted.as_slice()?;
+        let spec = TailSpec {
+            kind: kind.0,
+            quantile,
+            delta,
+        };
+        Ok(Tail(py.detach(|| TailFit::fit(s, &spec))?))
+    }
+
+    /// `(kind, accepted, reason, threshold, threshold_pvalue, exceedances,
+    /// statistic, bound, params)`.
+    fn summary(
+        &self,
+    ) -> (
+        &'static str,
+        bool,
+        &'static str,
+        f64,
+        f64,
+        u64,
+        f64,
+        f64,
+        [f64; 3],
+    ) {
+        let f = &self.0;
+        (
+            f.kind.name(),
+            f.accepted,
+            f.reason,
+            f.threshold,
+            f.threshold_pvalue,
+            f.exceedances,
+            f.statistic,
+            f.bound,
+            f.params(),
+        )
+    }
+
+    /// The tailed p-values (or `1 − p`) of `x` against `calibration`, as
+    /// `ConformalCalibration.map`.
+    #[pyo3(signature = (calibration, x, out = None, *, complement, threads = 0))]
+    fn map<'py>(
+        &self,
+        py: Python<'py>,
+        calibration: &PyConformalCalibration,
+        x: &Bound<'py, PyAny>,
+        out: Option<&Bound<'py, PyAny>>,
+        complement: bool,
+        threads: usize,
+    ) -> Result<Option<Bound<'py, PyAny>>> {
+        let m = Tailed(self.0.pvalues(calibration.0.pvalues(false), complement));
+        Ok(map_array(py, &m, x, out, |_| true, threads)?.map(|(a, ())| a))
+    }
+}
+
+struct Tailed<'a>(TailedPValues<'a>);
+
+impl FloatMap for Tailed<'_> {
+    type Output = ();
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<(), Error> {
+        self.0.map(src, dst)
+    }
+}
+
+/// One p-value per row of the flat row-major `p` (k columns):
+/// `rule` "cauchy" (optional `weights`) or "harmonic".
+#[pyfunction]
+#[pyo3(signature = (p, k, *, rule, weights = None))]
+pub(crate) fn combine_pvalues<'py>(
+    py: Python<'py>,
+    p: PyReadonlyArray1<'py, f64>,
+    k: usize,
+    rule: Wrap<Rule>,
+    weights: Option<Vec<f64>>,
+) -> Result<Bound<'py, PyArray1<f64>>> {
+    let p = p.as_slice()?;
+    let mut out = vec![0.0; p.len().checked_div(k).unwrap_or(0)];
+    py.detach(|| combination::combine(p, k, rule.0, weights.as_deref(), &mut out))?;
+    Ok(PyArray1::from_vec(py, out))
+}
+
+/// A new float64 array.
+type Scores<'py> = Bound<'py, PyArray1<f64>>;
+
+/// The ensemble scores of calibration and test rows (flat row-major, k
+/// columns each): `(calibration_scores, test_scores)`.
+#[pyfunction]
+#[pyo3(signature = (calibration, test, k, *, negate, combine))]
+pub(crate) fn ensemble_scores<'py>(
+    py: Python<'py>,
+    calibration: PyReadonlyArray1<'py, f64>,
+    test: PyReadonlyArray1<'py, f64>,
+    k: usize,
+    negate: bool,
+    combine: Wrap<Ensemble>,
+) -> Result<(Scores<'py>, Scores<'py>)> {
+    let (c, t) = (calibration.as_slice()?, test.as_slice()?);
+    let rows = |len: usize| len.checked_div(k).unwrap_or(0);
+    let (mut co, mut to) = (vec![0.0; rows(c.len())], vec![0.0; rows(t.len())]);
+    py.detach(|| combination::ensemble_scores(c, t, k, negate, combine.0, &mut co, &mut to))?;
+    Ok((PyArray1::from_vec(py, co), PyArray1::from_vec(py, to)))
+}
