@@ -12,7 +12,7 @@ import argparse
 import math
 from typing import Any, Callable, List, Optional, Tuple
 
-from .stream import _Report, _reader
+from ._stream_input import _Report, _reader
 
 
 def _threshold(text: str) -> float:

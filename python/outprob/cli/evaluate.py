@@ -70,7 +70,8 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from outprob import OutprobWarning, metrics
+    from outprob import metrics
+    from outprob._common.exceptions import OutprobWarning
     from outprob.experiment.evaluation import score_set_rows, transformations
 
     from . import CLIError

@@ -45,14 +45,14 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
+from ._stream_input import _Report, _reader
+
 NAME = "stream"
 HELP = "map a stream of scores (one per line) to probabilities, fitting as it goes"
 
 #: Largest --window, --refit-every and --flush-every.
 MAX_SIZE = 2**32
 #: Bad lines reported one by one; the rest are counted.
-SHOWN = 10
-_READ = 1 << 20
 
 
 def size(lo: int, hi: int) -> Callable[[str], int]:
@@ -228,36 +228,3 @@ def _loop(fit: Callable[[Any], Any], inp: Any, out: Any, batch: int, on_error: s
             out.flush()
         if stop[0]:
             raise CLIError(f"standard input, {stop[1]}")
-
-
-def _reader(inp: Any) -> Callable[[], bytes]:
-    """Reads what is there (up to 1 MiB) as bytes; b"" at the end."""
-    raw = getattr(inp, "buffer", None)
-    if raw is not None and hasattr(raw, "read1"):
-        return lambda: bytes(raw.read1(_READ))
-    return lambda: inp.read(_READ).encode()
-
-
-class _Report:
-    """Warnings for bad lines: the first SHOWN one by one, then a count."""
-
-    def __init__(self, on_error: str) -> None:
-        self.fate = {"nan": "its probability is nan", "skip": "skipped (no output line)",
-                     "stop": ""}[on_error]
-        self.count = 0
-
-    def add(self, bad: List[Tuple[int, str]]) -> None:
-        if not self.fate:
-            return
-        for _, message in bad[: max(0, SHOWN - self.count)]:
-            _warn(f"standard input, {message}; {self.fate}")
-        self.count += len(bad)
-
-    def close(self) -> int:
-        if self.count > SHOWN:
-            _warn(f"{self.count} bad lines in all ({SHOWN} shown)")
-        return 0
-
-
-def _warn(message: str) -> None:
-    warnings.showwarning(message, UserWarning, "", 0)  # printed on one line by outprob.cli.main
