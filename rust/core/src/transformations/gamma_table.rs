@@ -314,27 +314,17 @@ pub fn transform_tabled<T: Float>(
     Ok(())
 }
 
-/// `dst[i·k + j] = table.probability(sign·src[i·k + j])` for every row i,
-/// [`GROUP`] scores at a time (`table` has a table): compiled for AVX-512,
-/// for AVX2 + FMA and for the baseline, the widest the CPU runs (the same
-/// operations in each: the same bits).
-fn tabled_column<T: Float>(
-    src: &[T],
-    dst: &mut [T],
-    table: &GammaTable,
-    sign: f64,
-    j: usize,
-    k: usize,
-) {
-    #[inline(always)]
-    fn kernel<T: Float>(
+crate::numeric::simd::multiversion_wide! {
+    /// `dst[i·k + j] = table.probability(sign·src[i·k + j])` for every row
+    /// i, [`GROUP`] scores at a time (`table` has a table).
+    fn tabled_column<T: Float>(
         src: &[T],
         dst: &mut [T],
         table: &GammaTable,
         sign: f64,
         j: usize,
         k: usize,
-    ) {
+    ) -> () {
         let n = src.len() / k;
         let mut v = [0.0f64; GROUP];
         let mut i = 0;
@@ -362,44 +352,6 @@ fn tabled_column<T: Float>(
             i += m;
         }
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-        unsafe fn avx512<T: Float>(
-            src: &[T],
-            dst: &mut [T],
-            table: &GammaTable,
-            sign: f64,
-            j: usize,
-            k: usize,
-        ) {
-            kernel(src, dst, table, sign, j, k);
-        }
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn avx2<T: Float>(
-            src: &[T],
-            dst: &mut [T],
-            table: &GammaTable,
-            sign: f64,
-            j: usize,
-            k: usize,
-        ) {
-            kernel(src, dst, table, sign, j, k);
-        }
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-            && crate::numeric::simd::has_avx2()
-        {
-            // SAFETY: the CPU supports the features `avx512` was compiled for.
-            return unsafe { avx512(src, dst, table, sign, j, k) };
-        }
-        if crate::numeric::simd::has_avx2() {
-            // SAFETY: the CPU supports the features `avx2` was compiled for.
-            return unsafe { avx2(src, dst, table, sign, j, k) };
-        }
-    }
-    kernel(src, dst, table, sign, j, k);
 }
 
 #[cfg(test)]
