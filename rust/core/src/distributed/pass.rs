@@ -190,7 +190,8 @@ pub enum PassKind {
         /// The units' exponent.
         e: i32,
     },
-    /// The sums of one step of Huber's proposal 2 at `(m, σ)`.
+    /// The sums of one step of Huber's proposal 2 at `(m, σ)`, on the
+    /// oriented scores times 2^-e (`(m, σ)` in those units).
     MSums {
         /// Orient by −1.
         negate: bool,
@@ -200,6 +201,8 @@ pub enum PassKind {
         m: f64,
         /// The scale.
         sigma: f64,
+        /// The units' exponent.
+        e: i32,
     },
 }
 
@@ -312,9 +315,16 @@ impl Pass {
                 norm,
                 m,
                 sigma,
+                e,
             } => {
                 let params = MParams::new(*norm);
-                Partial::MSums(vec![partition::m_sums(y, *negate, &params, *m, *sigma)])
+                Partial::MSums(vec![partition::m_sums(
+                    y,
+                    *negate,
+                    &params,
+                    (*m, *sigma),
+                    *e,
+                )])
             }
         })
     }
@@ -730,12 +740,14 @@ impl Pass {
                 norm,
                 m,
                 sigma,
+                e,
             } => {
                 w.u8(6);
                 w.u8(u8::from(*negate));
                 w.u8(norm_code(*norm));
                 w.f64(*m);
                 w.f64(*sigma);
+                w.u64(i64::from(*e) as u64);
             }
         }
         w.0
@@ -795,6 +807,7 @@ impl Pass {
                 norm: read_norm(&mut r)?,
                 m: r.f64()?,
                 sigma: r.f64()?,
+                e: i32::try_from(r.u64()? as i64).map_err(|_| corrupt())?,
             },
             _ => return Err(corrupt()),
         };
@@ -997,6 +1010,7 @@ mod tests {
                 norm: Norm::Tukey,
                 m: 1.0,
                 sigma: 2.0,
+                e: -2,
             },
         ];
         let sqrt = PretransformKind::Sqrt.fitted(0.25);
