@@ -25,10 +25,12 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import best, load, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,17 +50,8 @@ print(best, nonconform.__version__)
 """
 
 
-def best(fn, repeat):
-    out = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t)
-    return min(out)
 
 
-def load() -> str:
-    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def main() -> None:
@@ -149,10 +142,7 @@ def main() -> None:
         f"Load average (1, 5, 15 min) before: {before}; after: {after}.",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
+    report(lines, args.out)
 
 
 if __name__ == "__main__":
