@@ -11,7 +11,6 @@ window counts) recomputed and compared; a refused batch not kept.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import subprocess
@@ -25,6 +24,7 @@ from hypothesis import given, strategies as st
 import outprob
 from outprob import _core
 
+from ..stored_edits import edited
 from ..strategies import conformal_states
 
 X = np.arange(40.0)
@@ -33,15 +33,6 @@ X = np.arange(40.0)
 def loads(d):
     """``from_dict`` of a dict as JSON carries it."""
     return outprob.ConformalScaler.from_dict(json.loads(json.dumps(d)))
-
-
-def edited(d, path, value):
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
 
 
 def test_monte_carlo_simulations_are_bounded_before_anything_is_allocated():
