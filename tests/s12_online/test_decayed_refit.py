@@ -18,9 +18,9 @@ from scipy import special
 
 import outprob
 from outprob.reference.conformal import uniforms as splitmix_uniforms
-from ..strategies import examples
 
 from ..stored_edits import edited
+from ..strategies import examples
 
 
 def weights(n: int, h: float) -> np.ndarray:

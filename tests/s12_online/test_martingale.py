@@ -17,9 +17,9 @@ from numpy.testing import assert_array_equal
 from scipy import stats
 
 import outprob
-from ..strategies import examples
 
 from .. import nonconform_run
+from ..strategies import examples
 
 KINDS = {
     "jumper_default": ("jumper", {}),

@@ -17,9 +17,9 @@ from scipy import stats
 
 import outprob
 from outprob.reference.conformal import uniforms as splitmix_uniforms
-from ..strategies import examples
 
 from ..stored_edits import edited
+from ..strategies import examples
 
 
 def definition(scores, theta) -> np.ndarray:
