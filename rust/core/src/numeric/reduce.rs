@@ -521,9 +521,14 @@ pub struct Squares {
 }
 
 /// `k` with `2^k` near `max(hi − c, c − lo)`, the largest deviation from
-/// `c` of values in [lo, hi], computed from halves so that the difference
-/// itself cannot overflow.
+/// `c` of values in [lo, hi]. Where that difference overflows it is taken
+/// from halves; only there, since halving a subnormal spread (the smallest
+/// is 2⁻¹⁰⁷⁴) rounds it to 0 and would leave the squares unscaled.
 pub fn spread_exponent(lo: f64, hi: f64, c: f64) -> i32 {
+    let spread = (hi - c).max(c - lo);
+    if spread > 0.0 && spread.is_finite() {
+        return binary_exponent(spread).clamp(-1022, 1022);
+    }
     let half = (hi * 0.5 - c * 0.5).max(c * 0.5 - lo * 0.5);
     if half > 0.0 && half.is_finite() {
         (binary_exponent(half) + 1).clamp(-1022, 1022)
@@ -576,6 +581,18 @@ pub(crate) fn pow2(k: i32) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spread_exponent_of_subnormal_and_overflowing_spreads() {
+        // Halves of the smallest subnormal round to 0: the whole difference.
+        assert_eq!(spread_exponent(0.0, 5e-324, 0.0), -1022);
+        assert_eq!(spread_exponent(0.0, 1e-310, 0.0), -1022);
+        // hi − lo overflows: from halves, as before.
+        assert_eq!(spread_exponent(-f64::MAX, f64::MAX, 0.0), 1022);
+        assert_eq!(spread_exponent(-f64::MAX, f64::MAX, -f64::MAX), 1022);
+        assert_eq!(spread_exponent(1.0, 3.0, 2.0), 0);
+        assert_eq!(spread_exponent(1.0, 1.0, 1.0), 0);
+    }
+
     use super::*;
     use proptest::prelude::*;
 
