@@ -212,9 +212,14 @@ proptest! {
         prop_assume!((1e-300..=1e300).contains(&v));
         let got: f64 = g(v, d).parse().unwrap();
         let exact: f64 = format!("{:.*e}", usize::from(d) - 1, v).parse().unwrap();
-        // One unit in the d-th digit of v.
-        let unit = 10f64.powi(v.log10().floor() as i32 + 1 - i32::from(d));
-        prop_assert!((got - exact).abs() <= unit * 1.000_001, "{} vs {} ({} digits of {})", got, exact, d, v);
+        // One unit in the d-th digit of v (parsed: powi of a large negative
+        // power underflows to 0 below 1e-308), plus the rounding of the two
+        // decimal texts back to doubles (half an ulp of v each): at 15 or
+        // more digits that rounding is 1 % of a unit and more.
+        let power = v.log10().floor() as i32 + 1 - i32::from(d);
+        let unit: f64 = format!("1e{power}").parse().unwrap();
+        let reread = 2.0 * f64::EPSILON * v;
+        prop_assert!((got - exact).abs() <= unit * 1.000_001 + reread, "{} vs {} ({} digits of {})", got, exact, d, v);
     }
 
     #[test]
