@@ -4,6 +4,7 @@
 pub(crate) mod bracket;
 pub mod double_double;
 pub mod erf;
+pub mod exp;
 pub mod extract;
 pub mod float;
 pub mod gamma;
