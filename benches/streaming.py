@@ -6,6 +6,8 @@
     .venv/bin/python benches/streaming.py --cli      # only the `outprob stream` rows
     .venv/bin/python benches/streaming.py --cli --before main /work/main/.venv/bin/python \
         --variants mean_nmad median_nmad             # the same rows with main's outprob too
+    .venv/bin/python benches/streaming.py --alerts --lines 1e7   # stream with/without
+        --pvalues --alert lord++ --monitor jumper (contract §12), in one run
 
 * KLL update throughput of outprob.streaming.KLLSketch vs the
   ``datasketches`` package (same k, same float64 arrays, one thread).
@@ -210,6 +212,44 @@ def stream_cli_rows(n=2_000_000, before=(), variants=("mean_nmad",), repeat=3):
     return rows
 
 
+ALERT_FLAGS = ("--pvalues", "--alert", "lord++", "--alpha", "0.05", "--monitor", "jumper", "--alarm", "100")
+
+
+def alerts_cli_rows(n=10_000_000, before=(), repeat=3, path=None):
+    """``outprob stream`` with and without ``ALERT_FLAGS`` on the same n
+    lines, alternating, for this interpreter and each ``(label, python)``
+    of ``before``: the ratio of the alerts path to the plain stream
+    (contract §12). ``path``: an existing file of scores to read instead
+    of writing n lognormal scores to a temporary file."""
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        if path is None:
+            path = Path(tmp) / "scores.txt"
+            x = np.random.default_rng(3).lognormal(size=n)
+            with open(path, "w") as f:
+                for i in range(0, n, 1_000_000):
+                    f.write("".join(f"{v!r}\n" for v in x[i:i + 1_000_000].tolist()))
+        else:
+            with open(path, "rb") as f:
+                n = sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 24), b""))
+        for label, python in (("now", sys.executable),) + tuple(before):
+            plain = [python, "-m", "outprob", "stream"]
+            runs = {"plain": [], "alerts": []}
+            for _ in range(repeat):  # alternating, so that both see alike loads
+                runs["plain"].append(_child_run(plain, path, 1))
+                runs["alerts"].append(_child_run(plain + list(ALERT_FLAGS), path, 1))
+            (tp, cp), (ta, ca) = (min(runs["plain"]), min(runs["alerts"]))
+            cpu_p, cpu_a = min(c for _, c in runs["plain"]), min(c for _, c in runs["alerts"])
+            rows.append((f"outprob stream ({label}), {n:.0e} lines", f"{tp:.2f} s wall, CPU {cpu_p:.2f} s"))
+            rows.append((f"  {' '.join(ALERT_FLAGS)}", f"{ta:.2f} s wall, CPU {cpu_a:.2f} s"))
+            rows.append(("  ratio alerts / plain", f"{ta / tp:.2f}x the wall time, {cpu_a / cpu_p:.2f}x the CPU time"))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dask", type=float, default=0.0, help="also the Dask fit on this many scores")
@@ -219,11 +259,17 @@ def main() -> None:
     ap.add_argument("--variants", nargs="+", default=["mean_nmad"],
                     help="variants of the `outprob stream` rows (default: mean_nmad)")
     ap.add_argument("--lines", type=float, default=2e6, help="lines of the `outprob stream` rows")
+    ap.add_argument("--alerts", action="store_true",
+                    help="only `outprob stream` with and without p-values, lord++ and a jumper")
+    ap.add_argument("--input", help="with --alerts: read this file of scores (one per line)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per command line (the best is kept)")
     ap.add_argument("--only", choices=("sketch", "window", "moments"),
                     help="only these rows (and their baselines)")
     args = ap.parse_args()
     cli = dict(n=int(args.lines), before=[tuple(b) for b in args.before], variants=args.variants)
-    if args.cli:
+    if args.alerts:
+        rows = alerts_cli_rows(int(args.lines), cli["before"], args.repeat, args.input)
+    elif args.cli:
         rows = stream_cli_rows(**cli)
     elif args.only:
         rows = {"sketch": sketch_rows, "window": window_rows, "moments": moments_rows}[args.only]()

@@ -26,10 +26,14 @@
 //! The earlier scores live in a counted B+ tree over the scores' order
 //! keys ([`tree`]): one descent both counts the scores above and equal to
 //! s_n and inserts it, O(log n) per score whatever the arrival order, 16–32
-//! bytes per distinct score. An order-statistic tree rather than a Fenwick
-//! tree: a Fenwick tree needs the key space up front, and the scores of an
-//! endless stream are not known in advance.
+//! bytes per distinct score. A batch of 64 or more scores is inserted in
+//! key order and counted against itself apart (`batch.rs`): the same
+//! integers, so the same p-values, with the leaves — out of cache in a
+//! large tree — fetched a few keys ahead. An order-statistic tree rather
+//! than a Fenwick tree: a Fenwick tree needs the key space up front, and
+//! the scores of an endless stream are not known in advance.
 
+mod batch;
 pub mod tree;
 
 use crate::conformal::uniform;
@@ -40,6 +44,9 @@ use tree::CountTree;
 /// The most scores a state holds: 2⁵³, so that n and every count are
 /// exact doubles.
 pub const MAX_SCORES: u64 = crate::limits::COUNT.max;
+
+/// Batches at least this long are counted in key order (`batch.rs`).
+const SORTED_BATCH: usize = 64;
 
 /// The state of the online p-values as plain data.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -132,15 +139,27 @@ impl OnlinePvalues {
             }
         }
         self.check_room(scores.len())?;
-        for (j, (&s, p)) in scores.iter().zip(out.iter_mut()).enumerate() {
-            let position = self.tree.len();
-            let (greater, equal) = self.tree.insert(key(s, self.negate));
-            let theta = match uniforms {
-                Some(u) => u[j],
-                None if self.smoothed => 1.0 - uniform(self.seed, position),
-                None => 1.0,
-            };
-            *p = (greater as f64 + theta * (equal + 1) as f64) / (position + 1) as f64;
+        let start = self.tree.len();
+        let theta = |j: usize| match uniforms {
+            Some(u) => u[j],
+            None if self.smoothed => 1.0 - uniform(self.seed, start + j as u64),
+            None => 1.0,
+        };
+        let p = |j: usize, greater: u64, equal: u64| {
+            (greater as f64 + theta(j) * (equal + 1) as f64) / (start + j as u64 + 1) as f64
+        };
+        if scores.len() < SORTED_BATCH {
+            for (j, (&s, out)) in scores.iter().zip(out.iter_mut()).enumerate() {
+                let (greater, equal) = self.tree.insert(key(s, self.negate));
+                *out = p(j, greater, equal);
+            }
+            return Ok(());
+        }
+        let keys: Vec<u64> = scores.iter().map(|&s| key(s, self.negate)).collect();
+        let (mut greater, mut equal) = (vec![0; keys.len()], vec![0; keys.len()]);
+        batch::insert_batch(&mut self.tree, &keys, &mut greater, &mut equal);
+        for (j, out) in out.iter_mut().enumerate() {
+            *out = p(j, greater[j], equal[j]);
         }
         Ok(())
     }
