@@ -7,8 +7,6 @@
 mod scores;
 use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
 use outprob_core::conformal::pvalues::{PValues, Reference, TieBreak};
-use outprob_core::numeric::float::{order_key, order_key_f32};
-use outprob_core::numeric::radix::{self, Keyed};
 use outprob_core::numeric::search_index::SearchIndex;
 use outprob_core::sample::NanPolicy;
 use outprob_core::sample::Sample;
@@ -94,56 +92,6 @@ fn profile() {
             black_box(fit_transform_rank_by_pairs(&s, &mut out, false));
         });
         println!("rank fit_transform by a pair sort (before): {ns:.2} ns/score");
-        let keyed: Vec<Keyed<u64>> = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| Keyed {
-                key: order_key(v),
-                pos: i as u32,
-            })
-            .collect();
-        let mut work = keyed.clone();
-        let ns = best(11, n, &mut || {
-            work.copy_from_slice(&keyed);
-            radix::sort(&mut work);
-        });
-        println!("  radix sort alone: {ns:.2} ns/score");
-        let ns = best(11, n, &mut || {
-            work.copy_from_slice(&keyed);
-            work.sort_unstable_by_key(|e| e.key);
-        });
-        println!("  pdqsort by integer key alone: {ns:.2} ns/score");
-        let keyed32: Vec<Keyed<u32>> = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| Keyed {
-                key: order_key_f32(v as f32),
-                pos: i as u32,
-            })
-            .collect();
-        let mut work32 = keyed32.clone();
-        let ns = best(11, n, &mut || {
-            work32.copy_from_slice(&keyed32);
-            radix::sort(&mut work32);
-        });
-        println!("  radix sort alone, float32 keys: {ns:.2} ns/score");
-        let ns = best(11, n, &mut || {
-            work32.copy_from_slice(&keyed32);
-            work32.sort_unstable_by_key(|e| e.key);
-        });
-        println!("  pdqsort by integer key alone, float32 keys: {ns:.2} ns/score");
-        let plain: Vec<u64> = keyed.iter().map(|e| e.key).collect();
-        let mut work64 = plain.clone();
-        let ns = best(11, n, &mut || {
-            work64.copy_from_slice(&plain);
-            radix::sort_keys(&mut work64);
-        });
-        println!("  radix sort of keys alone (fit_sorted): {ns:.2} ns/score");
-        let ns = best(11, n, &mut || {
-            work64.copy_from_slice(&plain);
-            work64.sort_unstable();
-        });
-        println!("  pdqsort of keys alone: {ns:.2} ns/score");
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         let mut out32 = vec![0.0f32; n];
         let ns = best(11, n, &mut || {

@@ -9,7 +9,6 @@ pub mod extract;
 pub mod float;
 pub mod gamma;
 pub mod par;
-pub mod radix;
 pub mod rank;
 pub mod reduce;
 pub mod scratch;

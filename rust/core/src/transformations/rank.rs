@@ -16,7 +16,6 @@ use crate::limits::TOP_K;
 use crate::numeric::float::{
     from_order_key, from_order_key_f32, order_key, order_key_f32, Buffers, Float,
 };
-use crate::numeric::radix::{buffer, sort, sort_keys, Keyed};
 use crate::numeric::scratch::zeroed;
 use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::{NanPolicy, Sample};
@@ -36,14 +35,14 @@ pub fn fit_sorted<T: Float>(
     for (k, &v) in keys.iter_mut().zip(oriented) {
         *k = order_key(s.orient(v.to_f64()) + 0.0);
     }
-    sort_keys(&mut keys);
+    keys.sort_unstable();
     // The keys' buffer becomes the values' (same size, no second one).
     Ok(keys.into_iter().map(from_order_key).collect())
 }
 
 /// Fits rank scaling on `x` and maps `x` itself into `dst` with one sort of
-/// the scores' order keys carrying their positions (a radix sort,
-/// [`crate::numeric::radix`]) and a
+/// the scores' order keys (integers: compared without `total_cmp`'s bit
+/// work) carrying their positions, and a
 /// walk over the tie groups — the same values as [`fit_sorted`] then
 /// [`Rank::probability`] (the same formula on the same counts), without a
 /// search per score. Returns the sorted scores.
@@ -67,7 +66,7 @@ pub fn fit_transform_rank<T: Float>(
     }
     Ok(match T::buffers(x, dst) {
         Buffers::F64(x, dst) => {
-            let mut items = buffer::<Keyed<u64>>(s.len());
+            let mut items = zeroed::<Keyed<u64>>(s.len());
             let mut j = 0;
             for (i, (&v, d)) in x.iter().zip(dst.iter_mut()).enumerate() {
                 if v.is_nan() {
@@ -79,11 +78,11 @@ pub fn fit_transform_rank<T: Float>(
                     j += 1;
                 }
             }
-            sort(&mut items);
+            items.sort_unstable_by_key(|e| e.key);
             walk_ties(&items, dst, log, from_order_key)
         }
         Buffers::F32(x, dst) => {
-            let mut items = buffer::<Keyed<u32>>(s.len());
+            let mut items = zeroed::<Keyed<u32>>(s.len());
             let mut j = 0;
             for (i, (&v, d)) in x.iter().zip(dst.iter_mut()).enumerate() {
                 if v.is_nan() {
@@ -98,10 +97,17 @@ pub fn fit_transform_rank<T: Float>(
                     j += 1;
                 }
             }
-            sort(&mut items);
+            items.sort_unstable_by_key(|e| e.key);
             walk_ties(&items, dst, log, |k| f64::from(from_order_key_f32(k)))
         }
     })
+}
+
+/// A score's order key and its position in the input.
+#[derive(Debug, Clone, Copy, Default)]
+struct Keyed<K> {
+    key: K,
+    pos: u32,
 }
 
 /// The mid-rank of each tie group of the sorted `items` written to their
@@ -150,7 +156,7 @@ fn tie_probability(lo: usize, hi: usize, n: usize, log: bool) -> f64 {
 }
 
 /// [`fit_transform_rank`] by a comparison sort of (score, position) pairs:
-/// for inputs beyond u32 positions, and the reference of the radix path.
+/// for inputs beyond u32 positions, and the reference of the keyed sort.
 pub fn fit_transform_rank_by_pairs<T: Float>(
     s: &Sample<'_, T>,
     dst: &mut [T],
@@ -546,7 +552,7 @@ mod tests {
         }
 
         #[test]
-        fn radix_path_is_the_pair_sort(
+        fn key_sort_is_the_pair_sort(
             xs in prop::collection::vec(prop_oneof![
                 Just(0.0f64), Just(-0.0), Just(f64::NAN), Just(f64::INFINITY),
                 Just(f64::NEG_INFINITY), -3.0f64..3.0, (-5i32..5).prop_map(f64::from),
@@ -555,7 +561,7 @@ mod tests {
             log in any::<bool>(),
             negate in any::<bool>(),
         ) {
-            // Above and below the radix sort's comparison-sort cut-off, f64 and f32.
+            // f64 and f32, up to the lengths where pdqsort leaves insertion sort.
             let Ok(s) = Sample::new(&xs, NanPolicy::Omit, negate) else {
                 return Ok(());
             };
