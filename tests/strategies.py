@@ -10,6 +10,8 @@ several thousand.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -112,3 +114,10 @@ def conformal_states(draw):
         for batch in np.array_split(x, draw(st.integers(1, 4))):
             s.partial_fit(batch)
     return json.loads(json.dumps(s.to_dict()))
+
+
+def examples(n: int) -> int:
+    """The example count of a property whose examples are costly: ``n`` in
+    the dev and ci profiles; in the thorough profile its 10,000 still, so
+    that a thorough run (tests/THOROUGH.md) reaches every property."""
+    return 10_000 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else n

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from outprob.streaming import KLLSketch, normalized_rank_error
+from ..strategies import examples
 
 datasketches = pytest.importorskip("datasketches")
 
@@ -83,7 +84,7 @@ def test_rank_error_formula_and_default_k():
     assert KLLSketch().k == 800
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.binary(max_size=300))
 def test_garbage_bytes_raise_value_error(data):
     for dtype in ("float64", "float32"):

@@ -10,7 +10,7 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
@@ -59,6 +59,10 @@ def test_rank_of_the_fitted_scores_is_scipys_average_rank(x):
 
 @pytest.mark.parametrize("binary", [True, False])
 @given(x=float_dtypes().flatmap(lambda d: score_arrays(max_size=300, dtype=d)), k=st.integers(1, 400))
+# Subnormal fits: the midpoint of [2.2e-309, 0]; the smallest subnormal as
+# cutoff and max (halved, it is 0 and the quotient was NaN).
+@example(x=np.array([2.22507386e-309, 0.0]), k=2)
+@example(x=np.array([5e-324]), k=1)
 def test_top_k_matches_the_reference(binary, x, k):
     dtype = x.dtype
     s = outprob.scaler("top_k", k=k, binary=binary).fit(x)

@@ -71,6 +71,10 @@ ALL_OUTLIERS_IN_THE_END = np.array([
 # was 7e-12 off until it rescaled them).
 @example(x=np.array([7.557485294109596e-157, 0.0]))
 @example(x=ALL_OUTLIERS_IN_THE_END)
+# Subnormal scores: halving them to guard against overflow rounded the mean's
+# last bit away and left σ an ulp (6.7e-11 relative) off.
+@example(x=np.array([0.0, 29813184990 * 5e-324]))
+@example(x=np.array([0.0, 29813184991 * 5e-324]))
 @given(x=float_dtypes().flatmap(lambda d: score_arrays(max_size=400, dtype=d)))
 def test_sigmoid_matches_the_numpy_em(x):
     s = outprob.SigmoidScaler().fit(x)

@@ -20,7 +20,7 @@ from scipy import stats
 import outprob
 import outprob.reference.conformal as rc
 
-from ..strategies import score_arrays
+from ..strategies import examples, score_arrays
 
 
 def probes(x: np.ndarray) -> np.ndarray:
@@ -117,7 +117,7 @@ def test_conditional_validity_holds_over_calibration_sets():
         assert stats.binom.sf(bad - 1, reps, delta) > 1e-4, (method, bad)
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(
     n=st.integers(1, 60),
     kind=st.sampled_from(["normal", "exponential", "ties"]),

@@ -17,6 +17,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 import outprob
 import outprob.reference.conformal as rc
 import outprob.reference.conformal_tails as rt
+from ..strategies import examples
 
 
 def test_cauchy_and_harmonic_equal_the_formulas():
@@ -67,7 +68,7 @@ def test_ensemble_equals_the_reference(how):
                        outprob.ConformalScaler().fit(cal[:, 0]).pvalues(test[:, 0]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(2, 12), st.integers(1, 4), st.integers(0, 2**32 - 1), st.sampled_from(["mean", "max"]))
 def test_ensemble_validity_by_enumeration(n, k, seed, how):
     # n + 1 exchangeable rows: each is the test row with probability
@@ -81,7 +82,7 @@ def test_ensemble_validity_by_enumeration(n, k, seed, how):
         assert np.mean(p <= alpha) <= alpha + 1e-12
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(3, 15), st.integers(3, 5), st.integers(0, 2**32 - 1), st.floats(0.01, 0.5))
 def test_harmonic_validity_by_enumeration(n, k, seed, alpha):
     # The detectors' scores are arbitrarily dependent (a shared factor,

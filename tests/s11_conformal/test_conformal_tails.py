@@ -22,6 +22,7 @@ from scipy import stats
 import outprob
 import outprob.reference.conformal as rc
 import outprob.reference.conformal_tails as rt
+from ..strategies import examples
 
 TAILS = ("gpd", "gaussian", "gamma")
 
@@ -116,7 +117,7 @@ def test_a_rejected_or_unfittable_tail_falls_back_to_conformal():
     assert outprob.ConformalScaler().fit(cal).tail_ is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.integers(-50, 50), min_size=3, max_size=14, unique=True),
     st.sampled_from(TAILS),

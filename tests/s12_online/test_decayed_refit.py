@@ -18,6 +18,7 @@ from scipy import special
 
 import outprob
 from outprob.reference.conformal import uniforms as splitmix_uniforms
+from ..strategies import examples
 
 
 def weights(n: int, h: float) -> np.ndarray:
@@ -29,7 +30,7 @@ def weighted_quantile(x, w, q):
     return float(np.quantile(x, q, weights=w, method="inverted_cdf"))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=400), st.floats(1, 300),
        st.integers(0, 400))
 def test_decayed_moments_equal_the_weighted_definition(xs, h, cut):
@@ -43,7 +44,7 @@ def test_decayed_moments_equal_the_weighted_definition(xs, h, cut):
     assert f.std == pytest.approx(np.sqrt(np.average((x - mean) ** 2, weights=w)), rel=1e-7, abs=1e-6)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=200), st.floats(4, 40),
        st.floats(0, 1))
 def test_one_score_per_epoch_gives_numpys_weighted_quantile(xs, h, q):

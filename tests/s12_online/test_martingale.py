@@ -22,6 +22,7 @@ from numpy.testing import assert_array_equal
 from scipy import stats
 
 import outprob
+from ..strategies import examples
 
 ORACLE = Path(__file__).resolve().parents[1] / "nonconform_oracle.py"
 KINDS = {
@@ -171,7 +172,7 @@ def test_cusum_and_shiryaev_roberts_alarms():
 # -- checkpoints ----------------------------------------------------------------------------
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(kind=st.sampled_from(["jumper", "power", "mixture"]), cut=st.integers(0, 400),
        on_alarm=st.sampled_from(["continue", "restart"]), how=st.sampled_from(["dict", "json", "pickle"]))
 def test_checkpoint_in_the_middle_resumes_bit_for_bit(kind, cut, on_alarm, how):

@@ -19,6 +19,7 @@ import outprob
 
 online_fdr = pytest.importorskip("online_fdr", reason="online-fdr is in the test extra")
 from online_fdr.p_values import Addis, Lond, LordPlusPlus, Saffron  # noqa: E402
+from ..strategies import examples
 
 LORD_C, SAFFRON_C = 0.07720838, 0.4374901658
 
@@ -180,7 +181,7 @@ def rules(draw):
     return method, alpha, w0, lam, tau, gamma
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(rule=rules(), seed=st.integers(0, 2**16), n=st.integers(1, 150))
 def test_decisions_follow_the_papers_formulas(rule, seed, n):
     method, alpha, w0, lam, tau, gamma = rule
@@ -219,7 +220,7 @@ def test_fdr_is_controlled_in_simulation():
 # -- batches, checkpoints ---------------------------------------------------------------
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(cuts=st.lists(st.integers(0, 600), max_size=6), method=st.sampled_from(["lord++", "saffron", "addis", "lond"]))
 def test_any_batching_and_a_checkpoint_in_the_middle_resume_bit_for_bit(cuts, method):
     p = stream(600, 5, signal=0.3)

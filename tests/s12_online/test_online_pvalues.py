@@ -17,6 +17,7 @@ from scipy import stats
 
 import outprob
 from outprob.reference.conformal import uniforms as splitmix_uniforms
+from ..strategies import examples
 
 
 def definition(scores, theta) -> np.ndarray:
@@ -33,7 +34,7 @@ score_lists = st.lists(
 )  # fmt: skip
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(scores=score_lists, seed=st.integers(0, 2**64 - 1), cut=st.integers(0, 300))
 def test_equal_to_the_definition_with_the_same_draws(scores, seed, cut):
     theta = 1.0 - splitmix_uniforms(seed, len(scores))

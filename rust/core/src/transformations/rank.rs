@@ -366,8 +366,17 @@ impl Scaling for TopK {
         if self.binary || self.max <= g {
             return 1.0;
         }
-        // Halved terms: max − g cannot overflow.
-        ((0.5 * s - 0.5 * g) / (0.5 * self.max - 0.5 * g)).clamp(0.0, 1.0)
+        // The reference's quotient where the width is finite (an overflowing
+        // numerator means s > max: 1 after the clamp). Where max − g
+        // overflows, halved terms; halving there cannot lose a subnormal's
+        // last bit that matters, as it does when max is the smallest one.
+        let width = self.max - g;
+        let p = if width.is_finite() {
+            (s - g) / width
+        } else {
+            (0.5 * s - 0.5 * g) / (0.5 * self.max - 0.5 * g)
+        };
+        p.clamp(0.0, 1.0)
     }
 }
 
@@ -466,6 +475,25 @@ mod tests {
                 lin.probability(5.0)
             ],
             [0.0, 0.8, 1.0]
+        );
+        // The smallest subnormal as both cutoff and max: halving it gives 0.
+        let tiny = TopK {
+            cutoff: 5e-324,
+            max: 5e-324,
+            binary: false,
+        };
+        assert_eq!(
+            [tiny.probability(5e-324), tiny.probability(1.0)],
+            [1.0, 1.0]
+        );
+        let wide = TopK {
+            cutoff: -f64::MAX,
+            max: f64::MAX,
+            binary: false,
+        };
+        assert_eq!(
+            [wide.probability(0.0), wide.probability(f64::MAX)],
+            [0.5, 1.0]
         );
         let neg = fit_top_k(&x, 99, NanPolicy::Omit, true, false).unwrap();
         assert_eq!((neg.cutoff, neg.max), (-5.0, -1.0));

@@ -246,25 +246,33 @@ pub fn fit_sigmoid<T: Float>(
     }
     let mean = s.orient(mean_of(x, &s.summary));
     let v: Vec<f64> = s.to_vec().into_iter().map(Float::to_f64).collect();
-    // Halved deviations, rescaled by their largest magnitude: no overflow.
+    // Deviations rescaled by their largest magnitude before squaring. They
+    // are halved first only where u − mean could overflow (a score beyond
+    // MAX/2): halving a subnormal score or mean rounds away its last bit,
+    // which left σ an ulp off on subnormal scores.
+    let h = if s.summary.min.abs().max(s.summary.max.abs()) > f64::MAX / 2.0 {
+        0.5
+    } else {
+        1.0
+    };
     let big = v
         .iter()
-        .fold(0.0f64, |m, &u| m.max((0.5 * u - 0.5 * mean).abs()));
+        .fold(0.0f64, |m, &u| m.max((h * u - h * mean).abs()));
     if big == 0.0 {
-        // Distinct subnormal scores whose halved deviations all round to 0.
+        // Distinct scores whose halved deviations all round to 0.
         return Ok(constant(mean));
     }
     let mut sq = Neumaier::default();
     for &u in &v {
-        let d = (0.5 * u - 0.5 * mean) / big;
+        let d = (h * u - h * mean) / big;
         sq.add(d * d);
     }
     #[allow(clippy::cast_precision_loss)]
-    let half = big * (sq.value() / v.len() as f64).sqrt();
-    let scale = (2.0 * half).min(f64::MAX);
+    let part = big * (sq.value() / v.len() as f64).sqrt();
+    let scale = (part / h).min(f64::MAX);
     let z: Vec<f64> = v
         .iter()
-        .map(|&u| (0.5 * u - 0.5 * mean) / (0.5 * scale))
+        .map(|&u| (h * u - h * mean) / (h * scale))
         .collect();
     let (mut a, mut b) = (1.0, 0.0);
     let mut labels: Vec<bool> = z.iter().map(|&zi| a * zi + b > 0.0).collect();
