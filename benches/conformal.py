@@ -33,6 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import load, report  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 
 NONCONFORM_TIMER = r"""
@@ -56,7 +59,7 @@ print(best, nonconform.__version__)
 CLOCK = "perf_counter"
 
 
-def best(fn, repeat):
+def best_of(fn, repeat):
     clock = getattr(time, CLOCK)
     out = []
     for _ in range(repeat):
@@ -66,8 +69,6 @@ def best(fn, repeat):
     return min(out)
 
 
-def load() -> str:
-    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def main() -> None:
@@ -99,12 +100,12 @@ def main() -> None:
 
     ours = s.pvalues(x)
     assert np.array_equal(ours, searchsorted())
-    t_np = best(searchsorted, args.repeat)
-    t_all = best(lambda: s.pvalues(x), args.repeat)
+    t_np = best_of(searchsorted, args.repeat)
+    t_all = best_of(lambda: s.pvalues(x), args.repeat)
     s1 = outprob.ConformalScaler(threads=1).fit(cal)
-    t_one = best(lambda: s1.pvalues(x), args.repeat)
-    t_fit = best(lambda: outprob.ConformalScaler().fit(cal), args.repeat)
-    t_npsort = best(lambda: np.sort(cal), args.repeat)
+    t_one = best_of(lambda: s1.pvalues(x), args.repeat)
+    t_fit = best_of(lambda: outprob.ConformalScaler().fit(cal), args.repeat)
+    t_npsort = best_of(lambda: np.sort(cal), args.repeat)
 
     nc_python = os.environ.get("OUTPROB_NONCONFORM_PYTHON") or str(ROOT / ".venv-nonconform/bin/python")
     t_nc, nc_version = None, "not run"
@@ -132,9 +133,9 @@ def main() -> None:
     p = outprob.ConformalScaler().fit(cal).pvalues(np.r_[x[: n_test - n_test // 100], rng.normal(5, 1, n_test // 100)])
     want = multipletests(p, alpha=0.1, method="fdr_bh")[0]
     assert np.array_equal(outprob.select(p, 0.1).mask, want)
-    t_sm = best(lambda: multipletests(p, alpha=0.1, method="fdr_bh"), max(2, args.repeat // 2))
-    t_bh = best(lambda: outprob.select(p, 0.1), args.repeat)
-    t_bh1 = best(lambda: outprob.select(p, 0.1, threads=1), args.repeat)
+    t_sm = best_of(lambda: multipletests(p, alpha=0.1, method="fdr_bh"), max(2, args.repeat // 2))
+    t_bh = best_of(lambda: outprob.select(p, 0.1), args.repeat)
+    t_bh1 = best_of(lambda: outprob.select(p, 0.1, threads=1), args.repeat)
     rows.append(("BH: outprob.select, all cores", t_bh, "1.00"))
     rows.append(("BH: outprob.select, 1 thread", t_bh1, f"{t_bh / t_bh1:.2f}"))
     rows.append(("BH: statsmodels multipletests fdr_bh", t_sm, f"{t_sm / t_bh:.1f}× (1 thread: {t_sm / t_bh1:.1f}×)"))
@@ -165,10 +166,7 @@ def main() -> None:
         f"Load average (1, 5, 15 min) before: {before}; after: {after}.",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
+    report(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -41,20 +41,45 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import best as _best  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 ALPHAS = (0.05, 0.1, 0.2)
 DETECTORS = ("IForest", "KNN", "LOF", "PCA", "HBOS", "ECOD")
 
 
+#: Labelled outliers for the integrative p-values (contract §13).
+LABELLED = (10, 50)
+
+
+@dataclass
+class Known:
+    """Labelled outliers of one split, held out of the fit part (never the
+    calibration or test part): the first half trains the second score b
+    (minus the distance to the nearest of them), the second half is the
+    outlier calibration set. ``b_cal``/``b_test``: b of the calibration
+    and test points; ``a_out`` (h × k), ``b_out`` (h,): the outlier
+    calibration points' detector scores and b."""
+
+    b_cal: np.ndarray
+    b_test: np.ndarray
+    a_out: np.ndarray
+    b_out: np.ndarray
+
+
 @dataclass
 class Split:
-    """One split's scores: calibration (n × k) and test (m × k), labels."""
+    """One split's scores: calibration (n × k) and test (m × k), labels,
+    and the labelled outliers per count of :data:`LABELLED` (absent where
+    the fit part holds fewer outliers)."""
 
     s_cal: np.ndarray
     s_test: np.ndarray
     y_cal: np.ndarray
     y_test: np.ndarray
     seed: int
+    known: Dict[int, Known]
 
 
 @dataclass(frozen=True)
@@ -106,16 +131,18 @@ def label_trim(budget: float) -> Callable[[Split, Optional[int]], Optional[np.nd
 
 def integrative(labelled: int) -> Callable[[Split, Optional[int]], Optional[np.ndarray]]:
     """Integrative p-values (Liang, Sesia & Sun) with ``labelled`` known
-    outliers: the first of the calibration part's outliers (needs
-    ``ConformalScaler.fit(outlier_scores=)``)."""
+    outliers held out of the fit part (:class:`Known`): pairs (a, b) of
+    the detector's score and the closeness to the labelled outliers
+    (needs ``ConformalScaler.fit(outlier_scores=)``)."""
 
     def run(sp: Split, j: Optional[int]) -> Optional[np.ndarray]:
-        if not _fit_accepts("outlier_scores"):
+        kn = sp.known.get(labelled)
+        if kn is None or not _fit_accepts("outlier_scores"):
             return None
-        known = sp.s_cal[sp.y_cal == 1, j][:labelled]
-        if known.size < labelled:
-            return None
-        return _conformal().fit(_clean(sp, j), outlier_scores=known).pvalues(sp.s_test[:, j])
+        inl = sp.y_cal == 0
+        pairs = np.c_[sp.s_cal[inl, j], kn.b_cal[inl]]
+        return _conformal().fit(pairs, outlier_scores=np.c_[kn.a_out[:, j], kn.b_out]).pvalues(
+            np.c_[sp.s_test[:, j], kn.b_test])
 
     return run
 
@@ -155,6 +182,11 @@ def _rate(fraction: Optional[float]) -> Callable[[Split, Optional[int]], np.ndar
     return run
 
 
+#: Label-Trim's budgets: fractions of the calibration set shown to a person.
+BUDGETS = (0.01, 0.05, 0.1, 0.2, 0.4)
+#: nonconform's Label-Trim equivalent, by budget in %.
+NC_TRIM = "label-trim {} %"
+
 #: The methods, in the order of the table. New methods plug in here.
 METHODS: List[Method] = [
     Method("clean", "FDR", False, lambda sp, j: _conformal().fit(_clean(sp, j)).pvalues(sp.s_test[:, j])),
@@ -162,8 +194,8 @@ METHODS: List[Method] = [
            lambda sp, j: _conformal().fit(sp.s_cal[:, j]).pvalues(sp.s_test[:, j])),
     Method("trimmed (auto)", "none", False, _rate(None)),
     Method("trimmed (true rate)", "none", False, _rate(1.0)),
-    *[Method(f"label-trim {round(100 * b)} %", "FDR", False, label_trim(b)) for b in (0.01, 0.05, 0.1, 0.2, 0.4)],
-    *[Method(f"integrative, {k} outliers", "FDR", False, integrative(k)) for k in (10, 50)],
+    *[Method(f"label-trim {round(100 * b)} %", "FDR (conservative)", False, label_trim(b)) for b in BUDGETS],
+    *[Method(f"integrative, {k} outliers", "per point; BH unproven", False, integrative(k)) for k in (10, 50)],
     Method("tail gpd", "marginal for α ≥ p_u", False, tail("gpd")),
     Method("tail gaussian", "marginal for α ≥ p_u", False, tail("gaussian")),
     Method("tail gamma", "marginal for α ≥ p_u", False, tail("gamma")),
@@ -194,19 +226,37 @@ def split_scores(X: np.ndarray, y: np.ndarray, names: List[str], seed: int) -> S
     fit, rest = train_test_split(idx, train_size=0.4, stratify=y, random_state=seed)
     cal, test = train_test_split(rest, train_size=0.5, stratify=y[rest], random_state=seed)
     scale = StandardScaler().fit(X[fit])
-    s_cal, s_test = [], []
+    # Labelled outliers: a random subset of the fit part's outliers, nested
+    # (the 10 are among the 50); each set's first half trains b.
+    fit_out = np.random.default_rng(seed).permutation(fit[y[fit] == 1])
+    held = fit_out[:max(LABELLED)]
+    s_cal, s_test, s_held = [], [], []
     for det in detectors(names, seed).values():
         det.fit(scale.transform(X[fit]))
         s_cal.append(det.decision_function(scale.transform(X[cal])))
         s_test.append(det.decision_function(scale.transform(X[test])))
-    s_cal, s_test = np.column_stack(s_cal), np.column_stack(s_test)
+        s_held.append(det.decision_function(scale.transform(X[held])) if held.size else np.zeros(0))
+    s_cal, s_test, s_held = np.column_stack(s_cal), np.column_stack(s_test), np.column_stack(s_held)
     for j in range(s_cal.shape[1]):  # PCA can give ±inf or NaN: clipped to the finite range
         pooled = np.concatenate([s_cal[:, j], s_test[:, j]])
         finite = pooled[np.isfinite(pooled)]
         lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 0.0)
-        for s in (s_cal, s_test):
+        for s in (s_cal, s_test, s_held):
             s[:, j] = np.clip(np.nan_to_num(s[:, j], nan=lo, posinf=hi, neginf=lo), lo, hi)
-    return Split(s_cal, s_test, y[cal], y[test], seed)
+    known = {}
+    for k in LABELLED:
+        if fit_out.size < k:
+            continue
+        h = k // 2
+        train = scale.transform(X[fit_out[:h]])
+
+        def closeness(rows: np.ndarray) -> np.ndarray:
+            z = scale.transform(X[rows])
+            d2 = (z * z).sum(1)[:, None] - 2 * z @ train.T + (train * train).sum(1)[None, :]
+            return -np.sqrt(np.maximum(d2.min(1), 0.0))
+
+        known[k] = Known(closeness(cal), closeness(test), s_held[h:k], closeness(fit_out[h:k]))
+    return Split(s_cal, s_test, y[cal], y[test], seed, known)
 
 
 def metrics(p: np.ndarray, y_test: np.ndarray) -> Dict[str, float]:
@@ -227,10 +277,9 @@ import sys, time, numpy as np
 from nonconform import Empirical
 d = dict(np.load(sys.argv[1]))
 out = {}
-for key in sorted(k for k in d if k.endswith("/test")):
-    base = key[:-5]
-    for cal_name in ("clean", "contaminated"):
-        out[f"{base}/{cal_name}"] = Empirical().compute_p_values(d[key], d[f"{base}/{cal_name}"])
+for key in sorted(k for k in d if "/cal/" in k):
+    base, name = key.split("/cal/")
+    out[f"{base}/{name}"] = Empirical().compute_p_values(d[f"{base}/test"], d[key])
 rng = np.random.default_rng(0)
 cal, test = rng.normal(size=int(sys.argv[3])), rng.normal(size=int(sys.argv[4]))
 est = Empirical()
@@ -244,16 +293,25 @@ np.savez(sys.argv[2], **out)
 
 
 def run_nonconform(python: str, splits: Dict[str, Split], n_cal: int, n_test: int) -> Dict[str, np.ndarray]:
-    """nonconform's Empirical p-values of every split and detector (clean and
-    contaminated calibration), and its time for one p-value batch."""
+    """nonconform's Empirical p-values of every split and detector (clean,
+    contaminated and Label-Trim-cleaned calibration: nonconform 2.0 has no
+    cleaning module, its equivalent is Empirical on the kept scores), and
+    its time for one p-value batch."""
+    import outprob
+
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "in.npz", Path(tmp) / "out.npz"
         arrays = {}
         for key, sp in splits.items():
             for j in range(sp.s_cal.shape[1]):
+                s = sp.s_cal[:, j]
                 arrays[f"{key}/{j}/test"] = sp.s_test[:, j]
-                arrays[f"{key}/{j}/clean"] = sp.s_cal[sp.y_cal == 0, j]
-                arrays[f"{key}/{j}/contaminated"] = sp.s_cal[:, j]
+                arrays[f"{key}/{j}/cal/clean"] = s[sp.y_cal == 0]
+                arrays[f"{key}/{j}/cal/contaminated"] = s
+                for b in BUDGETS:
+                    shown = np.asarray(outprob.label_trim_candidates(s, int(b * len(s))), dtype=int)
+                    arrays[f"{key}/{j}/cal/{NC_TRIM.format(round(100 * b))}"] = np.delete(
+                        s, shown[sp.y_cal[shown] == 1])
         np.savez(src, **arrays)
         script = Path(tmp) / "nc.py"
         script.write_text(NONCONFORM_SCRIPT)
@@ -262,14 +320,22 @@ def run_nonconform(python: str, splits: Dict[str, Split], n_cal: int, n_test: in
             return dict(d)
 
 
-def best_time(f: Callable[[], object], repeat: int = 5) -> float:
-    f()
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t)
-    return best
+def versions() -> str:
+    """The versions of the libraries that make the numbers."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for name in ("outprob", "numpy", "scikit-learn", "pyod"):
+        try:
+            out.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            pass
+    return ", ".join(out)
+
+
+def best(f: Callable[[], object]) -> float:
+    """The best of 5 timed runs after one untimed one."""
+    return _best(f, 5, warmup=True)
 
 
 def timings(n_cal: int, n_test: int, k: int) -> Dict[str, float]:
@@ -280,14 +346,14 @@ def timings(n_cal: int, n_test: int, k: int) -> Dict[str, float]:
     rng = np.random.default_rng(0)
     cal, test = rng.normal(size=n_cal), rng.normal(size=n_test)
     calk, testk = rng.normal(size=(n_cal, k)), rng.normal(size=(n_test, k))
-    out = {"conformal": best_time(lambda: _conformal().fit(cal).pvalues(test)),
-           f"conformal, {k} detectors": best_time(lambda: _conformal().fit(calk).pvalues(testk))}
+    out = {"conformal": best(lambda: _conformal().fit(cal).pvalues(test)),
+           f"conformal, {k} detectors": best(lambda: _conformal().fit(calk).pvalues(testk))}
     for kind in ("gpd", "gaussian", "gamma"):
-        out[f"tail {kind}"] = best_time(lambda: _conformal(tail=kind).fit(cal).pvalues(test))
+        out[f"tail {kind}"] = best(lambda: _conformal(tail=kind).fit(cal).pvalues(test))
     for rule in ("cauchy", "harmonic"):
-        out[f"multi: {rule}"] = best_time(
+        out[f"multi: {rule}"] = best(
             lambda: outprob.combine_pvalues(_conformal().fit(calk).pvalues(testk), rule))
-    out["multi: ensemble mean"] = best_time(lambda: outprob.ensemble_pvalues(calk, testk))
+    out["multi: ensemble mean"] = best(lambda: outprob.ensemble_pvalues(calk, testk))
     return out
 
 
@@ -359,28 +425,40 @@ def main() -> None:
         nc = run_nonconform(args.nonconform_python, splits, *args.timing_size)
         nc_time = float(nc.pop("__time__")[0])
         for key, p in nc.items():
-            ds, rep, j, cal = key.split("/")
+            ds, rep, j, cal = key.split("/", 3)
             sp = splits[f"{ds}/{rep}"]
             rows.append((ds, names[int(j)], int(rep), f"nonconform 2.0: {cal}", metrics(p, sp.y_test)))
     times = timings(*args.timing_size, len(names))
 
-    present = [m.name for m in METHODS] + [f"nonconform 2.0: {c}" for c in ("clean", "contaminated")]
+    nc_names = [f"nonconform 2.0: {c}" for c in
+                ("clean", "contaminated", *[NC_TRIM.format(round(100 * b)) for b in BUDGETS])]
+    present = [m.name for m in METHODS] + nc_names
     present = [n for n in present if any(r[3] == n for r in rows)]
     guarantee = {m.name: m.guarantee for m in METHODS}
-    guarantee.update({f"nonconform 2.0: {c}": "FDR" for c in ("clean", "contaminated")})
+    guarantee.update({n: "FDR" for n in nc_names})
 
     def values(method: str, key: str, dataset: Optional[str] = None) -> np.ndarray:
         return np.array([m[key] for ds, _, _, meth, m in rows if meth == method and (dataset is None or ds == dataset)])
 
+    def clean_power(method: str, a: float) -> float:
+        """Clean calibration's power on the runs (datasets, splits and, for
+        a single-detector method, detectors) where ``method`` has rows."""
+        runs = {(ds, det, rep) for ds, det, rep, meth, _ in rows if meth == method}
+        keep = [m[f"power_{a}"] for ds, det, rep, meth, m in rows if meth == "clean"
+                and ((ds, det, rep) in runs or (ds, "all", rep) in runs)]
+        return float(np.mean(keep))
+
     summary = {}
     for meth in present:
-        summary[meth] = {"guarantee": guarantee[meth], "runs": int(values(meth, "fdp_0.1").size)}
+        summary[meth] = {"guarantee": guarantee[meth], "runs": int(values(meth, "fdp_0.1").size),
+                         "datasets": len({r[0] for r in rows if r[3] == meth})}
         for a in ALPHAS:
             fdp = values(meth, f"fdp_{a}")
             summary[meth][str(a)] = {
                 "fdr": float(fdp.mean()), "fdr_se": float(fdp.std(ddof=1) / np.sqrt(fdp.size)),
                 "power": float(values(meth, f"power_{a}").mean()),
                 "valid": float(values(meth, f"valid_{a}").mean()),
+                "clean_power": clean_power(meth, a),
             }
     base = summary["clean"]["0.1"]["power"]
     cmd = " ".join([".venv/bin/python", "benches/conformal_contamination.py", *sys.argv[1:]])
@@ -395,28 +473,32 @@ def main() -> None:
         "splits; multi-detector methods (all detectors at once): over datasets × splits. BH on the test "
         "part's p-values; FDR = mean false discovery proportion ± its Monte Carlo standard error; power "
         "= mean fraction of test outliers selected; P(p ≤ α | inlier) over the test inliers. "
-        "\"× clean\" = power over the clean calibration's power at the same α. Methods whose API is "
-        "not on this branch are absent.",
+        "\"× clean\" = power over the clean calibration's power at the same α on the same runs "
+        "(integrative p-values only run where the fit part holds the labelled outliers: "
+        f"{', '.join(f'{k} on the datasets with ≥ {k} fit-part outliers' for k in LABELLED)}; "
+        "half of them train the second score b = −distance to the nearest, half calibrate it). "
+        "Methods whose API is not on this branch are absent.",
         "",
-        "| method | claims | α | realised FDR | ± SE | power | × clean | P(p ≤ α \\| inlier) | runs |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| method | claims | α | realised FDR | ± SE | power | × clean | P(p ≤ α \\| inlier) | runs | datasets |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for meth in present:
         for a in ALPHAS:
             s = summary[meth][str(a)]
-            ratio = s["power"] / summary["clean"][str(a)]["power"] if summary["clean"][str(a)]["power"] else float("nan")
+            ratio = f"{s['power'] / s['clean_power']:.2f}" if s["clean_power"] else "–"
             lines.append(f"| {meth} | {guarantee[meth]} | {a} | {s['fdr']:.3f} | {s['fdr_se']:.3f} | "
-                         f"{s['power']:.3f} | {ratio:.2f} | {s['valid']:.3f} | {summary[meth]['runs']} |")
+                         f"{s['power']:.3f} | {ratio} | {s['valid']:.3f} | {summary[meth]['runs']} | "
+                         f"{summary[meth]['datasets']} |")
     lines += ["", "Per dataset, α = 0.1 (FDR / power):", "",
               "| dataset | " + " | ".join(present) + " |", "|---|" + "---|" * len(present)]
     for f in files:
         cells = [f"{values(c, 'fdp_0.1', f.stem).mean():.2f} / {values(c, 'power_0.1', f.stem).mean():.2f}"
-                 for c in present]
+                 if values(c, "fdp_0.1", f.stem).size else "–" for c in present]
         lines.append(f"| {f.stem} | " + " | ".join(cells) + " |")
     lines += speed_lines(times, nc_time, len(names), args.timing_size)
     lines += ["", f"Clean-calibration power at α = 0.1: {base:.3f}.",
               f"Machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at the end; "
-              f"Python {sys.version.split()[0]}, NumPy {np.__version__}.", ""]
+              f"Python {sys.version.split()[0]}, {versions()}.", ""]
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -12,6 +12,8 @@ Markdown report.
   the annotated rows.
 * weighted: ``fit(weights=…)`` + ``pvalues(weights=…)`` against the plain
   path and nonconform's ``calculate_weighted_p_val``.
+* tails (contract §11): ``ConformalScaler(tail=…)`` fit + ``pvalues``
+  against the plain path (nonconform has no equivalent);
 * integrative: ``fit(outlier_scores=…)`` + ``pvalues`` against the plain
   path; nonconform's integrative p-values are unreleased (its PR #19,
   ``compute_split_single``, one test point at a time, O(n) each): timed
@@ -38,10 +40,12 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import best, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,13 +87,6 @@ print(best, nonconform.__version__)
 """
 
 
-def best(fn, repeat):
-    out = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t)
-    return min(out)
 
 
 def nonconform(python, kind, arrays, repeat, extra=""):
@@ -167,6 +164,10 @@ def main() -> None:
     rows.append((f"integrative: fit({n:,} pairs, {n // 10:,} outliers) + pvalues", t_i,
                  f"{t_i / t_plain:.2f}", ""))
 
+    for kind in ("gpd", "gaussian", "gamma"):
+        t_tail = best(lambda: outprob.ConformalScaler(tail=kind).fit(cal).pvalues(x), args.repeat)
+        rows.append((f"tail {kind}: fit + pvalues (contract §11)", t_tail, f"{t_tail / t_plain:.2f}", ""))
+
     small = int(args.n_small)
     s_inl, s_out, s_test = pairs(rng, small, 0.0), pairs(rng, small // 4, 2.5), pairs(rng, small, 0.0)
     s_cal, s_x = s_inl[:, 0], s_test[:, 0]
@@ -209,10 +210,7 @@ def main() -> None:
         + "; after: " + " ".join(f"{v:.2f}" for v in after) + ".",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
+    report(lines, args.out)
 
 
 if __name__ == "__main__":

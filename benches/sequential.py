@@ -42,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import cpu_model  # noqa: E402
+from timing import best_wall_cpu as best, load, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,19 +65,8 @@ print(json.dumps(out))
 """
 
 
-def best(fn, repeat):
-    """(wall, CPU) seconds: the best of ``repeat`` runs of each."""
-    wall, cpu = [], []
-    for _ in range(repeat):
-        t, c = time.perf_counter(), time.thread_time()
-        fn()
-        cpu.append(time.thread_time() - c)
-        wall.append(time.perf_counter() - t)
-    return min(wall), min(cpu)
 
 
-def load() -> str:
-    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def ns(t: tuple, n: int) -> str:
@@ -209,10 +199,7 @@ def main() -> None:
         f"Load average (1, 5, 15 min) before: {before}; after: {after}.",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
+    report(lines, args.out)
 
 
 if __name__ == "__main__":

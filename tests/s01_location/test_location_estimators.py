@@ -14,21 +14,16 @@ import pytest
 import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_array_equal
 
 import outprob.reference as ref
 from outprob import stats
 
+from ..estimator_checks import close, equals_reference_test
 from ..strategies import score_arrays
 
-# Closed-form estimators: rtol 1e-12 in float64 (contract tolerance of the issue).
-RTOL64 = 1e-12
-# float32 input is computed in float64 and rounded once: one float32 ulp,
-# plus one more for a float64 result that differs in its last bits and so
-# may round to the neighbouring float32.
-RTOL32 = 2 * float(np.finfo(np.float32).eps)
-
-# The scale estimators of §2 are tested alike in s02_scale.
+# The scale estimators of §2 are tested alike in s02_scale
+# (the comparison both use is in tests/estimator_checks.py).
 ESTIMATORS = {
     "mean": (stats.mean, ref.mean),
     "median": (stats.median, ref.median),
@@ -36,22 +31,7 @@ ESTIMATORS = {
 }
 
 
-def _close(got, want, dtype):
-    if dtype == np.float32:
-        assert got.dtype == np.float32
-        assert_allclose(got, np.float32(want), rtol=RTOL32, atol=0)
-    else:
-        assert got.dtype == np.float64
-        assert_allclose(got, want, rtol=RTOL64, atol=0)
-
-
-@pytest.mark.parametrize("name", ESTIMATORS)
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@given(data=st.data())
-def test_estimator_equals_reference(name, dtype, data):
-    x = data.draw(score_arrays(dtype=dtype))
-    ours, theirs = ESTIMATORS[name]
-    _close(ours(x), theirs(x.astype(np.float64)), dtype)
+test_estimator_equals_reference = equals_reference_test(ESTIMATORS)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -61,7 +41,7 @@ def test_quantile_equals_reference(dtype, data):
     q = data.draw(st.lists(st.floats(0, 1), min_size=1, max_size=5))
     got = stats.quantile(x, q)
     want = [ref.quantile(x.astype(np.float64), v) for v in q]
-    _close(got, np.array(want), dtype)
+    close(got, np.array(want), dtype)
 
 
 # -- independent oracles -----------------------------------------------------------
@@ -119,5 +99,5 @@ def test_large_selection_equals_numpy_and_scipy(kind, n, dtype):
     q = [0.0, 0.25, 0.5, 0.75, 0.99, 1.0]
     assert stats.median(x) == np.median(kept).astype(dtype)
     assert_array_equal(stats.quantile(x, q), np.quantile(kept, q).astype(dtype))
-    _close(stats.nmad(x), scipy.stats.median_abs_deviation(kept, scale="normal"), dtype)
-    _close(stats.upper_trimmed_mean(x, 0.1), ref.upper_trimmed_mean(kept, 0.1), dtype)
+    close(stats.nmad(x), scipy.stats.median_abs_deviation(kept, scale="normal"), dtype)
+    close(stats.upper_trimmed_mean(x, 0.1), ref.upper_trimmed_mean(kept, 0.1), dtype)

@@ -16,16 +16,11 @@ from numpy.testing import assert_allclose
 import outprob.reference as ref
 from outprob import stats
 
+from ..estimator_checks import RTOL64, close, equals_reference_test
 from ..strategies import score_arrays
 
-# Closed-form estimators: rtol 1e-12 in float64.
-RTOL64 = 1e-12
-# float32 input is computed in float64 and rounded once: one float32 ulp,
-# plus one more for a float64 result that differs in its last bits and so
-# may round to the neighbouring float32.
-RTOL32 = 2 * float(np.finfo(np.float32).eps)
-
-# The location estimators of §1 are tested alike in s01_location.
+# The location estimators of §1 are tested alike in s01_location
+# (the comparison both use is in tests/estimator_checks.py).
 ESTIMATORS = {
     "std": (stats.std, ref.std),
     "nmad": (stats.nmad, ref.nmad),
@@ -33,22 +28,7 @@ ESTIMATORS = {
 }
 
 
-def _close(got, want, dtype):
-    if dtype == np.float32:
-        assert got.dtype == np.float32
-        assert_allclose(got, np.float32(want), rtol=RTOL32, atol=0)
-    else:
-        assert got.dtype == np.float64
-        assert_allclose(got, want, rtol=RTOL64, atol=0)
-
-
-@pytest.mark.parametrize("name", ESTIMATORS)
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@given(data=st.data())
-def test_estimator_equals_reference(name, dtype, data):
-    x = data.draw(score_arrays(dtype=dtype))
-    ours, theirs = ESTIMATORS[name]
-    _close(ours(x), theirs(x.astype(np.float64)), dtype)
+test_estimator_equals_reference = equals_reference_test(ESTIMATORS)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -57,9 +37,9 @@ def test_trimmed_estimators_equal_reference(dtype, data):
     x = data.draw(score_arrays(dtype=dtype))
     alpha = data.draw(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9]) | st.floats(0, 0.99))
     x64 = x.astype(np.float64)
-    _close(stats.upper_trimmed_mean(x, alpha), ref.upper_trimmed_mean(x64, alpha), dtype)
+    close(stats.upper_trimmed_mean(x, alpha), ref.upper_trimmed_mean(x64, alpha), dtype)
     center = ref.median(x64)
-    _close(stats.trimmed_std(x, center, alpha), ref.trimmed_std(x64, center, alpha), dtype)
+    close(stats.trimmed_std(x, center, alpha), ref.trimmed_std(x64, center, alpha), dtype)
 
 
 @pytest.mark.parametrize("ddof", [0, 1])

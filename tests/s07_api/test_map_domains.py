@@ -9,7 +9,6 @@ in 60-digit decimal arithmetic.
 
 from __future__ import annotations
 
-import copy
 from decimal import Decimal, localcontext
 
 import numpy as np
@@ -17,16 +16,9 @@ import pytest
 
 import outprob
 
+from ..stored_edits import edited
+
 X = np.arange(40.0)
-
-
-def edited(d, path, value):
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
 
 
 # -- §7: a map's parameters within the domain of the map they feed ------------------

@@ -150,3 +150,42 @@ def test_the_sketch_is_queried_again_once_eps_n_scores_came(variant):
     expected, kept = refitted_as_the_contract_says(x, 100, variant, 8)
     assert (kept > 5) == (variant == "median_nmad")
     np.testing.assert_array_equal(floats(proc.stdout), expected)
+
+
+def test_a_linear_stream_maps_each_batch_with_the_extremes_after_it():
+    """§9 "Command line" (Refits): only a fit that reads the sketch keeps
+    an older map; linear scaling reads the exact extremes, so each batch
+    is mapped by §4's p = clip((s − min)/(max − min), 0, 1) with the min
+    and max of every score up to the end of that batch."""
+    x = np.random.default_rng(6).lognormal(size=1000)
+    proc = stream("".join(f"{v!r}\n" for v in x.tolist()), "--variant", "linear", "--flush-every", "100")
+    assert proc.returncode == 0, proc.stderr
+    expected = []
+    for end in range(100, 1001, 100):
+        lo, hi = x[:end].min(), x[:end].max()
+        expected.append(np.clip((x[end - 100:end] - lo) / (hi - lo), 0, 1))
+    np.testing.assert_array_equal(floats(proc.stdout), np.concatenate(expected))
+
+
+@pytest.mark.parametrize("higher_is_outlier", [True, False])
+def test_a_linear_stream_fit_is_fresh_after_every_batch(higher_is_outlier):
+    """§9 "Command line" (Refits), the core's rule the stream asks
+    (``stream_fit``): for a linear fit there is no older fit to keep, so
+    whatever the last fit (none, a batch ago, this very batch) it hands
+    the extremes of the oriented scores seen, in every column."""
+    from outprob.streaming import StreamingFit
+
+    rng = np.random.default_rng(3)
+    x = np.c_[rng.normal(size=600), rng.lognormal(size=600)]
+    x[[5, 250], [1, 0]] = np.nan  # omitted: the columns count apart
+    fit = StreamingFit(scaling="linear", higher_is_outlier=higher_is_outlier, k=8)
+    oriented = x if higher_is_outlier else -x
+    for end in range(50, 601, 50):
+        before = fit.n or None
+        fit.update(x[end - 50:end])
+        for last in (None, before, fit.n):
+            fresh = fit._state.stream_fit(last)
+            assert len(fresh) == 2
+            for j, r in enumerate(fresh):
+                seen = oriented[:end, j][~np.isnan(oriented[:end, j])]
+                assert (r.center, r.scale, r.n) == (seen.min(), seen.max(), seen.size)

@@ -8,6 +8,7 @@ cannot be distributed is refused by name."""
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -154,3 +155,51 @@ def test_cli_fit_with_spark_equals_in_memory(spark, tmp_path, capsys):
         outs.append(json.loads(capsys.readouterr().out))
     assert outs[0]["fitted"] == outs[1]["fitted"]
     assert spark.range(1).count() == 1  # the shared session is still running
+
+
+def test_ends_of_the_double_range_as_in_memory(spark):
+    """§9 "Exact distributed fit": Huber's σ at 1e200 was 0.643× the
+    in-memory σ and Tukey's on subnormal scores 0.64×, their partition sums
+    of squares out of range; the trimmed mean of ``full(20, 1e307)`` was
+    refused ("fitted parameters must be finite numbers")."""
+    z = np.random.default_rng(0).normal(size=400)
+    for name, x in (("huber", z * 1e200), ("tukey", z * 2.0**-1060),
+                    ("trimmed_mean_std", np.full(20, 1e307))):
+        df = spark.createDataFrame(pa.table({"score": x})).repartition(2)
+        assert_same_fit(fit(outprob.scaler(name), df, "score"), in_memory(outprob.scaler(name), x),
+                        name)
+
+
+def test_integers_beyond_2_to_the_53_read_as_the_nearest_double(spark):
+    """§9 "Spark": a bigint column holding 2^62 is read as float64, as
+    NumPy reads it (it raised Arrow's ArrowInvalid in the workers)."""
+    ints = [2**62, 2**62 + 1, 1, 2, 3, 5, 8, -(2**63)]
+    df = spark.createDataFrame(pa.table({"score": pa.array(ints, pa.int64())})).repartition(2)
+    x = np.array(ints, dtype=np.int64).astype(float)
+    for name in ("median_nmad", "mean_std"):  # native census; census on Arrow batches
+        assert_same_fit(fit(outprob.scaler(name), df, "score"), in_memory(outprob.scaler(name), x),
+                        name)
+
+
+@pytest.mark.parametrize("module", ["outprob", "pyarrow"])
+def test_workers_that_cannot_import_say_so_in_one_line(spark, tmp_path, module, monkeypatch):
+    """§9 "Spark": the Python workers run an interpreter that cannot import
+    ``module`` (here the test interpreter with the module hidden): one line
+    naming the interpreter and the module, not the workers' traceback."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.partition('.')[0] == {module!r}:\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Hide())\n")
+    python = tmp_path / "python-without"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    df = spark.createDataFrame(pa.table({"score": np.arange(50.0)})).repartition(2)
+    monkeypatch.setattr(spark.sparkContext, "pythonExec", str(python))
+    with pytest.raises(ImportError) as err:
+        osp.fit(outprob.scaler("mean_std"), df, "score")
+    message = str(err.value)
+    assert "\n" not in message and str(python) in message and f"import {module}" in message
+    assert "outprob[spark]" in message

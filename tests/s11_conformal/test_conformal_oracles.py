@@ -22,13 +22,6 @@ What matches nonconform 2.0.0:
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-import sys
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -36,20 +29,15 @@ from numpy.testing import assert_allclose
 import outprob
 import outprob.reference.conformal as rc
 
+from .. import nonconform_run
 from ..nonconform_oracle import ToyKnn
 
-ORACLE = Path(__file__).resolve().parents[1] / "nonconform_oracle.py"
 N, DELTAS = 1000, (0.05, 0.1)
 
 
 @pytest.fixture(scope="module")
 def nc(tmp_path_factory):
-    python = os.environ.get("OUTPROB_NONCONFORM_PYTHON")
-    if not python and importlib.util.find_spec("nonconform") is not None:
-        python = sys.executable  # a test environment on Python >= 3.12 has it itself
-    if not python:
-        pytest.skip("nonconform needs Python >= 3.12: run `python3 scripts/dev.py test`, which "
-                    "makes its environment and sets OUTPROB_NONCONFORM_PYTHON")
+    python = nonconform_run.interpreter()
     rng = np.random.default_rng(24)
     data = {
         "cal": np.round(rng.normal(size=N), 2),  # ties
@@ -74,14 +62,7 @@ def nc(tmp_path_factory):
                      "seed": seed, "train": "train", "test": "xtest"})
         jobs.append({"kind": "cv", "name": f"cv_{seed}", "k": 4, "n_neighbors": 5, "seed": seed,
                      "train": "train", "test": "xtest"})
-    src, dst = tmp_path_factory.mktemp("nonconform") / "in.npz", tmp_path_factory.mktemp("nc") / "out.npz"
-    np.savez(src, jobs=np.array(json.dumps(jobs)), **data)
-    run = subprocess.run([python, str(ORACLE), str(src), str(dst)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    with np.load(dst) as f:
-        out = {k: f[k] for k in f.files}
-    assert str(out["version"]) == "2.0.0"
-    return data, out, gammas
+    return data, nonconform_run.run(python, tmp_path_factory, data, jobs), gammas
 
 
 def test_empirical_pvalues_equal_nonconform(nc):

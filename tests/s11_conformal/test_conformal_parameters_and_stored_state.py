@@ -11,7 +11,6 @@ window counts) recomputed and compared; a refused batch not kept.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import subprocess
@@ -25,6 +24,7 @@ from hypothesis import given, strategies as st
 import outprob
 from outprob import _core
 
+from ..stored_edits import edited
 from ..strategies import conformal_states
 
 X = np.arange(40.0)
@@ -33,15 +33,6 @@ X = np.arange(40.0)
 def loads(d):
     """``from_dict`` of a dict as JSON carries it."""
     return outprob.ConformalScaler.from_dict(json.loads(json.dumps(d)))
-
-
-def edited(d, path, value):
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
 
 
 def test_monte_carlo_simulations_are_bounded_before_anything_is_allocated():
@@ -366,3 +357,38 @@ def test_a_stored_conformal_state_loads_only_if_it_agrees_with_itself(state, dat
         return
     assert json.loads(json.dumps(loaded.to_dict())) == json.loads(json.dumps(tampered)), (path, edit)
     _independently_consistent(tampered)
+
+
+def test_a_stored_tail_without_mc_simulations_round_trips_and_is_checked():
+    """§11 "Stored state": a spec written before ``mc_simulations`` was
+    stored lacks it, and the parameter's is taken; with a tail it holds
+    ``tail`` and ``tail_quantile``, both or neither, each checked as the
+    parameter is (``tail_quantile`` in (0, 1), no tail beside a
+    calibration-conditional adjustment)."""
+    cal = np.random.default_rng(7).normal(size=(800, 2))
+    x = np.random.default_rng(8).normal(size=(40, 2)) * 3
+    s = outprob.ConformalScaler(tail="gpd", tail_quantile=0.8, mc_simulations=500).fit(cal)
+    d = s.to_dict()
+    older = edited(d, ("spec",), {k: v for k, v in d["spec"].items() if k != "mc_simulations"})
+    back = loads(older)
+    np.testing.assert_array_equal(back.pvalues(x), s.pvalues(x))
+    assert back.tail_ == s.tail_
+    assert back.to_dict() == d  # the spec's mc_simulations is the parameter's again
+    spec = older["spec"]
+    without = {k: {key: v for key, v in spec.items() if key != k} for k in ("tail", "tail_quantile")}
+    for bad, match in [
+        ({**spec, "tail": "pareto"}, "tail must be"),
+        ({**spec, "tail_quantile": 1.0}, "tail_quantile"),
+        ({**spec, "tail_quantile": 0.0}, "tail_quantile"),
+        ({**spec, "tail_quantile": float("nan")}, "tail_quantile"),
+        ({**spec, "tail_quantile": "0.8"}, "tail_quantile"),
+        ({**spec, "conditional": "dkwm"}, "conditional"),
+        (without["tail"], "'spec' must hold exactly"),
+        (without["tail_quantile"], "'spec' must hold exactly"),
+        ({**spec, "tails": "gpd"}, "'spec' must hold exactly"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            loads(edited(older, ("spec",), bad))
+    # The parameter that stands in for the missing field is bounded too.
+    with pytest.raises(ValueError, match="mc_simulations"):
+        loads(edited(older, ("params", "mc_simulations"), 10**12))

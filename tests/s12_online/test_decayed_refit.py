@@ -18,6 +18,8 @@ from scipy import special
 
 import outprob
 from outprob.reference.conformal import uniforms as splitmix_uniforms
+
+from ..stored_edits import edited
 from ..strategies import examples
 
 
@@ -84,17 +86,11 @@ def test_decayed_checkpoints_resume_exactly_and_tampering_is_refused():
     assert a.to_dict() == b.to_dict() == c.to_dict()
     assert a.quantile([0.1, 0.9]).tolist() == b.quantile([0.1, 0.9]).tolist()
     d = a.to_dict()
-    d["params"]["half_life"] = 99.0
-    with pytest.raises(ValueError, match="other parameters"):
-        outprob.DecayedFit.from_dict(d)
-    d = a.to_dict()
-    d["state"]["bytes"] = d["state"]["bytes"][:-8]
-    with pytest.raises(ValueError):
-        outprob.DecayedFit.from_dict(d)
-    d = a.to_dict()
-    d["state"]["bytes"] = "not base64!"
-    with pytest.raises(ValueError, match="base64"):
-        outprob.DecayedFit.from_dict(d)
+    for path, value, match in [(("params", "half_life"), 99.0, "other parameters"),
+                               (("state", "bytes"), d["state"]["bytes"][:-8], None),
+                               (("state", "bytes"), "not base64!", "base64")]:
+        with pytest.raises(ValueError, match=match):
+            outprob.DecayedFit.from_dict(edited(d, path, value))
 
 
 def test_decayed_bad_input():

@@ -6,13 +6,8 @@ false alarms, alarms, checkpoints and bad input."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import pickle
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +17,10 @@ from numpy.testing import assert_array_equal
 from scipy import stats
 
 import outprob
+
+from .. import nonconform_run
 from ..strategies import examples
 
-ORACLE = Path(__file__).resolve().parents[1] / "nonconform_oracle.py"
 KINDS = {
     "jumper_default": ("jumper", {}),
     "jumper_fast": ("jumper", {"jump": 0.2}),
@@ -49,12 +45,7 @@ def pvalue_streams() -> dict:
 
 @pytest.fixture(scope="module")
 def nc(tmp_path_factory):
-    python = os.environ.get("OUTPROB_NONCONFORM_PYTHON")
-    if not python and importlib.util.find_spec("nonconform") is not None:
-        python = sys.executable
-    if not python:
-        pytest.skip("nonconform needs Python >= 3.12: run `python3 scripts/dev.py test`, which "
-                    "makes its environment and sets OUTPROB_NONCONFORM_PYTHON")
+    python = nonconform_run.interpreter()
     data = pvalue_streams()
     jobs = []
     for name, (kind, kw) in KINDS.items():
@@ -62,15 +53,7 @@ def nc(tmp_path_factory):
             params = {"jump": 0.01, "epsilon": 0.5, "n_grid": 100, "min_epsilon": 0.01, **kw}
             jobs.append({"kind": "martingale", "name": f"{name}_{stream}", "martingale": kind,
                          "p": stream, "threshold": THRESHOLD, **params})
-    src = tmp_path_factory.mktemp("martingale") / "in.npz"
-    dst = tmp_path_factory.mktemp("martingale-out") / "out.npz"
-    np.savez(src, jobs=np.array(json.dumps(jobs)), **data)
-    run = subprocess.run([python, str(ORACLE), str(src), str(dst)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    with np.load(dst) as f:
-        out = {k: f[k] for k in f.files}
-    assert str(out["version"]) == "2.0.0"
-    return data, out
+    return data, nonconform_run.run(python, tmp_path_factory, data, jobs)
 
 
 def close_on_log_scale(ours: np.ndarray, theirs: np.ndarray) -> None:

@@ -12,7 +12,6 @@ them, every failure a ``ValueError`` naming the field.
 
 from __future__ import annotations
 
-import copy
 import json
 
 import numpy as np
@@ -20,16 +19,9 @@ import pytest
 
 import outprob
 
+from ..stored_edits import edited
+
 COUNT = 2**53
-
-
-def edited(d, path, value):
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
 
 
 def stored(obj):

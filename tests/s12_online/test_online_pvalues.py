@@ -17,6 +17,8 @@ from scipy import stats
 
 import outprob
 from outprob.reference.conformal import uniforms as splitmix_uniforms
+
+from ..stored_edits import edited
 from ..strategies import examples
 
 
@@ -151,13 +153,10 @@ def test_tampered_checkpoints_are_refused_naming_the_field(change, field):
     oc = outprob.OnlineConformal()
     oc.update([1.0, 2.0, 2.0, 3.0])
     d = oc.to_dict()
-    d["state"].update(change)
     with pytest.raises(ValueError, match=f"^{field}"):
-        outprob.OnlineConformal.from_dict(d)
-    d = oc.to_dict()
-    d["params"]["smoothed"] = "yes"
+        outprob.OnlineConformal.from_dict(edited(d, ("state",), {**d["state"], **change}))
     with pytest.raises(ValueError, match="'smoothed' must be a bool"):
-        outprob.OnlineConformal.from_dict(d)
+        outprob.OnlineConformal.from_dict(edited(d, ("params", "smoothed"), "yes"))
 
 
 def test_names():

@@ -21,13 +21,6 @@ held to the paper's definition in ``test_integrative.py``.
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -35,17 +28,12 @@ from numpy.testing import assert_allclose
 import outprob
 from outprob.pyod import covariate_shift_weights
 
-ORACLE = Path(__file__).resolve().parents[1] / "nonconform_oracle.py"
+from .. import nonconform_run
 
 
 @pytest.fixture(scope="module")
 def nc(tmp_path_factory):
-    python = os.environ.get("OUTPROB_NONCONFORM_PYTHON")
-    if not python and importlib.util.find_spec("nonconform") is not None:
-        python = sys.executable
-    if not python:
-        pytest.skip("nonconform needs Python >= 3.12: run `python3 scripts/dev.py test`, which "
-                    "makes its environment and sets OUTPROB_NONCONFORM_PYTHON")
+    python = nonconform_run.interpreter()
     rng = np.random.default_rng(13)
     cal = np.round(rng.normal(size=500), 1)
     labels = rng.random(500) < 0.08
@@ -76,15 +64,7 @@ def nc(tmp_path_factory):
                      "seed": seed, "train": "train", "test": "xshift"})
         jobs.append({"kind": "weight_estimator", "name": f"lr_{seed}", "cal": "xcal", "test": "xtest",
                      "seed": seed})
-    src = tmp_path_factory.mktemp("nc13") / "in.npz"
-    dst = src.with_name("out.npz")
-    np.savez(src, jobs=np.array(json.dumps(jobs)), **data)
-    run = subprocess.run([python, str(ORACLE), str(src), str(dst)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    with np.load(dst) as f:
-        out = {k: f[k] for k in f.files}
-    assert str(out["version"]) == "2.0.0"
-    return data, out
+    return data, nonconform_run.run(python, tmp_path_factory, data, jobs)
 
 
 def test_weighted_pvalues_equal_nonconform(nc):

@@ -13,28 +13,19 @@
 //! RUNS runs. With CPP_BYTES (a C++ sketch's bytes) the implementation
 //! reads them and writes them back to OUT_BYTES, for the script to compare.
 
+#[path = "../../../rust/core/examples/common/cpu_time.rs"]
+mod cpu_time;
 use std::hint::black_box;
 use std::time::Instant;
-
-/// This thread's CPU time in seconds.
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
 
 /// Smallest CPU and wall seconds of `runs` calls of `f` (after `setup`).
 fn best<S, R>(runs: usize, mut setup: impl FnMut() -> S, mut f: impl FnMut(S) -> R) -> (f64, f64) {
     let (mut cpu, mut wall) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..runs {
         let s = setup();
-        let (c, w) = (cpu_seconds(), Instant::now());
+        let (c, w) = (cpu_time::thread_seconds(), Instant::now());
         black_box(f(s));
-        cpu = cpu.min(cpu_seconds() - c);
+        cpu = cpu.min(cpu_time::thread_seconds() - c);
         wall = wall.min(w.elapsed().as_secs_f64());
     }
     (cpu, wall)

@@ -60,6 +60,7 @@ def combine_pvalues(
     Returns
     -------
     numpy.ndarray of shape (m,)
+        The combined p-value of each point (row).
 
     Examples
     --------
@@ -115,6 +116,7 @@ def ensemble_pvalues(
     Returns
     -------
     numpy.ndarray of shape (m,)
+        Each test point's conformal p-value, that of its ensemble score.
 
     Examples
     --------

@@ -166,7 +166,7 @@ def fit_weighted(scaler: Any, x: np.ndarray, weights: Any, excluded: int, spec: 
     keep = ~np.isnan(x)
     attributes = {"n_calibration_": int(n), "total_weight_": float(total), "excluded_": excluded,
                   "trimmed_": 0, "contamination_": 0.0, "spec": dict(spec),
-                  "_labelled": {"kind": "weighted", "excluded": excluded, "scores": x[keep].tolist(), "weights": w[keep].tolist()}}
+                  "_labelled": {"kind": "weighted", "excluded": excluded, "scores": x[keep], "weights": w[keep]}}
     return State(attributes, 1, 1, None, negate, WeightedMap(cal, spec))
 
 
@@ -196,9 +196,15 @@ def fit_integrative(scaler: Any, x: np.ndarray, outliers: Any, excluded: int, sp
     inl = x[keep] if x.ndim == 1 else x[keep, :]
     attributes = {"n_calibration_": int(n), "n_outliers_": int(k), "excluded_": excluded,
                   "trimmed_": 0, "contamination_": 0.0, "spec": dict(spec),
-                  "_labelled": {"kind": "integrative", "excluded": excluded, "inliers": inl.tolist(),
-                                "outliers": o[~np.isnan(o).reshape(o.shape[0], -1).any(axis=1)].tolist()}}
+                  "_labelled": {"kind": "integrative", "excluded": excluded, "inliers": inl,
+                                "outliers": o[~np.isnan(o).reshape(o.shape[0], -1).any(axis=1)]}}
     return State(attributes, x.ndim, 1 if x.ndim == 1 else 2, None, negate, IntegrativeMap(cal, x.ndim))
+
+
+def stored(entry: Dict[str, Any]) -> Dict[str, Any]:
+    """``to_dict``'s ``labelled`` entry: the fit's kept inputs (arrays,
+    converted to lists only here, when stored) and options."""
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in entry.items()}
 
 
 def restore(scaler: Any, stored: Any, spec: Dict[str, Any]) -> State:

@@ -533,7 +533,7 @@ class ConformalScaler(ScalerBase):
         state = self._fitted_state()
         data = _persist.to_dict(self, state._replace(attributes={}))
         if "_labelled" in state.attributes:
-            data["labelled"] = state.attributes["_labelled"]
+            data["labelled"] = _labelled.stored(state.attributes["_labelled"])
             data["spec"] = dict(state.attributes["spec"])
             return data
         data["fitted"] = _stored.fitted_dict(state.attributes, state.ndim)

@@ -20,6 +20,7 @@ from pyspark.sql import types as T
 
 from .. import _core
 from .engine import Engine
+from .spark_workers import lacking
 from .steps import combined
 
 Columns = Union[str, Sequence[str]]
@@ -60,11 +61,14 @@ def score_columns(df: DataFrame, columns: Optional[Columns]) -> Tuple[List[str],
 def as_floats(arr: Any) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """An Arrow column as a float64 (float32 for float32) NumPy array, and
     its null mask (``None`` without nulls). A float column without nulls is
-    viewed, not copied; integers and decimals are cast; nulls become NaN."""
+    viewed, not copied; integers and decimals are rounded to the nearest
+    double; nulls become NaN."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if not (pa.types.is_float64(arr.type) or pa.types.is_float32(arr.type)):
-        arr = pc.cast(arr, pa.float64())
+        # Rounded to the nearest double, as NumPy and Spark's cast round:
+        # a safe cast refuses integers beyond 2^53 (contract §9).
+        arr = pc.cast(arr, pa.float64(), safe=False)
     mask = None
     if arr.null_count:
         mask = arr.is_null().to_numpy(zero_copy_only=False)
@@ -114,7 +118,13 @@ def fold(df: DataFrame, columns: List[str], start: Callable[[], Any],
         )
 
     selected = df.select(*[column_ref(c) for c in columns])
-    rows = map_in_arrow(selected, run, "part long, out binary").collect()
+    try:
+        rows = map_in_arrow(selected, run, "part long, out binary").collect()
+    except Exception as exc:
+        missing = lacking(exc, df.sparkSession)
+        if missing is None:
+            raise
+        raise missing from None
     return [bytes(r["out"]) for r in sorted(rows, key=lambda r: r["part"])]
 
 

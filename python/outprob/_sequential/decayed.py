@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from .. import _core
 from .._common.public import public
-from .stored import VERSION, one_d, param, seed_value, stored
+from .stored import VERSION, PickledAsDict, one_d, param, seed_value, stored
 
 FORMAT = "outprob.DecayedFit"
 #: 1/Φ⁻¹(3/4) and Φ⁻¹(3/4) − Φ⁻¹(1/4) (contract §2).
@@ -26,7 +26,7 @@ def _integer(value: Any, name: str) -> int:
 
 
 @public("outprob")
-class DecayedFit:
+class DecayedFit(PickledAsDict):
     r"""Moments and order statistics of a stream in which each score's
     weight halves every ``half_life`` scores.
 
@@ -178,10 +178,3 @@ class DecayedFit:
             raise ValueError("'state' bytes were written with other parameters than 'params'")
         obj._state = restored
         return obj
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return self.to_dict()
-
-    def __setstate__(self, data: Dict[str, Any]) -> None:
-        other = type(self).from_dict(data)
-        self._params, self._state = other._params, other._state

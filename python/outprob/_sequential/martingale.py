@@ -13,7 +13,7 @@ import numpy.typing as npt
 from .. import _core
 from .._common.public import public
 from .._common.validation import check_count, check_real
-from .stored import VERSION, one_d, param, real_or_none, stored
+from .stored import VERSION, PickledAsDict, one_d, param, real_or_none, stored
 
 FORMAT = "outprob.Martingale"
 
@@ -74,7 +74,7 @@ class MartingaleSteps:
 
 
 @public("outprob")
-class Martingale:
+class Martingale(PickledAsDict):
     r"""An exchangeability martingale on a stream of p-values, with the
     CUSUM and Shiryaev–Roberts statistics and alarms.
 
@@ -244,10 +244,3 @@ class Martingale:
             raise ValueError(f"not a valid stored Martingale: {exc}") from None
         obj._params = p
         return obj
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return self.to_dict()
-
-    def __setstate__(self, data: Dict[str, Any]) -> None:
-        other = type(self).from_dict(data)
-        self._params, self._state = other._params, other._state

@@ -9,14 +9,14 @@ import numpy.typing as npt
 
 from .. import _core
 from .._common.public import public
-from .stored import VERSION, one_d, param, real_or_none, stored
+from .stored import VERSION, PickledAsDict, one_d, param, real_or_none, stored
 
 FORMAT = "outprob.OnlineFDR"
 STATE_KEYS = ("n", "clock", "rejections", "first", "stamps", "counts")
 
 
 @public("outprob")
-class OnlineFDR:
+class OnlineFDR(PickledAsDict):
     r"""Online false-discovery-rate control: one decision per p-value, in
     arrival order, each made before the next p-value is seen.
 
@@ -154,9 +154,3 @@ class OnlineFDR:
         obj = cls.__new__(cls)
         obj._state = _core.OnlineFdrState.from_parts(settings, parts)
         return obj
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return self.to_dict()
-
-    def __setstate__(self, data: Dict[str, Any]) -> None:
-        self._state = type(self).from_dict(data)._state

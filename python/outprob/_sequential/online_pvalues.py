@@ -10,13 +10,13 @@ import numpy.typing as npt
 
 from .. import _core
 from .._common.public import public
-from .stored import VERSION, one_d, param, seed_value, stored
+from .stored import VERSION, PickledAsDict, one_d, param, seed_value, stored
 
 FORMAT = "outprob.OnlineConformal"
 
 
 @public("outprob")
-class OnlineConformal:
+class OnlineConformal(PickledAsDict):
     r"""Online conformal p-values: each score ranked against every earlier
     score of the stream (Vovk, Nouretdinov & Gammerman 2003).
 
@@ -130,10 +130,3 @@ class OnlineConformal:
             smoothed=obj._params["smoothed"],
         )  # fmt: skip
         return obj
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return self.to_dict()
-
-    def __setstate__(self, data: Dict[str, Any]) -> None:
-        other = type(self).from_dict(data)
-        self._params, self._state = other._params, other._state

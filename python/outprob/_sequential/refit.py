@@ -17,7 +17,7 @@ from .._common.public import public
 from .decayed import DecayedFit
 from .martingale import Martingale
 from .online_pvalues import OnlineConformal
-from .stored import VERSION, one_d, param, seed_value, stored
+from .stored import VERSION, PickledAsDict, one_d, param, seed_value, stored
 
 FORMAT = "outprob.RefitOnDrift"
 
@@ -91,7 +91,7 @@ class DriftSteps:
 
 
 @public("outprob")
-class RefitOnDrift:
+class RefitOnDrift(PickledAsDict):
     r"""A fitted scaler that is refitted when the stream stops being
     exchangeable.
 
@@ -324,12 +324,6 @@ class RefitOnDrift:
         obj._decayed, obj._recent, obj._pending = decayed, recent, pending
         obj.n, obj.events = n, events
         return obj
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return self.to_dict()
-
-    def __setstate__(self, data: Dict[str, Any]) -> None:
-        self.__dict__.update(type(self).from_dict(data).__dict__)
 
     def __repr__(self) -> str:
         return f"RefitOnDrift({self.scaler!r}, refit={self.refit!r})  # n={self.n}, events={len(self.events)}"

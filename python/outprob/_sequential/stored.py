@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Type, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -10,6 +10,8 @@ import numpy.typing as npt
 from .._common.validation import MAX_SEED, as_float_array, check_real
 
 VERSION = 1
+
+_T = TypeVar("_T", bound="PickledAsDict")
 
 
 def one_d(x: Any, name: str) -> npt.NDArray[np.float64]:
@@ -60,3 +62,23 @@ def param(d: Mapping[str, Any], key: str, where: str = "params") -> Any:
     if key not in d:
         raise ValueError(f"{where!r} lacks {key!r}")
     return d[key]
+
+
+class PickledAsDict:
+    """Pickling through ``to_dict``/``from_dict``, for the online classes:
+    a pickle carries the dict a checkpoint stores, so an unpickled object
+    passed every check of ``from_dict`` (contract §12, "Stored state (all
+    three)"; stored state is untrusted, §5)."""
+
+    def to_dict(self) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls: Type[_T], data: Dict[str, Any]) -> _T:
+        raise NotImplementedError
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return self.to_dict()
+
+    def __setstate__(self, data: Dict[str, Any]) -> None:
+        self.__dict__.update(type(self).from_dict(data).__dict__)

@@ -3,6 +3,8 @@
 //! `fit_transform`. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example kernels_profile [N] [which]`.
 
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
@@ -23,25 +25,13 @@ fn main() {
         .install(profile);
 }
 
-/// This thread's CPU time in seconds (the machine is shared: wall time
-/// would count the waits for a core).
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid timespec to write into.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
-
 /// Best CPU nanoseconds per score over `runs` calls.
 fn best(runs: usize, n: usize, f: &mut dyn FnMut()) -> f64 {
     let mut b = f64::INFINITY;
     for _ in 0..runs {
-        let t = cpu_seconds();
+        let t = cpu_time::thread_seconds();
         f();
-        b = b.min(cpu_seconds() - t);
+        b = b.min(cpu_time::thread_seconds() - t);
     }
     b * 1e9 / n as f64
 }

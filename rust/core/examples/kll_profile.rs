@@ -6,6 +6,8 @@
 //! under `perf record` set `KLL_UPDATE_ONLY=1` to run the update alone;
 //! `KLL_BATCH=B` feeds batches of B scores instead of 10 batches.
 
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::streaming::kll::serde::{deserialize, serialize};
@@ -13,25 +15,13 @@ use outprob_core::streaming::kll::{Item, KllSketch};
 use std::hint::black_box;
 use std::time::Instant;
 
-/// This thread's CPU time in seconds: on a shared machine it leaves out
-/// the time the thread waited for a core.
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
-
 /// The smallest wall and CPU time of `runs` calls.
 fn best<R>(runs: usize, mut f: impl FnMut() -> R) -> f64 {
     let (mut wall, mut cpu) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..runs {
-        let (s, c) = (Instant::now(), cpu_seconds());
+        let (s, c) = (Instant::now(), cpu_time::thread_seconds());
         black_box(f());
-        cpu = cpu.min(cpu_seconds() - c);
+        cpu = cpu.min(cpu_time::thread_seconds() - c);
         wall = wall.min(s.elapsed().as_secs_f64());
     }
     let _ = wall;

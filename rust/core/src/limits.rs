@@ -37,6 +37,11 @@ pub struct Limit {
 }
 
 impl Limit {
+    /// The range `[min, max]` of the parameter `name`.
+    pub const fn new(name: &'static str, min: u64, max: u64) -> Limit {
+        Limit { name, min, max }
+    }
+
     /// `value` if it is in `[min, max]`, else an error naming the
     /// parameter and its range.
     pub fn check(self, value: u64) -> Result<u64, Error> {
@@ -88,11 +93,7 @@ pub fn check_room(name: &'static str, seen: u64, more: usize) -> Result<u64, Err
 /// draws; γ is an order statistic of the constants, whose simulation error
 /// `√(δ(1 − δ)/m)` is below 10⁻⁴ long before the bound. At least 100, so
 /// that a fraction δ of them is a count.
-pub const MC_SIMULATIONS: Limit = Limit {
-    name: "mc_simulations",
-    min: 100,
-    max: 10_000_000,
-};
+pub const MC_SIMULATIONS: Limit = Limit::new("mc_simulations", 100, 10_000_000);
 
 /// Calibration scores of a Simes or Monte Carlo adjustment (§11): it
 /// tabulates b₁…bₙ beside the Simes window sums (16 bytes a score, so at
@@ -101,123 +102,59 @@ pub const MC_SIMULATIONS: Limit = Limit {
 /// sketch n counts every score seen, not the few thousand it holds, so
 /// without this bound a long stream grows the table without limit; DKWM
 /// (O(1)) has none.
-pub const ADJUSTED_N: Limit = Limit {
-    name: "calibration",
-    min: 1,
-    max: 1 << 24,
-};
+pub const ADJUSTED_N: Limit = Limit::new("calibration", 1, 1 << 24);
 
 /// The generalised Simes parameter k (§11): capped at n when used, so
 /// only its crossing matters; a count as §5's others.
-pub const SIMES_K: Limit = Limit {
-    name: "simes_k",
-    min: 1,
-    max: MAX_COUNT,
-};
+pub const SIMES_K: Limit = Limit::new("simes_k", 1, MAX_COUNT);
 
 /// A window's length W (§9): its buffer holds up to 2W scores.
-pub const WINDOW: Limit = Limit {
-    name: "window",
-    min: 1,
-    max: 1 << 32,
-};
+pub const WINDOW: Limit = Limit::new("window", 1, 1 << 32);
 
 /// Scores between a window's refits (§9): a count of scores.
-pub const REFIT_EVERY: Limit = Limit {
-    name: "refit_every",
-    min: 1,
-    max: MAX_COUNT,
-};
+pub const REFIT_EVERY: Limit = Limit::new("refit_every", 1, MAX_COUNT);
 
 /// The KLL sketch's k (§9): DataSketches' range (the smallest level
 /// holds 8 items; k is stored in 16 bits).
-pub const SKETCH_K: Limit = Limit {
-    name: "k",
-    min: 8,
-    max: u16::MAX as u64,
-};
+pub const SKETCH_K: Limit = Limit::new("k", 8, u16::MAX as u64);
 
 /// Scores a stream counts (§9): 2⁵³, exact as doubles, and two counts
 /// never wrap a `u64`.
-pub const COUNT: Limit = Limit {
-    name: "n_samples_seen_",
-    min: 0,
-    max: MAX_COUNT,
-};
+pub const COUNT: Limit = Limit::new("n_samples_seen_", 0, MAX_COUNT);
 
 /// Delta degrees of freedom of the standard deviation: a count of scores.
-pub const DDOF: Limit = Limit {
-    name: "ddof",
-    min: 0,
-    max: MAX_COUNT,
-};
+pub const DDOF: Limit = Limit::new("ddof", 0, MAX_COUNT);
 
 /// Iterations of §3's M-estimation (the inner loop may take as many per
 /// outer step: at most 10⁶ passes).
-pub const MAXITER: Limit = Limit {
-    name: "maxiter",
-    min: 1,
-    max: 1_000,
-};
+pub const MAXITER: Limit = Limit::new("maxiter", 1, 1_000);
 
 /// EM iterations of the sigmoid and mixture fits (§10): each is one pass;
 /// they stop at convergence, so the bound is a count as §5's others.
-pub const EM_MAXITER: Limit = Limit {
-    name: "maxiter",
-    min: 1,
-    max: MAX_COUNT,
-};
+pub const EM_MAXITER: Limit = Limit::new("maxiter", 1, MAX_COUNT);
 
 /// The k of top-k scaling (§10): capped at n when used.
-pub const TOP_K: Limit = Limit {
-    name: "k",
-    min: 1,
-    max: MAX_COUNT,
-};
+pub const TOP_K: Limit = Limit::new("k", 1, MAX_COUNT);
 
 /// Bins of one binning (§6): the edges take 8 bytes each.
-pub const BINS: Limit = Limit {
-    name: "n_bins",
-    min: 1,
-    max: 1_000_000,
-};
+pub const BINS: Limit = Limit::new("n_bins", 1, 1_000_000);
 
 /// Bin counts averaged over in one call (§6): the work is their sum.
-pub const BIN_COUNTS: Limit = Limit {
-    name: "n_bins",
-    min: 1,
-    max: 1_000,
-};
+pub const BIN_COUNTS: Limit = Limit::new("n_bins", 1, 1_000);
 
 /// Points of the mixture martingale's grid of ε (§12): one power
 /// martingale each, updated at every step.
-pub const N_GRID: Limit = Limit {
-    name: "n_grid",
-    min: 2,
-    max: 1 << 16,
-};
+pub const N_GRID: Limit = Limit::new("n_grid", 2, 1 << 16);
 
 /// Terms of a finite γ sequence of the online FDR rules (§12): the rule
 /// keeps them, 8 bytes each, and drops rejections older than their count.
-pub const GAMMA_TERMS: Limit = Limit {
-    name: "gamma",
-    min: 1,
-    max: 1 << 32,
-};
+pub const GAMMA_TERMS: Limit = Limit::new("gamma", 1, 1 << 32);
 
 /// A seed: any 64-bit value.
-pub const SEED: Limit = Limit {
-    name: "seed",
-    min: 0,
-    max: u64::MAX,
-};
+pub const SEED: Limit = Limit::new("seed", 0, u64::MAX);
 
 /// Threads of one call: each count gets a thread pool that is kept.
-pub const THREADS: Limit = Limit {
-    name: "threads",
-    min: 1,
-    max: 1024,
-};
+pub const THREADS: Limit = Limit::new("threads", 1, 1024);
 
 /// Every bound, by the key the Python layer looks it up with.
 pub const ALL: [(&str, Limit); 17] = [

@@ -78,7 +78,7 @@ impl Integrative {
         negate: bool,
     ) -> Result<Self> {
         let (a, b, o) = (a.as_slice()?, b.as_slice()?, outliers.as_slice()?);
-        let fitted = run(py, 0, 0, || {
+        let fitted = run(py, 0, a.len(), || {
             IntegrativeCalibration::new(a, b, o, nan_policy.0, negate)
         })??;
         Ok(Integrative(fitted))
@@ -101,6 +101,8 @@ impl Integrative {
         complement: bool,
     ) -> Result<()> {
         let (a, b, o) = (a.as_slice()?, b.as_slice()?, out.as_slice_mut()?);
-        Ok(run(py, 0, 0, || self.0.pvalues(a, b, complement, o))??)
+        Ok(run(py, 0, a.len(), || {
+            self.0.pvalues(a, b, complement, o)
+        })??)
     }
 }

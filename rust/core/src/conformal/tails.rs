@@ -43,6 +43,7 @@ use crate::estimators::location::median;
 use crate::estimators::scale::nmad_about_median;
 use crate::numeric::float::Float;
 use crate::numeric::gamma::Order;
+use crate::numeric::par::{zip_chunks_of, CHUNK};
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::gamma::{fit_gamma, GammaMethod, GammaSpec};
 
@@ -414,12 +415,17 @@ impl TailedPValues<'_> {
     pub fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> Result<(), Error> {
         self.base.map(src, dst)?;
         let negate = self.base.negate;
-        for (s, d) in src.iter().zip(dst.iter_mut()) {
-            let v = s.to_f64();
-            let q = if negate { -v } else { v };
-            let p = self.tail.pvalue(q, d.to_f64());
-            *d = T::from_f64(if self.complement { 1.0 - p } else { p });
-        }
+        // A fitted survival (an incomplete gamma for the Gaussian and gamma
+        // tails) costs far more than the conformal lookup: chunks on the
+        // pool, each score on its own, so the result is the same.
+        zip_chunks_of(src, dst, CHUNK, |src, dst| {
+            for (s, d) in src.iter().zip(dst.iter_mut()) {
+                let v = s.to_f64();
+                let q = if negate { -v } else { v };
+                let p = self.tail.pvalue(q, d.to_f64());
+                *d = T::from_f64(if self.complement { 1.0 - p } else { p });
+            }
+        });
         Ok(())
     }
 }

@@ -11,10 +11,16 @@
 //! and selected exactly.
 //!
 //! M-estimation runs the in-memory iteration ([`iterate`]) on sums reduced
-//! over the cluster ([`m_iterate_reduced`]).
+//! over the cluster ([`m_iterate_reduced`]), in the in-memory fit's units:
+//! every partition scales its scores by the same power of two 2^-e
+//! (exactly, as the in-memory fit does), so each partition's sums are of
+//! numbers near 1 and add up without aligning exponents, and the estimate
+//! is equivariant under powers of two across the whole double range.
 
 use crate::error::Error;
-use crate::estimators::mest::{iterate, MEstimate, MParams, StartScale, Sums};
+use crate::estimators::mest::{
+    iterate, ldexp, unit_exponent, unscaled, MEstimate, MParams, StartScale, Sums,
+};
 use crate::numeric::float::Float;
 pub use crate::numeric::float::{from_order_key, order_key};
 use crate::numeric::rank::Key;
@@ -141,14 +147,16 @@ pub fn sum_below<T: Float>(x: &[T], negate: bool, v: f64) -> SumPart {
     }
 }
 
-/// `Σ parts + ties·v`, correctly rounded: the kept sum of a trimmed mean
-/// whose cut-off value `v` is shared by `ties` of the kept scores.
-pub fn exact_total(parts: &[SumPart], v: f64, ties: usize) -> f64 {
+/// `Σ parts + ties·v`, exactly: the kept sum of a trimmed mean whose
+/// cut-off value `v` is shared by `ties` of the kept scores (its
+/// [`ExactSum::mean`] is the in-memory trimmed mean, finite even where the
+/// sum is beyond the double range).
+pub fn exact_total(parts: &[SumPart], v: f64, ties: usize) -> ExactSum {
     let mut total = exact_product(v, ties);
     for p in parts {
         total.merge(&ExactSum::from_limbs(p.negative, &p.limbs));
     }
-    total.value()
+    total
 }
 
 /// Σ((±x − c)·2^-e)² and the count over `|±x − c| < w`: the kept squares
@@ -171,11 +179,25 @@ pub fn squares_below<T: Float>(x: &[T], negate: bool, c: f64, w: f64, e: i32) ->
     (acc.value(), count)
 }
 
-/// One partition's sums for a step of Huber's proposal 2 at `(m, σ)`:
-/// `[Σw, Σw·d, n_in, Σ_in d, Σ_in d², n_out]` with `d = ±x − m`, w the
-/// norm's weight of `d/σ`, "in" meaning `|d/σ| <= c` (the scale step's
-/// inlier set when `(m, σ)` is that iteration's start).
-pub fn m_sums<T: Float>(x: &[T], negate: bool, params: &MParams, m: f64, sigma: f64) -> [f64; 6] {
+/// One partition's sums for a step of Huber's proposal 2 at `(m, σ)`, in
+/// units of 2^e: `[Σw, Σw·d, n_in, Σ_in d, Σ_in d², n_out]` with
+/// `d = ±x·2^-e − m`, w the norm's weight of `d/σ`, "in" meaning
+/// `|d/σ| <= c` (the scale step's inlier set when `(m, σ)` is that
+/// iteration's start).
+///
+/// The units are the in-memory fit's (contract §3, §9): e puts the
+/// starting scale in [1, 2), so every sum is of numbers near 1 — no square
+/// overflows near 1e308 or underflows for subnormal scores — and the
+/// rescaling is the in-memory fit's own ([`ldexp`]), exact for normal
+/// results, so the partitions sum the very numbers the in-memory
+/// iteration sums.
+pub fn m_sums<T: Float>(
+    x: &[T],
+    negate: bool,
+    params: &MParams,
+    (m, sigma): (f64, f64),
+    e: i32,
+) -> [f64; 6] {
     let sign = if negate { -1.0 } else { 1.0 };
     let (mut sw, mut swd, mut s1, mut s2) = (
         Neumaier::default(),
@@ -188,8 +210,7 @@ pub fn m_sums<T: Float>(x: &[T], negate: bool, params: &MParams, m: f64, sigma: 
         if u.is_nan() {
             continue;
         }
-        let s = sign * u.to_f64();
-        let d = s - m;
+        let d = ldexp(sign * u.to_f64(), -e) - m;
         let w = params.norm.weight(d / sigma, params.tuning);
         sw.add(w);
         swd.add(w * d);
@@ -219,12 +240,14 @@ type SumsCache = RefCell<Vec<((u64, u64), [f64; 6])>>;
 /// twice (location step, then scale step).
 struct Reduced<F, E> {
     reduce: RefCell<F>,
+    /// The units' exponent.
+    e: i32,
     n: usize,
     cache: SumsCache,
     error: RefCell<Option<E>>,
 }
 
-impl<F: FnMut(f64, f64) -> Result<[f64; 6], E>, E> Reduced<F, E> {
+impl<F: FnMut((f64, f64), i32) -> Result<[f64; 6], E>, E> Reduced<F, E> {
     fn sums(&self, m: f64, sigma: f64) -> [f64; 6] {
         let keyed = (m.to_bits(), sigma.to_bits());
         if let Some((_, s)) = self.cache.borrow().iter().find(|(k, _)| *k == keyed) {
@@ -233,7 +256,7 @@ impl<F: FnMut(f64, f64) -> Result<[f64; 6], E>, E> Reduced<F, E> {
         if self.error.borrow().is_some() {
             return [f64::NAN; 6];
         }
-        match (self.reduce.borrow_mut())(m, sigma) {
+        match (self.reduce.borrow_mut())((m, sigma), self.e) {
             Ok(s) => {
                 self.cache.borrow_mut().push((keyed, s));
                 s
@@ -246,7 +269,7 @@ impl<F: FnMut(f64, f64) -> Result<[f64; 6], E>, E> Reduced<F, E> {
     }
 }
 
-impl<F: FnMut(f64, f64) -> Result<[f64; 6], E>, E> Sums for Reduced<F, E> {
+impl<F: FnMut((f64, f64), i32) -> Result<[f64; 6], E>, E> Sums for Reduced<F, E> {
     fn len(&self) -> usize {
         self.n
     }
@@ -266,28 +289,48 @@ impl<F: FnMut(f64, f64) -> Result<[f64; 6], E>, E> Sums for Reduced<F, E> {
 }
 
 /// Huber's proposal 2 on `n` scores spread over a cluster, from
-/// `(mu0, sigma0)` (the median and the nMAD or its fallback): every sum is
-/// the [`m_sums`] of each partition added up by `reduce(m, σ)`. The first
-/// error of `reduce` stops the iteration and is returned.
+/// `(mu0, sigma0)` (the median and the nMAD or its fallback, `sigma0 > 0`)
+/// with `largest` the largest |score|: every sum is the [`m_sums`] of each
+/// partition added up by `reduce((m, σ), e)`. The first error of `reduce`
+/// stops the iteration and is returned.
+///
+/// The iteration runs in the in-memory fit's units (`mest`): the scores
+/// times 2^-e with σ₀·2^-e in [1, 2), e raised so the largest stays below
+/// 2^1021; `(m, σ)` handed to `reduce` are in those units. The estimate
+/// is therefore equivariant under scaling the scores by a power of two,
+/// as the in-memory one, across the whole double range; a σ₀ or a final
+/// scale beyond the double range is refused with the in-memory message
+/// (contract §5).
 pub fn m_iterate_reduced<E: From<Error>>(
-    reduce: impl FnMut(f64, f64) -> Result<[f64; 6], E>,
+    reduce: impl FnMut((f64, f64), i32) -> Result<[f64; 6], E>,
     params: &MParams,
     n: usize,
-    mu0: f64,
-    sigma0: f64,
+    (mu0, sigma0): (f64, f64),
+    largest: f64,
 ) -> Result<MEstimate, E> {
     params.check()?;
+    if !sigma0.is_finite() {
+        return Err(Error::beyond_range("scale", "the starting scale of M-estimation").into());
+    }
+    let e = unit_exponent(sigma0, largest, 1023);
     let reduced = Reduced {
         reduce: RefCell::new(reduce),
+        e,
         n,
         cache: RefCell::new(Vec::new()),
         error: RefCell::new(None),
     };
-    let e = iterate(&reduced, params, mu0, sigma0, StartScale::Nmad);
-    match reduced.error.into_inner() {
-        Some(err) => Err(err),
-        None => Ok(e),
+    let est = iterate(
+        &reduced,
+        params,
+        ldexp(mu0, -e),
+        ldexp(sigma0, -e),
+        StartScale::Nmad,
+    );
+    if let Some(err) = reduced.error.into_inner() {
+        return Err(err);
     }
+    Ok(unscaled(est, e, params.norm)?)
 }
 
 #[cfg(test)]
@@ -335,7 +378,7 @@ mod tests {
         ];
         // Kept: 1, −1e16, 0.5 (and no tie): the exact sum, rounded once.
         assert_eq!(halves.iter().map(|p| p.count).sum::<u64>(), 3);
-        assert_eq!(exact_total(&halves, 2.0, 1), -1e16 + 3.5);
+        assert_eq!(exact_total(&halves, 2.0, 1).value(), -1e16 + 3.5);
     }
 
     #[test]
@@ -346,20 +389,25 @@ mod tests {
         let p = MParams::new(Norm::Huber);
         let local = m_estimate(&Sample::new(&x, NanPolicy::Omit, false).unwrap(), &p).unwrap();
         let (a, b) = x.split_at(77);
+        let sample = Sample::new(&x, NanPolicy::Omit, false).unwrap();
+        let start = (
+            crate::estimators::location::median(&sample),
+            crate::estimators::scale::nmad(&sample),
+        );
         let remote = m_iterate_reduced::<Error>(
-            |m, s| {
-                let (u, v) = (m_sums(a, false, &p, m, s), m_sums(b, false, &p, m, s));
+            |ms, e| {
+                let (u, v) = (m_sums(a, false, &p, ms, e), m_sums(b, false, &p, ms, e));
                 Ok(core::array::from_fn(|i| u[i] + v[i]))
             },
             &p,
             x.len(),
-            crate::estimators::location::median(&Sample::new(&x, NanPolicy::Omit, false).unwrap()),
-            crate::estimators::scale::nmad(&Sample::new(&x, NanPolicy::Omit, false).unwrap()),
+            start,
+            16.0 + 1.99,
         )
         .unwrap();
         assert!((remote.location - local.location).abs() <= 1e-12 * local.location.abs());
         assert!((remote.scale - local.scale).abs() <= 1e-12 * local.scale);
-        let failed = m_iterate_reduced(|_, _| Err(Error::NoProbabilities), &p, 3, 0.0, 1.0);
+        let failed = m_iterate_reduced(|_, _| Err(Error::NoProbabilities), &p, 3, (0.0, 1.0), 1.0);
         assert_eq!(failed, Err(Error::NoProbabilities));
     }
 }

@@ -190,7 +190,8 @@ pub enum PassKind {
         /// The units' exponent.
         e: i32,
     },
-    /// The sums of one step of Huber's proposal 2 at `(m, σ)`.
+    /// The sums of one step of Huber's proposal 2 at `(m, σ)`, on the
+    /// oriented scores times 2^-e (`(m, σ)` in those units).
     MSums {
         /// Orient by −1.
         negate: bool,
@@ -200,6 +201,8 @@ pub enum PassKind {
         m: f64,
         /// The scale.
         sigma: f64,
+        /// The units' exponent.
+        e: i32,
     },
 }
 
@@ -312,9 +315,16 @@ impl Pass {
                 norm,
                 m,
                 sigma,
+                e,
             } => {
                 let params = MParams::new(*norm);
-                Partial::MSums(vec![partition::m_sums(y, *negate, &params, *m, *sigma)])
+                Partial::MSums(vec![partition::m_sums(
+                    y,
+                    *negate,
+                    &params,
+                    (*m, *sigma),
+                    *e,
+                )])
             }
         })
     }
@@ -547,6 +557,16 @@ impl Reader<'_> {
     fn f64(&mut self) -> Result<f64, Error> {
         Ok(f64::from_bits(self.u64()?))
     }
+    /// A units' exponent: within ±2^12, wider than any a fit picks
+    /// (the double range spans 2^-1074..2^1024), so that negating and
+    /// rescaling by it cannot overflow.
+    fn exponent(&mut self) -> Result<i32, Error> {
+        let e = self.u64()? as i64;
+        if e.unsigned_abs() > 1 << 12 {
+            return Err(corrupt());
+        }
+        Ok(e as i32)
+    }
     fn bool(&mut self) -> Result<bool, Error> {
         match self.u8()? {
             0 => Ok(false),
@@ -730,12 +750,14 @@ impl Pass {
                 norm,
                 m,
                 sigma,
+                e,
             } => {
                 w.u8(6);
                 w.u8(u8::from(*negate));
                 w.u8(norm_code(*norm));
                 w.f64(*m);
                 w.f64(*sigma);
+                w.u64(i64::from(*e) as u64);
             }
         }
         w.0
@@ -788,13 +810,14 @@ impl Pass {
                 negate: r.bool()?,
                 c: r.f64()?,
                 w: r.f64()?,
-                e: i32::try_from(r.u64()? as i64).map_err(|_| corrupt())?,
+                e: r.exponent()?,
             },
             6 => PassKind::MSums {
                 negate: r.bool()?,
                 norm: read_norm(&mut r)?,
                 m: r.f64()?,
                 sigma: r.f64()?,
+                e: r.exponent()?,
             },
             _ => return Err(corrupt()),
         };
@@ -997,6 +1020,7 @@ mod tests {
                 norm: Norm::Tukey,
                 m: 1.0,
                 sigma: 2.0,
+                e: -2,
             },
         ];
         let sqrt = PretransformKind::Sqrt.fitted(0.25);
@@ -1039,6 +1063,13 @@ mod tests {
             let tail = [parts.to_bytes(), vec![0]].concat();
             assert!(Partial::from_bytes(&tail).is_err());
             assert!(Pass::from_bytes(&[pass.to_bytes(), vec![0]].concat()).is_err());
+        }
+        // A units' exponent beyond any fit's is refused, not negated.
+        for pass in passes().iter().filter(|p| p.name() == "m_sums") {
+            let mut bytes = pass.to_bytes();
+            let at = bytes.len() - 8;
+            bytes[at..].copy_from_slice(&(i64::from(i32::MIN) as u64).to_le_bytes());
+            assert!(Pass::from_bytes(&bytes).is_err());
         }
         let census = passes()[0].map(&x).unwrap();
         assert!(census.combine(Partial::MSums(Vec::new())).is_err());

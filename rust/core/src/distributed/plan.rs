@@ -18,9 +18,13 @@
 //!    center), added exactly over the pieces;
 //! 4. M-estimation: the in-memory iteration, each location step's sums
 //!    reduced in one pass — or taken here from the column, gathered in one
-//!    pass, when it holds at most `collect_max` scores;
+//!    pass, when it holds at most `collect_max` scores — in the in-memory
+//!    fit's units (the scores times 2^-e, σ₀·2^-e in [1, 2)), so that no
+//!    partition sum of squares overflows or underflows anywhere in the
+//!    double range;
 //!
-//! then the §5 fallback chain, as the in-memory fit runs it.
+//! then the §5 fallback chain, as the in-memory fit runs it, and §5's
+//! refusal of a center or scale beyond the double range, with its message.
 //!
 //! `method = "sketch"`: the streaming fit's result from one census (exact
 //! moments, order statistics from the sketch with intervals).
@@ -820,7 +824,9 @@ impl<'a, 'k> Column<'a, 'k> {
         };
         let below: u64 = parts.iter().map(|p| p.count).sum();
         let ties = keep.checked_sub(below).ok_or_else(changed)? as usize;
-        Ok(exact_total(parts, v, ties) / keep as f64)
+        // The in-memory rounding (`ExactSum::mean`): finite wherever the
+        // mean is, even when the kept sum is beyond the double range.
+        Ok(exact_total(parts, v, ties).mean(keep as usize))
     }
 
     fn trimmed_std(&self, c: f64) -> Step<f64> {
@@ -828,6 +834,11 @@ impl<'a, 'k> Column<'a, 'k> {
         let w = self.deviation_values(c, &[keep - 1])?[0];
         if w == 0.0 {
             return Ok(0.0);
+        }
+        if w.is_infinite() {
+            // The kept deviations overflowed, as in memory: a scale beyond
+            // the double range, refused by the fit (contract §5).
+            return Ok(f64::INFINITY);
         }
         let e = (libm::frexp(w).1 - 1).clamp(-1022, 1022);
         let (total, count) = self.squares(c, w, e)?;
@@ -887,6 +898,8 @@ impl<'a, 'k> Column<'a, 'k> {
         };
         let sums = MParams::new(norm);
         let n = self.n as usize;
+        let from = (mu0, sigma0);
+        let largest = self.hi.abs().max(self.lo.abs());
         let e = if self.n <= self.collect_max {
             let keys = vec![(order_key(self.lo), order_key(self.hi))];
             let oriented = match self.run(PassKind::Collect {
@@ -896,18 +909,19 @@ impl<'a, 'k> Column<'a, 'k> {
                 Partial::Collected(c) if c.len() == 1 => &c[0],
                 _ => return Err(changed()),
             };
-            let reduce = |m: f64, sigma: f64| -> Step<[f64; 6]> {
-                Ok(m_sums(oriented, false, &sums, m, sigma))
+            let reduce = |ms: (f64, f64), e: i32| -> Step<[f64; 6]> {
+                Ok(m_sums(oriented, false, &sums, ms, e))
             };
-            m_iterate_reduced(reduce, &params, n, mu0, sigma0)?
+            m_iterate_reduced(reduce, &params, n, from, largest)?
         } else {
             let negate = self.negate;
-            let reduce = |m: f64, sigma: f64| -> Step<[f64; 6]> {
+            let reduce = |(m, sigma): (f64, f64), e: i32| -> Step<[f64; 6]> {
                 match self.run(PassKind::MSums {
                     negate,
                     norm,
                     m,
                     sigma,
+                    e,
                 })? {
                     Partial::MSums(out) => Ok(core::array::from_fn(|i| {
                         exact_sum(&out.iter().map(|o| o[i]).collect::<Vec<f64>>()).value()
@@ -915,7 +929,7 @@ impl<'a, 'k> Column<'a, 'k> {
                     _ => Err(changed()),
                 }
             };
-            m_iterate_reduced(reduce, &params, n, mu0, sigma0)?
+            m_iterate_reduced(reduce, &params, n, from, largest)?
         };
         let e = (e.location, e.scale, e.n_iter, e.converged);
         self.kept
@@ -984,6 +998,16 @@ fn exact(
         fallbacks.push((used.name(), fallback.name()));
         used = fallback;
         s = scale(fallback, &mut col)?;
+    }
+    // contract §5, as the in-memory fit: a parameter beyond the double
+    // range is refused with the fit's message, never published.
+    if !s.is_finite() {
+        let what = format_args!("the fitted {} scale", used.name());
+        return Err(Error::beyond_range("scale", what).into());
+    }
+    if !c.is_finite() {
+        let what = format_args!("the fitted {} center", spec.center.name());
+        return Err(Error::beyond_range("center", what).into());
     }
     Ok(ColumnFit {
         center: c,

@@ -16,6 +16,7 @@
 //! Probabilities are written as the shortest decimal that reads back to
 //! the same double (Ryū), `nan` for NaN, one per line.
 
+use crate::io::split::{LineSink, Splitter};
 use core::fmt;
 
 /// Longest line read as a score, in bytes without its `\n`: a score needs
@@ -129,122 +130,108 @@ pub struct Lines {
 /// `\n` or, for the last one, when the input ends ([`finish`]).
 ///
 /// [`finish`]: LineReader::finish
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LineReader {
-    /// The start of the unfinished last line (at most `MAX_LINE + 1`
-    /// bytes: enough to know it is too long and to quote it).
-    partial: Vec<u8>,
-    /// Whether the unfinished line passed `MAX_LINE` bytes.
-    too_long: bool,
-    finished: bool,
-    /// Parsed lines, of which the first `taken` were taken (dropped at the
-    /// next feed, so that a take copies out only its own lines), and the
-    /// number of the first line not taken.
+    split: Splitter<Parsed>,
+}
+
+/// Parsed lines, of which the first `taken` were taken (dropped at the next
+/// feed, so that a take copies out only its own lines), and the number of
+/// the first line not taken.
+#[derive(Clone, Debug)]
+struct Parsed {
     scores: Vec<f64>,
     taken: usize,
     bad: Vec<BadLine>,
     first_line: u64,
 }
 
+impl Default for LineReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl LineReader {
     /// An empty reader; the first line is line 1.
     pub fn new() -> Self {
-        LineReader {
+        let parsed = Parsed {
+            scores: Vec::new(),
+            taken: 0,
+            bad: Vec::new(),
             first_line: 1,
-            ..LineReader::default()
+        };
+        LineReader {
+            split: Splitter::new(MAX_LINE, parsed),
         }
     }
 
     /// Adds text; parses every line it completes. Text fed after
     /// [`finish`](Self::finish) is ignored.
-    pub fn feed(&mut self, mut data: &[u8]) {
-        if self.finished {
+    pub fn feed(&mut self, data: &[u8]) {
+        if self.split.is_finished() {
             return;
         }
-        self.scores.drain(..self.taken);
-        self.taken = 0;
-        if !self.partial.is_empty() || self.too_long {
-            let Some(end) = memchr::memchr(b'\n', data) else {
-                self.extend_partial(data);
-                return;
-            };
-            self.extend_partial(&data[..end]);
-            self.end_partial();
-            data = &data[end + 1..];
-        }
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', data) {
-            self.push(&data[start..end], false);
-            start = end + 1;
-        }
-        self.extend_partial(&data[start..]);
+        let parsed = &mut self.split.sink;
+        parsed.scores.drain(..parsed.taken);
+        parsed.taken = 0;
+        self.split.feed(data);
     }
 
     /// Ends the input: an unfinished last line becomes a line.
     pub fn finish(&mut self) {
-        if !self.finished && (!self.partial.is_empty() || self.too_long) {
-            self.end_partial();
-        }
-        self.finished = true;
+        self.split.finish();
     }
 
     /// Whether the input ended.
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.split.is_finished()
     }
 
     /// Lines parsed and not taken yet.
     pub fn pending(&self) -> usize {
-        self.scores.len() - self.taken
+        self.split.sink.pending()
     }
 
     /// The next `max` parsed lines (fewer if fewer are pending).
     pub fn take(&mut self, max: usize) -> Lines {
-        let n = max.min(self.pending());
-        let first_line = self.first_line;
-        let scores = if self.taken == 0 && n == self.scores.len() {
-            std::mem::take(&mut self.scores)
+        let p = &mut self.split.sink;
+        let n = max.min(p.pending());
+        let first_line = p.first_line;
+        let scores = if p.taken == 0 && n == p.scores.len() {
+            std::mem::take(&mut p.scores)
         } else {
-            let out = self.scores[self.taken..self.taken + n].to_vec();
-            self.taken += n;
-            if self.taken == self.scores.len() {
-                self.scores.clear();
-                self.taken = 0;
+            let out = p.scores[p.taken..p.taken + n].to_vec();
+            p.taken += n;
+            if p.taken == p.scores.len() {
+                p.scores.clear();
+                p.taken = 0;
             }
             out
         };
-        self.first_line += n as u64;
-        let split = self.bad.partition_point(|b| b.line < self.first_line);
-        let rest = self.bad.split_off(split);
-        let bad = std::mem::replace(&mut self.bad, rest);
+        p.first_line += n as u64;
+        let split = p.bad.partition_point(|b| b.line < p.first_line);
+        let rest = p.bad.split_off(split);
+        let bad = std::mem::replace(&mut p.bad, rest);
         Lines {
             first_line,
             scores,
             bad,
         }
     }
+}
 
-    fn extend_partial(&mut self, data: &[u8]) {
-        let room = (MAX_LINE + 1).saturating_sub(self.partial.len());
-        if data.len() > room {
-            self.too_long = true;
-        }
-        self.partial
-            .extend_from_slice(&data[..data.len().min(room)]);
+impl Parsed {
+    fn pending(&self) -> usize {
+        self.scores.len() - self.taken
     }
+}
 
-    fn end_partial(&mut self) {
-        let line = std::mem::take(&mut self.partial);
-        let too_long = std::mem::replace(&mut self.too_long, false);
-        self.push(&line, too_long);
-    }
-
-    fn push(&mut self, line: &[u8], too_long: bool) {
+impl LineSink for Parsed {
+    /// Parses one line: its first `MAX_LINE + 1` bytes at most, and
+    /// whether it holds more than `MAX_LINE`.
+    fn line(&mut self, mut line: &[u8], too_long: bool) {
         let number = self.first_line + self.pending() as u64;
-        let too_long = too_long || line.len() > MAX_LINE;
-        // What is kept of any line, however it was fed: its first
-        // `MAX_LINE + 1` bytes.
-        let mut line = &line[..line.len().min(MAX_LINE + 1)];
         if number == 1 {
             // A UTF-8 byte order mark opening the input (as editors on
             // Windows write it) is not part of line 1, as for tables.
@@ -291,6 +278,7 @@ pub fn write_lines(p: &[f64], out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::split::{count_lines, pieces};
     use proptest::prelude::*;
 
     fn read_all(chunks: &[&[u8]], batch: usize) -> (Vec<f64>, Vec<BadLine>, Vec<u64>) {
@@ -363,7 +351,7 @@ mod tests {
         for _ in 0..100 {
             r.feed(&chunk);
         }
-        assert!(r.partial.len() <= MAX_LINE + 1);
+        assert!(r.split.buffered() <= MAX_LINE + 1);
         r.feed(b"\n2\n");
         let b = r.take(10);
         assert_eq!(b.scores.len(), 2);
@@ -442,23 +430,13 @@ mod tests {
             cuts in proptest::collection::vec(0usize..200, 0..6),
             batch in 1usize..50,
         ) {
-            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(text.len())).collect();
-            cuts.sort_unstable();
-            let mut chunks = vec![];
-            let mut at = 0;
-            for c in cuts {
-                chunks.push(&text[at..c]);
-                at = c;
-            }
-            chunks.push(&text[at..]);
             let whole = read_all(&[&text], 1 << 20);
-            let split = read_all(&chunks, batch);
+            let split = read_all(&pieces(&text, cuts), batch);
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(bits(&whole.0), bits(&split.0));
             prop_assert_eq!(&whole.1, &split.1);
             // One score per line: the newlines, plus an unterminated last line.
-            let lines = text.split(|&b| b == b'\n').count() - usize::from(text.last().is_none_or(|&b| b == b'\n'));
-            prop_assert_eq!(whole.0.len(), lines);
+            prop_assert_eq!(whole.0.len(), count_lines(&text));
         }
     }
 }

@@ -215,6 +215,26 @@ impl Summary {
         self.chunks += other.chunks;
     }
 
+    /// Adds `v·n` as two terms of the double-double, its rounded product
+    /// and that product's rounding error (exact by FMA), so that the
+    /// certificate of [`Summary::certified_sum`] covers the whole sum; `n
+    /// = 0` adds zeros, also for an infinite `v`.
+    fn add_product(&mut self, v: f64, n: usize) {
+        let (product, error) = if n == 0 {
+            (0.0, 0.0)
+        } else {
+            let product = v * n as f64;
+            (product, v.mul_add(n as f64, -product))
+        };
+        for term in [product, error] {
+            let (s, e) = two_sum(self.hi, term);
+            self.hi = s;
+            add_tracked(&mut self.lo, e, &mut self.lo_err);
+            self.abs += term.abs();
+        }
+        self.chunks += 2;
+    }
+
     /// The double-double's distance to the exact sum is at most this. Every
     /// TwoSum is exact; only the low parts are summed with rounding: a
     /// chain of k additions of terms each at most u·Σ|x| errs by at most
@@ -294,15 +314,7 @@ pub fn sum_of<T: Float>(x: &[T], summary: &Summary) -> ExactSum {
 pub fn sum_plus<T: Float>(x: &[T], summary: &Summary, v: f64, n: usize) -> ExactSum {
     if summary.inf.count == 0 && v.is_finite() {
         let mut total = *summary;
-        let product = v * n as f64;
-        let error = v.mul_add(n as f64, -product);
-        for term in [product, error] {
-            let (s, e) = two_sum(total.hi, term);
-            total.hi = s;
-            add_tracked(&mut total.lo, e, &mut total.lo_err);
-            total.abs += term.abs();
-        }
-        total.chunks += 2;
+        total.add_product(v, n);
         if let Some(sum) = total.certified_sum() {
             return ExactSum::from(sum);
         }
@@ -375,19 +387,7 @@ pub fn sum_below<T: Float>(
     let mut total = summary_below(x, sign, v);
     let below = total.count;
     let n_ties = ties(below);
-    let product = if n_ties == 0 { 0.0 } else { v * n_ties as f64 };
-    let error = if n_ties == 0 {
-        0.0
-    } else {
-        v.mul_add(n_ties as f64, -product)
-    };
-    for term in [product, error] {
-        let (s, e) = two_sum(total.hi, term);
-        total.hi = s;
-        add_tracked(&mut total.lo, e, &mut total.lo_err);
-        total.abs += term.abs();
-    }
-    total.chunks += 2;
+    total.add_product(v, n_ties);
     if let Some(sum) = total.certified_sum() {
         return (ExactSum::from(sum), below);
     }

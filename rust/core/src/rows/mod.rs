@@ -27,6 +27,7 @@
 
 use crate::error::Error;
 use crate::io::lines::{parse_score, Fault};
+use crate::io::split::{LineSink, Splitter};
 use core::fmt;
 
 /// Longest row read, in bytes without its `\n`: rows carry other columns
@@ -281,10 +282,13 @@ impl Rows {
 /// Reads rows from text fed in pieces; hands them out in batches.
 #[derive(Clone, Debug)]
 pub struct RowReader {
+    split: Splitter<Parsed>,
+}
+
+/// The rows parsed and not taken yet.
+#[derive(Clone, Debug)]
+struct Parsed {
     layout: Layout,
-    partial: Vec<u8>,
-    too_long: bool,
-    finished: bool,
     /// The number of the next complete line.
     next_line: u64,
     pending: Rows,
@@ -294,74 +298,49 @@ impl RowReader {
     /// A reader of rows in `layout`; `first_line` is the number of the
     /// first line fed (2 after a CSV header).
     pub fn new(layout: Layout, first_line: u64) -> Self {
-        RowReader {
+        let parsed = Parsed {
             layout,
-            partial: Vec::new(),
-            too_long: false,
-            finished: false,
             next_line: first_line,
             pending: Rows {
                 first_line,
                 ..Rows::default()
             },
+        };
+        RowReader {
+            split: Splitter::new(MAX_ROW, parsed),
         }
     }
 
     /// The layout.
     pub fn layout(&self) -> Layout {
-        self.layout
+        self.split.sink.layout
     }
 
     /// Adds text; parses every row it completes (ignored after
     /// [`finish`](Self::finish)).
-    pub fn feed(&mut self, mut data: &[u8]) {
-        if self.finished {
-            return;
-        }
-        if !self.partial.is_empty() || self.too_long {
-            let Some(end) = memchr::memchr(b'\n', data) else {
-                self.extend_partial(data);
-                return;
-            };
-            self.extend_partial(&data[..end]);
-            self.end_partial();
-            data = &data[end + 1..];
-        }
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', data) {
-            let line = &data[start..end];
-            if line.len() > MAX_ROW {
-                self.push(&line[..=MAX_ROW], true);
-            } else {
-                self.push(line, false);
-            }
-            start = end + 1;
-        }
-        self.extend_partial(&data[start..]);
+    pub fn feed(&mut self, data: &[u8]) {
+        self.split.feed(data);
     }
 
     /// Ends the input: an unfinished last line becomes a row.
     pub fn finish(&mut self) {
-        if !self.finished && (!self.partial.is_empty() || self.too_long) {
-            self.end_partial();
-        }
-        self.finished = true;
+        self.split.finish();
     }
 
     /// Whether the input ended.
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.split.is_finished()
     }
 
     /// Rows parsed and not taken yet.
     pub fn pending(&self) -> usize {
-        self.pending.scores.len()
+        self.split.sink.pending.scores.len()
     }
 
     /// The next `max` rows (fewer if fewer are pending).
     pub fn take(&mut self, max: usize) -> Rows {
         let n = max.min(self.pending());
-        let p = &mut self.pending;
+        let p = &mut self.split.sink.pending;
         let next_first = p.first_line + n as u64;
         if n == p.scores.len() {
             return std::mem::replace(
@@ -383,30 +362,19 @@ impl RowReader {
         };
         std::mem::replace(p, rest)
     }
+}
 
-    fn extend_partial(&mut self, data: &[u8]) {
-        let room = (MAX_ROW + 1).saturating_sub(self.partial.len());
-        if data.len() > room {
-            self.too_long = true;
-        }
-        self.partial
-            .extend_from_slice(&data[..data.len().min(room)]);
-    }
-
-    fn end_partial(&mut self) {
-        let line = std::mem::take(&mut self.partial);
-        let too_long = std::mem::replace(&mut self.too_long, false);
-        self.push(&line, too_long);
-    }
-
-    fn push(&mut self, line: &[u8], too_long: bool) {
+impl LineSink for Parsed {
+    /// Parses one row: its line's first `MAX_ROW + 1` bytes at most, and
+    /// whether the line holds more than `MAX_ROW` (its `\r` counted, as a
+    /// line of scores counts it).
+    fn line(&mut self, line: &[u8], too_long: bool) {
         let number = self.next_line;
         self.next_line += 1;
         let mut line = strip_line(line);
         if number == 1 {
             line = line.strip_prefix(BOM).unwrap_or(line);
         }
-        let too_long = too_long || line.len() > MAX_ROW;
         let (kept, parsed): (&[u8], Result<f64, RowFault>) = if too_long {
             (b"", Err(RowFault::Score(Fault::TooLong)))
         } else {

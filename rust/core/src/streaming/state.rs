@@ -478,4 +478,49 @@ mod tests {
         let gaussian = StreamingState::new(spec(), 8, 0, 1, false).unwrap();
         assert!(st.merge(&gaussian).is_err());
     }
+
+    #[test]
+    fn a_linear_stream_fit_is_fresh_after_every_batch() {
+        // §9 "Command line" (Refits): only a fit that reads the sketch may
+        // keep an older map; a linear fit reads the exact extremes, so
+        // whatever the last fit (none, a batch ago, this batch) the stream
+        // gets the oriented extremes of every score seen, per column.
+        let negated = GaussianSpec {
+            negate: true,
+            ..spec()
+        };
+        let mut st = StreamingState::new(negated, 8, 0, 2, true).unwrap();
+        assert_eq!(st.stream_fit(None).unwrap_err(), Error::NothingSeen);
+        let batches: [&[f64]; 3] = [
+            &[2.0, 10.0, -1.0, 3.0],
+            &[0.5, f64::NAN],
+            &[-7.0, -20.0, 4.0, 1.0, 6.0, 0.0],
+        ];
+        // The oriented (negated) scores' min and max, and n, per column.
+        let want = [
+            [(-2.0, 1.0, 2), (-10.0, -3.0, 2)],
+            [(-2.0, 1.0, 3), (-10.0, -3.0, 2)],
+            [(-6.0, 7.0, 6), (-10.0, 20.0, 5)],
+        ];
+        let mut before = None;
+        for (batch, want) in batches.iter().zip(want) {
+            st.update(batch, &[batch.len() / 2, 2]).unwrap();
+            let now = st.n()[0];
+            for last in [None, before, Some(now)] {
+                let fits = st.stream_fit(last).unwrap();
+                let got: Vec<_> = fits
+                    .iter()
+                    .map(|r| r.as_ref().map(|r| (r.center, r.scale, r.n)))
+                    .collect();
+                assert_eq!(got, want.map(Some), "last fit at {last:?}");
+            }
+            before = Some(now);
+        }
+        // As the Gaussian fit does once it reads the exact moments.
+        let mut mean =
+            StreamingState::new(GaussianSpec::new(Center::Mean, Scale::Std), 8, 0, 1, false)
+                .unwrap();
+        mean.update(&[1.0, 2.0, 4.0], &[3, 1]).unwrap();
+        assert!(mean.stream_fit(Some(3)).unwrap()[0].is_some());
+    }
 }

@@ -250,3 +250,124 @@ fn linear_and_sketch_fits() {
         assert_eq!(passes, 1);
     }
 }
+
+/// The in-memory fit's μ, σ and scale used, or its message.
+fn in_memory(x: &[f64], spec: &GaussianSpec) -> Result<(f64, f64, &'static str), String> {
+    fit_gaussian_with(x, spec, PretransformKind::Identity, None)
+        .map(|f| {
+            let f = f.0;
+            (f.params.center, f.params.scale, f.scale_used.name())
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// The distributed fit equals the in-memory one within contract §9's
+/// tolerances (or both refuse it with the same message).
+fn assert_same_as_in_memory(x: &[f64], spec: GaussianSpec, collect_max: u64, chunk: usize) {
+    let want = in_memory(x, &spec);
+    let got = drive(exact(spec, collect_max), x, chunk, |_, p| p)
+        .map(|(f, _)| {
+            let c = column(f);
+            (c.center, c.scale, c.scale_used)
+        })
+        .map_err(|e| e.to_string());
+    let ((c, s, used), (gc, gs, gused)) = match (want, got) {
+        (Ok(w), Ok(g)) => (w, g),
+        (w, g) => {
+            assert_eq!(g, w, "{spec:?} collect_max {collect_max} chunk {chunk}");
+            return;
+        }
+    };
+    let why =
+        format!("{spec:?} collect_max {collect_max} chunk {chunk}: {gc:e} {gs:e} vs {c:e} {s:e}");
+    assert_eq!(gused, used, "{why}");
+    if matches!(spec.center, Center::M(_)) {
+        assert!((gc - c).abs() <= 1e-12 * c.abs().max(s), "{why}");
+        assert!((gs - s).abs() <= 1e-12 * s, "{why}");
+    } else {
+        assert_eq!(gc.to_bits(), c.to_bits(), "{why}");
+        if matches!(used, "std" | "trimmed_std") {
+            assert!((gs - s).abs() <= 1e-15 * s, "{why}");
+        } else {
+            assert_eq!(gs.to_bits(), s.to_bits(), "{why}");
+        }
+    }
+}
+
+/// The estimator pairs of outprob.VARIANTS whose partition sums reach the
+/// ends of the double range.
+const EXTREME_PAIRS: [(Center, Scale); 6] = [
+    (Center::M(Norm::Huber), Scale::M(Norm::Huber)),
+    (Center::M(Norm::Tukey), Scale::M(Norm::Tukey)),
+    (Center::TrimmedMean, Scale::Std),
+    (Center::TrimmedMean, Scale::Nmad),
+    (Center::TrimmedMean, Scale::TrimmedStd),
+    (Center::Mean, Scale::Std),
+];
+
+#[test]
+fn m_estimates_and_trimmed_sums_at_the_ends_of_the_range() {
+    // 400 scores near 1 times 2^k: the partition sums of squares of the
+    // raw scores overflow (k = 664, 531) or underflow (k < −500); in the
+    // fit's units they do neither.
+    let x: Vec<f64> = scores().into_iter().take(400).collect();
+    for k in [664, 531, -664, -531, -1030, 1010] {
+        let scaled: Vec<f64> = x.iter().map(|v| libm::scalbn(*v, k)).collect();
+        for (center, scale) in EXTREME_PAIRS {
+            let spec = GaussianSpec::new(center, scale);
+            for collect_max in [1 << 20, 50] {
+                assert_same_as_in_memory(&scaled, spec, collect_max, 100);
+            }
+        }
+    }
+    // contract §5's example: a constant near the top of the range.
+    for (center, scale) in EXTREME_PAIRS {
+        assert_same_as_in_memory(&[1e307; 20], GaussianSpec::new(center, scale), 1 << 20, 7);
+    }
+    // Scales beyond the double range are refused with §5's message.
+    let wide: Vec<f64> = (0..25)
+        .map(|i| match i % 5 {
+            0 | 1 => -1.7e308,
+            2 => 0.0,
+            _ => 1.7e308,
+        })
+        .collect();
+    for (center, scale) in [
+        (Center::M(Norm::Huber), Scale::M(Norm::Huber)),
+        (Center::TrimmedMean, Scale::Nmad),
+        (Center::TrimmedMean, Scale::TrimmedStd),
+    ] {
+        let spec = GaussianSpec::new(center, scale);
+        let err = drive(exact(spec, 1 << 20), &wide, 4, |_, p| p).unwrap_err();
+        assert!(
+            err.to_string().contains("exceeds the double range"),
+            "{err}"
+        );
+        assert_same_as_in_memory(&wide, spec, 1 << 20, 4);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Distributed extremes (contract §9): on scores scaled by any power
+    /// of two of the double range, cut into any partitions, the exact
+    /// distributed fit equals the in-memory fit of the same scores.
+    #[test]
+    fn partition_fits_equal_in_memory_fits_across_the_range(
+        base in proptest::collection::vec(-8.0f64..8.0, 3..160),
+        ties in 0usize..40,
+        k in -1074i32..1020,
+        pair in 0usize..EXTREME_PAIRS.len(),
+        negate in proptest::bool::ANY,
+        chunk in 1usize..90,
+        gathered in proptest::bool::ANY,
+    ) {
+        let mut x: Vec<f64> = base.iter().map(|v| libm::scalbn(*v, k)).collect();
+        let tie = x[0];
+        x.extend(core::iter::repeat_n(tie, ties));
+        let (center, scale) = EXTREME_PAIRS[pair];
+        let spec = GaussianSpec { negate, ..GaussianSpec::new(center, scale) };
+        assert_same_as_in_memory(&x, spec, if gathered { 1 << 20 } else { 20 }, chunk);
+    }
+}
