@@ -7,10 +7,14 @@
 mod cpu_time;
 #[path = "common/scores.rs"]
 mod scores;
+use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
+use outprob_core::conformal::pvalues::{PValues, Reference, TieBreak};
+use outprob_core::numeric::search_index::SearchIndex;
 use outprob_core::sample::NanPolicy;
+use outprob_core::sample::Sample;
 use outprob_core::transformations::gamma::{fit_gamma, GammaMethod, GammaSpec};
 use outprob_core::transformations::gamma_table::{transform_tabled, GammaTable};
-use outprob_core::transformations::rank::fit_transform_rank;
+use outprob_core::transformations::rank::{fit_transform_rank, fit_transform_rank_by_pairs};
 use outprob_core::transformations::sigmoid::fit_sigmoid;
 use std::hint::black_box;
 
@@ -73,5 +77,54 @@ fn profile() {
             black_box(fit_transform_rank(&x, &mut out, NanPolicy::Omit, false, false).expect("ok"));
         });
         println!("rank fit_transform: {ns:.2} ns/score");
+        let ns = best(11, n, &mut || {
+            let s = Sample::new(&x, NanPolicy::Omit, false).expect("scores");
+            black_box(fit_transform_rank_by_pairs(&s, &mut out, false));
+        });
+        println!("rank fit_transform by a pair sort (before): {ns:.2} ns/score");
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let mut out32 = vec![0.0f32; n];
+        let ns = best(11, n, &mut || {
+            black_box(
+                fit_transform_rank(&x32, &mut out32, NanPolicy::Omit, false, false).expect("ok"),
+            );
+        });
+        println!("rank fit_transform float32: {ns:.2} ns/score");
+    }
+    if which.contains("conformal") {
+        // benches/conformal.py's shapes: 10 queries per calibration score,
+        // normal calibration scores, queries normal × 1.2.
+        let mut u = scores::uniforms(0x2545_F491_4F6C_DD1D);
+        let mut normal = || (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos();
+        let mut cal: Vec<f64> = (0..n).map(|_| normal()).collect();
+        let q: Vec<f64> = (0..10 * n).map(|_| 1.2 * normal()).collect();
+        let mut p = vec![0.0; q.len()];
+        cal.sort_by(f64::total_cmp);
+        let spec = ConformalSpec::new(TieBreak::Classical, None, 0.1, None, None).expect("spec");
+        let ns = best(5, n, &mut || {
+            black_box(Calibration::from_sorted(&cal, &spec, false).expect("a calibration"));
+        });
+        println!("conformal calibration (copy + index): {ns:.2} ns/calibration score");
+        let c = Calibration::from_sorted(&cal, &spec, false).expect("a calibration");
+        let ns = best(5, q.len(), &mut || {
+            c.pvalues(false).map(&q, &mut p).expect("same shapes");
+            black_box(&p);
+        });
+        println!("conformal p-values: {ns:.2} ns/score");
+        for spread in 0..4 {
+            let index = SearchIndex::with_spread(&cal, spread);
+            let m = PValues {
+                reference: Reference {
+                    index: Some(&index),
+                    ..Reference::exact(&cal)
+                },
+                ..c.pvalues(false)
+            };
+            let ns = best(5, q.len(), &mut || {
+                m.map(&q, &mut p).expect("same shapes");
+                black_box(&p);
+            });
+            println!("  2^{spread} values per bucket: {ns:.2} ns/score");
+        }
     }
 }

@@ -37,7 +37,7 @@ impl PyFittedMap {
         let pretransform = pretransform.map_or(PretransformKind::Identity, |p| p.0);
         let params: Bound<'_, PyDict> = item(state, "params")?;
         let names = kind.0.params(pretransform);
-        let sorted: Option<Vec<Vec<f64>>> = item(state, "sorted")?;
+        let sorted = sorted_columns(state)?;
         let parts = MapParts {
             kind: kind.0,
             negate: item(state, "negate")?,
@@ -122,6 +122,23 @@ impl PyFittedMap {
         let mapped = map_array(py, &self.0, x, out, |shape| self.0.maps(shape), threads)?;
         Ok(mapped.map(|(p, ())| p))
     }
+}
+
+/// `state["sorted"]`: contiguous float64 arrays copied whole, any other
+/// sequences element by element.
+fn sorted_columns(state: &Bound<'_, PyDict>) -> PyResult<Option<Vec<Vec<f64>>>> {
+    if let Some(v) = state.get_item("sorted")? {
+        if let Ok(arrays) = v.extract::<Vec<PyReadonlyArray1<'_, f64>>>() {
+            let copied: Option<Vec<Vec<f64>>> = arrays
+                .iter()
+                .map(|a| a.as_slice().ok().map(<[f64]>::to_vec))
+                .collect();
+            if copied.is_some() {
+                return Ok(copied);
+            }
+        }
+    }
+    item(state, "sorted")
 }
 
 /// The core's vectorised erf, element-wise (for testing it against SciPy).

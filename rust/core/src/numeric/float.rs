@@ -25,6 +25,24 @@ pub fn from_order_key(k: u64) -> f64 {
     f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 
+/// [`order_key`] of a float32: unsigned order is the float order
+/// (−0 before +0, NaN beyond ±inf).
+#[inline(always)]
+pub fn order_key_f32(v: f32) -> u32 {
+    let b = v.to_bits();
+    if b >> 31 == 1 {
+        !b
+    } else {
+        b | (1 << 31)
+    }
+}
+
+/// The float32 of an [`order_key_f32`].
+#[inline(always)]
+pub fn from_order_key_f32(k: u32) -> f32 {
+    f32::from_bits(if k >> 31 == 1 { k & !(1 << 31) } else { !k })
+}
+
 /// Sorts non-NaN doubles ascending (−0 before +0) as their [`order_key`]s:
 /// an integer sort, 1.5–2× as fast as comparing the doubles or their keys.
 pub fn sort_by_order_key(s: &mut [f64]) {

@@ -34,6 +34,9 @@ use crate::numeric::scratch::zeroed;
 /// Queries whose reads are requested together ([`SearchIndex::lower_bounds`]).
 pub const GROUP: usize = 32;
 
+/// About `2^SPREAD` values per bucket.
+const SPREAD: u32 = 0;
+
 /// Buckets longer than this are searched, shorter ones scanned.
 const SCAN: usize = 16;
 /// Buckets up to this long are counted without a loop.
@@ -94,12 +97,18 @@ impl SearchIndex {
     /// The index of `values` (ascending and finite; −0 and +0 may both
     /// occur).
     pub fn new(values: &[f64]) -> Self {
-        Self::with_table_up_to(values, u32::MAX as usize)
+        Self::with_table_up_to(values, u32::MAX as usize, SPREAD)
+    }
+
+    /// The index with about `2^spread` values per bucket (for measuring
+    /// the trade-off between the table's size and the scans).
+    pub fn with_spread(values: &[f64], spread: u32) -> Self {
+        Self::with_table_up_to(values, u32::MAX as usize, spread)
     }
 
     /// The index, with a table only for at most `most` values (positions
-    /// are u32).
-    fn with_table_up_to(values: &[f64], most: usize) -> Self {
+    /// are u32), about `2^spread` values per bucket.
+    fn with_table_up_to(values: &[f64], most: usize, spread: u32) -> Self {
         let n = values.len();
         let (Some(&first), Some(&last)) = (values.first(), values.last()) else {
             return SearchIndex {
@@ -121,7 +130,8 @@ impl SearchIndex {
                 starts: Vec::new(),
             };
         }
-        let target = n.next_power_of_two() as u64;
+        // At least 2: the shift below then stays under 64.
+        let target = (n.next_power_of_two() as u64 >> spread).max(2);
         let base = order_key(min);
         let range = order_key(max) - base;
         let mut shift = 0u32;
@@ -272,7 +282,11 @@ mod tests {
                 prop_assert_eq!(index.lower_bound(&v, x), v.partition_point(|&y| y < x));
             }
             // Without a table (the slices beyond u32 positions): the same.
-            let whole = SearchIndex::with_table_up_to(&v, 0);
+            let whole = SearchIndex::with_table_up_to(&v, 0, SPREAD);
+            let sparse = SearchIndex::with_spread(&v, 3);
+            for &x in &q {
+                prop_assert_eq!(sparse.lower_bound(&v, x), index.lower_bound(&v, x));
+            }
             for group in q.chunks(GROUP) {
                 let mut out = vec![0usize; group.len()];
                 index.lower_bounds(&v, group, &mut out);

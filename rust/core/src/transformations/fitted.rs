@@ -18,6 +18,7 @@ use crate::transformations::mixture::Mixture;
 use crate::transformations::rank::{IndexedRank, Rank, TopK};
 use crate::transformations::scaling::{transform, Gaussian, Linear, Scaling};
 use crate::transformations::sigmoid::Sigmoid;
+use std::sync::OnceLock;
 
 /// The family of a fitted map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,8 +139,11 @@ enum Columns {
     Gaussian(Vec<Gaussian>),
     Pretransformed(Vec<(Pretransform, Gaussian)>),
     Linear(Vec<Linear>),
-    /// Each column's sorted scores and their search index; log rank.
-    Rank(Vec<Vec<f64>>, Vec<SearchIndex>, bool),
+    /// The search index of each column's sorted scores (which the parts
+    /// hold: kept once), built by the first transform (a fit that is
+    /// published with its own scores' probabilities may never need it);
+    /// log rank.
+    Rank(OnceLock<Vec<SearchIndex>>, bool),
     TopK(Vec<TopK>),
     Sigmoid(Vec<Sigmoid>),
     Mixture(Vec<Mixture>),
@@ -153,6 +157,16 @@ pub struct FittedMap {
     columns: Columns,
     /// Score columns.
     k: usize,
+}
+
+/// One rank column's fitted scores: non-empty, sorted and finite.
+fn check_sorted(sorted: &[f64], log: bool) -> Result<(), Error> {
+    Rank { sorted, log }.check()?;
+    if sorted.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(Error::invalid("sorted", "fitted scores must be finite"))
+    }
 }
 
 /// The `j`-th row of the named parameters: one value of each.
@@ -197,7 +211,7 @@ impl FittedMap {
         }
         check_top_k_flag(&parts)?;
         let rows = (0..k).map(|j| row(&parts.params, j));
-        let mut columns = match parts.kind {
+        let columns = match parts.kind {
             MapKind::Gaussian if parts.pretransform == PretransformKind::Identity => {
                 Columns::Gaussian(
                     rows.map(|r| Gaussian {
@@ -226,11 +240,9 @@ impl FittedMap {
                 .collect(),
             ),
             // Indexed once checked (below).
-            MapKind::Rank | MapKind::LogRank => Columns::Rank(
-                parts.sorted.clone(),
-                Vec::new(),
-                parts.kind == MapKind::LogRank,
-            ),
+            MapKind::Rank | MapKind::LogRank => {
+                Columns::Rank(OnceLock::new(), parts.kind == MapKind::LogRank)
+            }
             MapKind::TopK => Columns::TopK(
                 rows.map(|r| TopK {
                     cutoff: r[0],
@@ -268,8 +280,10 @@ impl FittedMap {
             }
         };
         columns.check()?;
-        if let Columns::Rank(sorted, indexes, _) = &mut columns {
-            *indexes = sorted.iter().map(|s| SearchIndex::new(s)).collect();
+        if let Columns::Rank(_, log) = &columns {
+            for s in &parts.sorted {
+                check_sorted(s, *log)?;
+            }
         }
         Ok(FittedMap { parts, columns, k })
     }
@@ -301,8 +315,17 @@ impl FittedMap {
             Columns::Gaussian(c) => transform(src, dst, c, negate),
             Columns::Pretransformed(c) => transform_with(src, dst, c, negate),
             Columns::Linear(c) => transform(src, dst, c, negate),
-            Columns::Rank(sorted, indexes, log) => {
-                let c: Vec<IndexedRank<'_>> = sorted
+            Columns::Rank(indexes, log) => {
+                let indexes = indexes.get_or_init(|| {
+                    self.parts
+                        .sorted
+                        .iter()
+                        .map(|s| SearchIndex::new(s))
+                        .collect()
+                });
+                let c: Vec<IndexedRank<'_>> = self
+                    .parts
+                    .sorted
                     .iter()
                     .zip(indexes)
                     .map(|(s, index)| IndexedRank {
@@ -345,18 +368,8 @@ impl Columns {
                 g.check()
             }),
             Columns::Linear(c) => all(c),
-            Columns::Rank(sorted, _, log) => sorted.iter().try_for_each(|s| {
-                Rank {
-                    sorted: s,
-                    log: *log,
-                }
-                .check()?;
-                if s.iter().all(|v| v.is_finite()) {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("sorted", "fitted scores must be finite"))
-                }
-            }),
+            // Checked with the parts' scores (FittedMap::new).
+            Columns::Rank(..) => Ok(()),
             Columns::TopK(c) => all(c),
             Columns::Sigmoid(c) => all(c),
             Columns::Mixture(c) => all(c),

@@ -13,7 +13,10 @@
 
 use crate::error::Error;
 use crate::limits::TOP_K;
-use crate::numeric::float::Float;
+use crate::numeric::float::{
+    from_order_key, from_order_key_f32, order_key, order_key_f32, Buffers, Float,
+};
+use crate::numeric::scratch::zeroed;
 use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::scaling::Scaling;
@@ -26,22 +29,23 @@ pub fn fit_sorted<T: Float>(
     negate: bool,
 ) -> Result<Vec<f64>, Error> {
     let s = Sample::new(x, nan_policy, negate)?;
-    let mut v: Vec<f64> = s.to_vec().into_iter().map(Float::to_f64).collect();
-    v.sort_unstable_by(f64::total_cmp);
-    // −0.0 and +0.0 are one score: total order would put them apart.
-    for e in &mut v {
-        if *e == 0.0 {
-            *e = 0.0;
-        }
+    // + 0.0: −0.0 and +0.0 are one score (their keys would differ).
+    let mut keys = zeroed::<u64>(s.len());
+    let oriented = s.x.iter().filter(|v| !v.is_nan());
+    for (k, &v) in keys.iter_mut().zip(oriented) {
+        *k = order_key(s.orient(v.to_f64()) + 0.0);
     }
-    Ok(v)
+    keys.sort_unstable();
+    // The keys' buffer becomes the values' (same size, no second one).
+    Ok(keys.into_iter().map(from_order_key).collect())
 }
 
 /// Fits rank scaling on `x` and maps `x` itself into `dst` with one sort of
-/// (score, position) pairs and a walk over the tie groups — the same values
-/// as [`fit_sorted`] then [`Rank::probability`] (the same formula on the same
-/// counts), without a binary search per score. Returns the sorted scores.
-#[allow(clippy::cast_precision_loss)]
+/// the scores' order keys (integers: compared without `total_cmp`'s bit
+/// work) carrying their positions, and a
+/// walk over the tie groups — the same values as [`fit_sorted`] then
+/// [`Rank::probability`] (the same formula on the same counts), without a
+/// search per score. Returns the sorted scores.
 pub fn fit_transform_rank<T: Float>(
     x: &[T],
     dst: &mut [T],
@@ -57,8 +61,109 @@ pub fn fit_transform_rank<T: Float>(
         )));
     }
     let s = Sample::new(x, nan_policy, negate)?;
+    if u32::try_from(x.len()).is_err() {
+        return Ok(fit_transform_rank_by_pairs(&s, dst, log));
+    }
+    Ok(match T::buffers(x, dst) {
+        Buffers::F64(x, dst) => {
+            let mut items = zeroed::<Keyed<u64>>(s.len());
+            let mut j = 0;
+            for (i, (&v, d)) in x.iter().zip(dst.iter_mut()).enumerate() {
+                if v.is_nan() {
+                    *d = f64::NAN;
+                } else {
+                    // + 0.0: −0.0 and +0.0 are one score.
+                    let key = order_key(s.orient(v) + 0.0);
+                    items[j] = Keyed { key, pos: i as u32 };
+                    j += 1;
+                }
+            }
+            items.sort_unstable_by_key(|e| e.key);
+            walk_ties(&items, dst, log, from_order_key)
+        }
+        Buffers::F32(x, dst) => {
+            let mut items = zeroed::<Keyed<u32>>(s.len());
+            let mut j = 0;
+            for (i, (&v, d)) in x.iter().zip(dst.iter_mut()).enumerate() {
+                if v.is_nan() {
+                    *d = f32::NAN;
+                } else {
+                    // Negation is exact in f32: the f32 order is the f64 order.
+                    let o = if negate { -v } else { v };
+                    items[j] = Keyed {
+                        key: order_key_f32(o + 0.0),
+                        pos: i as u32,
+                    };
+                    j += 1;
+                }
+            }
+            items.sort_unstable_by_key(|e| e.key);
+            walk_ties(&items, dst, log, |k| f64::from(from_order_key_f32(k)))
+        }
+    })
+}
+
+/// A score's order key and its position in the input.
+#[derive(Debug, Clone, Copy, Default)]
+struct Keyed<K> {
+    key: K,
+    pos: u32,
+}
+
+/// The mid-rank of each tie group of the sorted `items` written to their
+/// positions in `dst` (`log`: `log1p(r)/ln 2`); returns the sorted values.
+#[allow(clippy::cast_precision_loss)]
+fn walk_ties<K: Copy + PartialEq, T: Float>(
+    items: &[Keyed<K>],
+    dst: &mut [T],
+    log: bool,
+    value: impl Fn(K) -> f64,
+) -> Vec<f64> {
+    let n = items.len();
+    let mut sorted = zeroed::<f64>(n);
+    let mut lo = 0;
+    while lo < n {
+        let key = items[lo].key;
+        let mut hi = lo + 1;
+        while hi < n && items[hi].key == key {
+            hi += 1;
+        }
+        let p = T::from_f64(tie_probability(lo, hi, n, log));
+        let v = value(key);
+        for e in &items[lo..hi] {
+            dst[e.pos as usize] = p;
+        }
+        sorted[lo..hi].fill(v);
+        lo = hi;
+    }
+    sorted
+}
+
+/// The probability of the tie group at sorted positions `lo..hi` of `n`.
+#[inline]
+#[allow(clippy::cast_precision_loss)]
+fn tie_probability(lo: usize, hi: usize, n: usize, log: bool) -> f64 {
+    let r = if n == 1 {
+        0.5
+    } else {
+        ((lo as f64 + hi as f64 - 1.0) / (2.0 * (n as f64 - 1.0))).clamp(0.0, 1.0)
+    };
+    if log && r < 1.0 {
+        r.ln_1p() / core::f64::consts::LN_2
+    } else {
+        r
+    }
+}
+
+/// [`fit_transform_rank`] by a comparison sort of (score, position) pairs:
+/// for inputs beyond u32 positions, and the reference of the keyed sort.
+pub fn fit_transform_rank_by_pairs<T: Float>(
+    s: &Sample<'_, T>,
+    dst: &mut [T],
+    log: bool,
+) -> Vec<f64> {
     let mut pairs: Vec<(f64, usize)> = Vec::with_capacity(s.len());
-    for (i, v) in x.iter().enumerate() {
+    for (i, v) in s.x.iter().enumerate() {
         if v.is_nan() {
             dst[i] = T::NAN;
         } else {
@@ -75,22 +180,13 @@ pub fn fit_transform_rank<T: Float>(
         while hi < n && pairs[hi].0 == value {
             hi += 1;
         }
-        let r = if n == 1 {
-            0.5
-        } else {
-            ((lo as f64 + hi as f64 - 1.0) / (2.0 * (n as f64 - 1.0))).clamp(0.0, 1.0)
-        };
-        let p = if log && r < 1.0 {
-            r.ln_1p() / core::f64::consts::LN_2
-        } else {
-            r
-        };
+        let p = T::from_f64(tie_probability(lo, hi, n, log));
         for &(_, i) in &pairs[lo..hi] {
-            dst[i] = T::from_f64(p);
+            dst[i] = p;
         }
         lo = hi;
     }
-    Ok(pairs.into_iter().map(|(v, _)| v).collect())
+    pairs.into_iter().map(|(v, _)| v).collect()
 }
 
 /// Mid-rank pseudo-probability over sorted fitted scores `x_(0) ≤ … ≤ x_(n−1)`:
@@ -470,11 +566,49 @@ mod tests {
             let mut got = vec![0.0f64; xs.len()];
             let fused = fit_transform_rank(&xs, &mut got, NanPolicy::Omit, negate, log).unwrap();
             prop_assert_eq!(&fused, &sorted);
+            let mut by_pairs = vec![0.0f64; xs.len()];
+            let s = Sample::new(&xs, NanPolicy::Omit, negate).unwrap();
+            prop_assert_eq!(&fit_transform_rank_by_pairs(&s, &mut by_pairs, log), &sorted);
+            for (g, w) in got.iter().zip(&by_pairs) {
+                prop_assert_eq!(g.to_bits(), w.to_bits());
+            }
             let r = Rank { sorted: &sorted, log };
             for (g, &v) in got.iter().zip(&xs) {
                 let want = r.probability(if negate { -v } else { v });
                 prop_assert!(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()));
             }
+        }
+
+        #[test]
+        fn key_sort_is_the_pair_sort(
+            xs in prop::collection::vec(prop_oneof![
+                Just(0.0f64), Just(-0.0), Just(f64::NAN), Just(f64::INFINITY),
+                Just(f64::NEG_INFINITY), -3.0f64..3.0, (-5i32..5).prop_map(f64::from),
+                prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL,
+            ], 1..1500),
+            log in any::<bool>(),
+            negate in any::<bool>(),
+        ) {
+            // f64 and f32, up to the lengths where pdqsort leaves insertion sort.
+            let Ok(s) = Sample::new(&xs, NanPolicy::Omit, negate) else {
+                return Ok(());
+            };
+            let mut want = vec![0.0f64; xs.len()];
+            let sorted = fit_transform_rank_by_pairs(&s, &mut want, log);
+            prop_assert_eq!(&fit_sorted(&xs, NanPolicy::Omit, negate).unwrap(), &sorted);
+            let mut got = vec![0.0f64; xs.len()];
+            prop_assert_eq!(&fit_transform_rank(&xs, &mut got, NanPolicy::Omit, negate, log).unwrap(), &sorted);
+            prop_assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
+            let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+            // Scores beyond f32's range become ±inf: refused as in f64.
+            let Ok(s32) = Sample::new(&x32, NanPolicy::Omit, negate) else {
+                return Ok(());
+            };
+            let mut want32 = vec![0.0f32; xs.len()];
+            let sorted32 = fit_transform_rank_by_pairs(&s32, &mut want32, log);
+            let mut got32 = vec![0.0f32; xs.len()];
+            prop_assert_eq!(&fit_transform_rank(&x32, &mut got32, NanPolicy::Omit, negate, log).unwrap(), &sorted32);
+            prop_assert!(got32.iter().zip(&want32).all(|(g, w)| g.to_bits() == w.to_bits()));
         }
 
         #[test]
