@@ -19,7 +19,7 @@ speed-up its streaming of the scores leaves it (``memory_floor.py``); and
 the peak memory of the fits and of ``transform(out=)``, each measured in a
 fresh subprocess.
 
-Timing: ``time.perf_counter_ns``; one warm-up call; then timed runs, each
+Timing: ``time.perf_counter_ns`` (``--cpu``: ``time.process_time_ns``); one warm-up call; then timed runs, each
 looping the call until it lasts at least ``--min-sample-ms`` (with
 ``gc.collect()`` before and the garbage collector off during a run); the
 median per-call time of ``--repeat`` runs, fewer when a call is slow (at
@@ -53,6 +53,12 @@ import memory_floor
 import operations as ops
 import peak_memory
 from operations import MEMORY_OPS, OPERATIONS, Case, Operation, fmt_n
+
+#: The clock of every timed run: wall time, or with ``--cpu`` this
+#: process's CPU time (steadier on a shared machine, where a loaded run
+#: waits for a core; outprob's one-thread rows and single-threaded NumPy
+#: baselines are then compared by the work each does).
+CLOCK: Callable[[], int] = time.perf_counter_ns
 
 #: A call slower than this is timed by its warm-up call alone when the
 #: budget leaves room for no second call.
@@ -88,6 +94,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         "comma-separated alternatives select each operation that contains any of them",
     )
     p.add_argument("--plot", metavar="PATH", help="write a bar chart (PNG) of the largest N")
+    p.add_argument("--cpu", action="store_true", help="time CPU time of this process (time.process_time_ns) instead of wall time")
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     p.add_argument("--memory-only", action="store_true", help="run only the peak-memory section")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory section")
@@ -162,10 +169,10 @@ def _run(fn: Callable[[], Any], loops: int) -> float:
     gc.collect()
     gc.disable()
     try:
-        start = time.perf_counter_ns()
+        start = CLOCK()
         for _ in range(loops):
             fn()
-        return (time.perf_counter_ns() - start) * 1e-9
+        return (CLOCK() - start) * 1e-9
     finally:
         gc.enable()
 
@@ -184,9 +191,9 @@ class _Plan:
 
 def _plan(fn: Callable[[], Any], args: argparse.Namespace) -> _Plan:
     gc.collect()
-    start = time.perf_counter_ns()
+    start = CLOCK()
     value = fn()
-    first = max((time.perf_counter_ns() - start) * 1e-9, 1e-9)
+    first = max((CLOCK() - start) * 1e-9, 1e-9)
     runs = max(1, min(args.repeat, int(args.budget / first)))
     if first >= SLOW_CALL_S and args.budget / first < 2:
         return _Plan(fn, value, first, 0, 1)
@@ -296,9 +303,9 @@ class Bench:
         done = [(m, ns) for m, ns in self.base_ns.get((op.name, op.baseline_name, dtype), []) if m < n]
         if not done and op.slow_baseline and n > 10**6:
             probe = self.case(PROBE_N, dtype)
-            start = time.perf_counter_ns()
+            start = CLOCK()
             op.baseline(probe)
-            done = [(PROBE_N, (time.perf_counter_ns() - start) / PROBE_N)]
+            done = [(PROBE_N, (CLOCK() - start) / PROBE_N)]
         if not done:
             return None
         return max(done)[1] * n * 1e-9
@@ -594,6 +601,9 @@ def plot(rows: List[Row], path: str) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
+    if args.cpu:
+        global CLOCK
+        CLOCK = time.process_time_ns
     if args.memory_child:
         peak_memory.memory_child(json.loads(args.memory_child))
         return 0

@@ -102,6 +102,17 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
     #: The published fit (None: not fitted).
     _state: Optional[State] = None
 
+    @classmethod
+    def _get_param_names(cls) -> List[str]:
+        """scikit-learn's constructor parameter names (its
+        ``inspect.signature`` of ``__init__``), cached per class:
+        ``partial_fit`` reads the parameters on every call."""
+        names = cls.__dict__.get("_param_names")
+        if names is None:
+            names = tuple(super()._get_param_names())
+            setattr(cls, "_param_names", names)
+        return list(names)
+
     nan_policy: str
     higher_is_outlier: bool
     threads: Optional[int]

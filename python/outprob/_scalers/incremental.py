@@ -380,13 +380,19 @@ def refit_every(window: Optional[int], refit_every: Optional[int]) -> Optional[i
 
 def parameter_defaults(cls: type) -> Dict[str, Any]:
     """Constructor parameters and their defaults (pickles of older versions
-    lack the parameters added since, which take their defaults)."""
+    lack the parameters added since, which take their defaults); cached per
+    class (``partial_fit`` reads them on every call)."""
+    return dict(_parameter_defaults(cls))
+
+
+@functools.lru_cache(maxsize=None)
+def _parameter_defaults(cls: type) -> Tuple[Tuple[str, Any], ...]:
     sig = inspect.signature(cls.__init__)  # type: ignore[misc]
-    return {
-        name: p.default
+    return tuple(
+        (name, p.default)
         for name, p in sig.parameters.items()
         if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    }
+    )
 
 
 def _check_first_batch(x: np.ndarray) -> None:

@@ -6,6 +6,7 @@ pub mod array_map;
 pub(crate) mod bracket;
 pub mod double_double;
 pub mod erf;
+pub mod exp;
 pub mod extract;
 pub mod float;
 pub mod gamma;

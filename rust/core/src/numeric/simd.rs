@@ -94,3 +94,62 @@ macro_rules! multiversion {
     };
 }
 pub(crate) use multiversion;
+
+/// Whether the AVX-512 (F, DQ, VL) build of [`multiversion_wide`] may run.
+#[inline]
+pub fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+            && has_avx2()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`multiversion`] with a third build for AVX-512 (F, DQ, VL): for
+/// kernels whose lanes are long polynomials (`numeric::exp`), where twice
+/// the lanes halve the time. The same operations in every build: the same
+/// bits.
+macro_rules! multiversion_wide {
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident $(<$($gen:ident : $bound:path),*>)? ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty
+        $body:block
+    ) => {
+        $(#[$meta])*
+        $vis fn $name $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
+            #[inline(always)]
+            fn kernel $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret $body
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+            unsafe fn avx512 $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
+                kernel($($arg),*)
+            }
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn avx2 $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
+                kernel($($arg),*)
+            }
+
+            #[cfg(target_arch = "x86_64")]
+            if $crate::numeric::simd::has_avx512() {
+                // SAFETY: the CPU supports the features `avx512` was compiled for.
+                return unsafe { avx512($($arg),*) };
+            }
+            #[cfg(target_arch = "x86_64")]
+            if $crate::numeric::simd::has_avx2() {
+                // SAFETY: the CPU supports the features `avx2` was compiled for.
+                return unsafe { avx2($($arg),*) };
+            }
+            kernel($($arg),*)
+        }
+    };
+}
+pub(crate) use multiversion_wide;
