@@ -1,11 +1,12 @@
 //! Score arrays as the core reads them: [`Floats`] borrows a C-contiguous
-//! float64/float32 array, [`map_array`] runs a map from such an array into
-//! a new one (or a given `out`).
+//! float64/float32 array, [`map_array`] runs one of the core's array maps
+//! from such an array into a new one (or a given `out`).
 
 use crate::{run, Result};
 use numpy::PyUntypedArrayMethods;
 use numpy::{Element, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
-use outprob_core::{Error, Float};
+use outprob_core::numeric::array_map::ArrayMap;
+use outprob_core::Float;
 use pyo3::prelude::*;
 
 /// An array of either float type (the Python layer makes it C-contiguous).
@@ -38,56 +39,41 @@ impl Floats<'_> {
     }
 }
 
-/// Below this many scores a map keeps the GIL: so short a map costs less
-/// than releasing and retaking the GIL. Maps read arrays this small without
-/// a borrow because no map of this extension writes into one without the
-/// GIL.
+/// Below this many scores a map that does not iterate keeps the GIL: so
+/// short a map costs less than releasing and retaking the GIL. Maps read
+/// arrays this small without a borrow because no map of this extension
+/// writes into one without the GIL.
 pub(crate) const HOLD_GIL_MAX: usize = 4096;
 
-/// A map from scores to values of the same type, for either float type.
-pub(crate) trait FloatMap: Sync {
-    /// What the map returns besides the values it writes.
-    type Output: Send;
-
-    /// Writes `dst` from `src` (equal lengths).
-    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<Self::Output, Error>;
-
-    /// Whether `n` scores are mapped with the GIL held (small, quick maps).
-    fn holds_gil(&self, n: usize) -> bool {
-        n < HOLD_GIL_MAX
-    }
-}
-
-/// `m` from `x` into `out`, or into a new array of `x`'s dtype and shape:
-/// the array written and `m`'s output, if `x` is a C-contiguous, aligned
-/// float64/float32 ndarray whose shape `fits` (and `out` of the same dtype
-/// and shape); `None` for any other `x` (the caller converts, or explains).
-pub(crate) fn map_array<'py, M: FloatMap>(
+/// The core's map `m` from `x` into `out`, or into a new array of `x`'s
+/// dtype and shape: the array written and `m`'s output, if `x` is a
+/// C-contiguous, aligned float64/float32 ndarray of a shape `m` accepts
+/// (and `out` of the same dtype and shape); `None` for any other `x` (the
+/// caller converts, or explains).
+pub(crate) fn map_array<'py, M: ArrayMap>(
     py: Python<'py>,
     m: &M,
     x: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
-    fits: impl Fn(&[usize]) -> bool,
     threads: usize,
 ) -> Result<Option<(Bound<'py, PyAny>, M::Output)>> {
-    match map_typed::<f64, M>(py, m, x, out, &fits, threads)? {
+    match map_typed::<f64, M>(py, m, x, out, threads)? {
         Some(done) => Ok(Some(done)),
-        None => map_typed::<f32, M>(py, m, x, out, &fits, threads),
+        None => map_typed::<f32, M>(py, m, x, out, threads),
     }
 }
 
-fn map_typed<'py, T: Float + Element, M: FloatMap>(
+fn map_typed<'py, T: Float + Element, M: ArrayMap>(
     py: Python<'py>,
     m: &M,
     x: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
-    fits: &impl Fn(&[usize]) -> bool,
     threads: usize,
 ) -> Result<Option<(Bound<'py, PyAny>, M::Output)>> {
     let Ok(a) = x.cast::<PyArrayDyn<T>>() else {
         return Ok(None);
     };
-    if !fits(a.shape()) || !a.is_c_contiguous() || !a.is_aligned() {
+    if !m.accepts(a.shape()) || !a.is_c_contiguous() || !a.is_aligned() {
         return Ok(None);
     }
     let mut given = out
@@ -102,7 +88,7 @@ fn map_typed<'py, T: Float + Element, M: FloatMap>(
         (None, Some(f)) => unsafe { f.as_slice_mut() }?,
         (None, None) => unreachable!("an output is given or made"),
     };
-    let output = if m.holds_gil(a.len()) {
+    let output = if a.len() < HOLD_GIL_MAX && !m.iterates() {
         // SAFETY: the GIL is held until the map returns, and this extension
         // writes into arrays this small only while holding it, so no write
         // to `a` overlaps this read (`out` never overlaps `x`: the caller

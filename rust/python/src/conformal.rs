@@ -7,21 +7,19 @@
 //! transform converts nothing but the scores, and a selection's figures
 //! come back as a record ([`crate::results::SelectionFit`]).
 
-use crate::array::{map_array, FloatMap, Floats};
+use crate::array::{map_array, Floats};
 use crate::convert::Wrap;
 use crate::results::SelectionFit;
-use crate::{lock, run, Result};
+use crate::{locked, run, with_slice, Locked, Result};
 use numpy::{PyReadonlyArray1, PyReadwriteArray1};
 use outprob_core::conformal::calibration;
-use outprob_core::conformal::conditional::{monte_carlo_correction, Conditional};
-use outprob_core::conformal::pvalues::{PValues, Ties};
+use outprob_core::conformal::conditional::{monte_carlo_correction, monte_carlo_work, Conditional};
+use outprob_core::conformal::pvalues::Ties;
 use outprob_core::conformal::select::{select, Method};
 use outprob_core::conformal::sketch::CalibrationSketch;
 use outprob_core::sample::NanPolicy;
-use outprob_core::{Error, Float};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::sync::Mutex;
 
 /// The options of a p-value map (contract §11).
 #[pyclass(frozen, module = "outprob._core", name = "ConformalSpec")]
@@ -79,7 +77,7 @@ impl PyConformalCalibration {
         spec: &PyConformalSpec,
         negate: bool,
     ) -> Result<Self> {
-        let fitted = calibration::Calibration::from_sketch(&lock(py, &sketch.0), &spec.0, negate)?;
+        let fitted = calibration::Calibration::from_sketch(&sketch.lock(py), &spec.0, negate)?;
         Ok(PyConformalCalibration(fitted))
     }
 
@@ -101,35 +99,22 @@ impl PyConformalCalibration {
         complement: bool,
         threads: usize,
     ) -> Result<Option<Bound<'py, PyAny>>> {
-        let m = Mapping(self.0.pvalues(complement));
-        Ok(map_array(py, &m, x, out, |_| true, threads)?.map(|(a, ())| a))
+        let pvalues = self.0.pvalues(complement);
+        Ok(map_array(py, &pvalues, x, out, threads)?.map(|(a, ())| a))
     }
 }
 
-/// A p-value map as the array helper runs it.
-struct Mapping<'a>(PValues<'a>);
-
-impl FloatMap for Mapping<'_> {
-    type Output = ();
-
-    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<(), Error> {
-        self.0.map(src, dst)
-    }
-}
-
-/// A KLL sketch of oriented calibration scores (DataSketches' bytes),
-/// behind a lock: concurrent updates serialise.
-#[pyclass(frozen, module = "outprob._core", name = "ConformalSketch")]
-pub(crate) struct PyConformalSketch(Mutex<CalibrationSketch>);
+locked!(
+    /// A KLL sketch of oriented calibration scores (DataSketches' bytes).
+    PyConformalSketch(CalibrationSketch) as "ConformalSketch"
+);
 
 #[pymethods]
 impl PyConformalSketch {
     #[new]
     #[pyo3(signature = (*, k, seed))]
     fn new(k: u16, seed: u64) -> Result<Self> {
-        Ok(PyConformalSketch(Mutex::new(CalibrationSketch::new(
-            k, seed,
-        )?)))
+        Ok(Self::wrap(CalibrationSketch::new(k, seed)?))
     }
 
     /// Adds a batch under the §5 rules (±inf, or NaN under "raise", refuse
@@ -143,50 +128,39 @@ impl PyConformalSketch {
         nan_policy: Wrap<NanPolicy>,
         negate: bool,
     ) -> Result<usize> {
-        let mut guard = lock(py, &self.0);
-        let sketch = &mut *guard;
-        let added: std::result::Result<usize, Error> =
-            crate::with_slice!(py, x, |s| sketch.update(s, nan_policy.0, negate));
-        Ok(added?)
+        let nan = nan_policy.0;
+        Ok(with_slice!(x, |v| self.detached(py, |s| s.update(v, nan, negate)))?)
     }
 
-    /// Adds everything `other` has seen (a copy of it, taken first).
     fn merge(&self, py: Python<'_>, other: &PyConformalSketch) {
-        let theirs = lock(py, &other.0).clone();
-        lock(py, &self.0).merge(&theirs);
+        let theirs = other.copy(py);
+        self.lock(py).merge(&theirs);
     }
 
-    /// DataSketches' compact `kll_doubles_sketch` bytes.
     fn serialize<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = lock(py, &self.0).serialize();
-        PyBytes::new(py, &bytes)
+        PyBytes::new(py, &self.lock(py).serialize())
     }
 
-    /// Reads DataSketches' bytes (checked; garbage raises `ValueError`).
     #[staticmethod]
     #[pyo3(signature = (data, *, seed))]
     fn deserialize(data: &[u8], seed: u64) -> Result<Self> {
-        Ok(PyConformalSketch(Mutex::new(
-            CalibrationSketch::deserialize(data, seed)?,
-        )))
+        Ok(Self::wrap(CalibrationSketch::deserialize(data, seed)?))
     }
 
-    /// Scores seen.
     #[getter]
     fn n(&self, py: Python<'_>) -> u64 {
-        lock(py, &self.0).n()
+        self.lock(py).n()
     }
 
-    /// The sketch's k.
     #[getter]
     fn k(&self, py: Python<'_>) -> u16 {
-        lock(py, &self.0).k()
+        self.lock(py).k()
     }
 
     /// ε of the sketch, 0 while it is exact.
     #[getter]
     fn rank_error(&self, py: Python<'_>) -> f64 {
-        lock(py, &self.0).rank_error()
+        self.lock(py).rank_error()
     }
 }
 
@@ -201,7 +175,7 @@ pub(crate) fn conformal_mc_correction(
     seed: u64,
     threads: usize,
 ) -> Result<f64> {
-    let work = (n as usize).saturating_mul(simulations);
+    let work = monte_carlo_work(n, simulations);
     Ok(run(py, threads, work, || {
         monte_carlo_correction(n, delta, simulations, seed)
     })??)

@@ -106,7 +106,7 @@ pub(crate) fn m_estimate(
             core_m_estimate(d, &params)
         }
     }))?;
-    Ok(MEstimate::of(norm.0, &e))
+    Ok(MEstimate::from(&(norm.0, e)))
 }
 
 /// Contract §5 for a batch of fitting scores, with the core's messages:

@@ -1,6 +1,6 @@
 //! Fitting the scalings of contract §4–§5 and §10 to one score column.
 
-use crate::array::{map_array, FloatMap, HOLD_GIL_MAX};
+use crate::array::map_array;
 use crate::convert::Wrap;
 use crate::maps::PyFittedMap;
 use crate::results::{GammaFit, GaussianFit, LinearFit, MixtureFit, SigmoidFit, TopKFit};
@@ -9,14 +9,11 @@ use crate::{with_slice, Floats, Result};
 use numpy::PyArray1;
 use outprob_core::sample::NanPolicy;
 use outprob_core::transformations::fit::fit_linear as core_fit_linear;
-use outprob_core::transformations::fitted::FittedMap;
-use outprob_core::transformations::fused::{Fit, FusedFit};
+use outprob_core::transformations::fused::{Fit, FusedFit, FusedRank};
 use outprob_core::transformations::gamma::{fit_gamma as core_fit_gamma, GammaMethod, GammaSpec};
 use outprob_core::transformations::gaussian_options::fit_gaussian_with;
 use outprob_core::transformations::mixture::fit_mixture as core_fit_mixture;
-use outprob_core::transformations::rank::{
-    fit_sorted, fit_top_k as core_fit_top_k, fit_transform_rank as core_fit_transform_rank,
-};
+use outprob_core::transformations::rank::{fit_sorted, fit_top_k as core_fit_top_k};
 use outprob_core::transformations::sigmoid::fit_sigmoid as core_fit_sigmoid;
 use outprob_core::{Error, Float};
 use pyo3::exceptions::PyTypeError;
@@ -26,10 +23,13 @@ use pyo3::IntoPyObjectExt;
 /// A Gaussian fit of `x` by `spec`, with its options.
 fn gaussian<T: Float>(x: &[T], spec: &PyGaussianSpec) -> std::result::Result<GaussianFit, Error> {
     let (fit, pre) = fit_gaussian_with(x, &spec.core, spec.pretransform, spec.fixed_center)?;
-    Ok(GaussianFit::of(&fit, pre.min()))
+    let pre_min = pre.min();
+    Ok(GaussianFit {
+        pre_min,
+        ..fit.into()
+    })
 }
 
-/// Fits a Gaussian scaling.
 #[pyfunction]
 #[pyo3(signature = (x, *, spec, threads = 0))]
 pub(crate) fn fit_gaussian(
@@ -41,42 +41,26 @@ pub(crate) fn fit_gaussian(
     Ok(with_slice!(py, threads, x, |s| gaussian(s, spec))?)
 }
 
-impl FloatMap for FusedFit {
-    type Output = (Fit, FittedMap);
-
-    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<Self::Output, Error> {
-        self.fit_transform(src, dst)
-    }
-
-    // A fit without an iteration is as short as a map on so few scores.
-    fn holds_gil(&self, n: usize) -> bool {
-        n < HOLD_GIL_MAX && !self.iterates()
-    }
-}
-
 /// `(fit, probabilities, map)` of a C-contiguous, aligned float64/float32
-/// 1-D array, else `None`.
+/// 1-D array, else `None` (the caller's general path converts or
+/// explains).
 fn fused<'py>(
     py: Python<'py>,
     what: &FusedFit,
     x: &Bound<'py, PyAny>,
     threads: usize,
 ) -> Result<Option<Bound<'py, PyAny>>> {
-    let Some((p, (fit, map))) = map_array(py, what, x, None, |s| s.len() == 1, threads)? else {
+    let Some((p, (fit, map))) = map_array(py, what, x, None, threads)? else {
         return Ok(None);
     };
     let fit = match fit {
-        Fit::Gaussian(g) => GaussianFit::of(&g, None).into_bound_py_any(py)?,
+        Fit::Gaussian(g) => GaussianFit::from(g).into_bound_py_any(py)?,
         Fit::Linear(l) => LinearFit::from(l).into_bound_py_any(py)?,
     };
     Ok(Some((fit, p, PyFittedMap(map)).into_bound_py_any(py)?))
 }
 
-/// `(fit, probabilities, map)`: a Gaussian fit of a C-contiguous,
-/// aligned, native float64/float32 1-D array, the probabilities of its
-/// scores (a new array of their dtype) and the fit's `FittedMap` — or
-/// `None` for any other input (the caller's general path converts or
-/// explains). The spec must have no options.
+/// The spec must have no options.
 #[pyfunction]
 #[pyo3(signature = (x, *, spec, threads = 0))]
 pub(crate) fn fit_transform_gaussian<'py>(
@@ -88,7 +72,6 @@ pub(crate) fn fit_transform_gaussian<'py>(
     fused(py, &FusedFit::Gaussian(spec.core), x, threads)
 }
 
-/// As `fit_transform_gaussian`, for linear scaling.
 #[pyfunction]
 #[pyo3(signature = (x, *, nan_policy, negate, threads = 0))]
 pub(crate) fn fit_transform_linear<'py>(
@@ -98,11 +81,8 @@ pub(crate) fn fit_transform_linear<'py>(
     negate: bool,
     threads: usize,
 ) -> Result<Option<Bound<'py, PyAny>>> {
-    let linear = FusedFit::Linear {
-        nan_policy: nan_policy.0,
-        negate,
-    };
-    fused(py, &linear, x, threads)
+    let nan_policy = nan_policy.0;
+    fused(py, &FusedFit::Linear { nan_policy, negate }, x, threads)
 }
 
 /// The sorted, oriented, NaN-free fitted scores (float64).
@@ -119,21 +99,6 @@ pub(crate) fn fit_rank<'py>(
     Ok(PyArray1::from_vec(py, sorted))
 }
 
-/// Rank scaling fitted on 1-D scores and applied to them (one sort).
-struct FusedRank {
-    log: bool,
-    nan_policy: NanPolicy,
-    negate: bool,
-}
-
-impl FloatMap for FusedRank {
-    type Output = Vec<f64>;
-
-    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<Vec<f64>, Error> {
-        core_fit_transform_rank(src, dst, self.nan_policy, self.negate, self.log)
-    }
-}
-
 /// Rank scaling fitted on C-contiguous 1-D `x` and applied to it, into `out`
 /// (same dtype and length); returns the sorted fitted scores.
 #[pyfunction]
@@ -146,12 +111,13 @@ pub(crate) fn fit_transform_rank<'py>(
     nan_policy: Wrap<NanPolicy>,
     negate: bool,
 ) -> Result<Bound<'py, PyArray1<f64>>> {
+    let nan_policy = nan_policy.0;
     let rank = FusedRank {
         log,
-        nan_policy: nan_policy.0,
+        nan_policy,
         negate,
     };
-    let Some((_, sorted)) = map_array(py, &rank, x, Some(out), |s| s.len() == 1, 1)? else {
+    let Some((_, sorted)) = map_array(py, &rank, x, Some(out), 1)? else {
         return Err(PyTypeError::new_err("x must be a C-contiguous float ndarray").into());
     };
     Ok(PyArray1::from_vec(py, sorted))

@@ -6,7 +6,9 @@
 //! [`convert`]), releases the GIL for the computation — run by the core's
 //! thread policy ([`run`]) —, and returns the core's results as small
 //! frozen classes ([`results`]). Core errors become `ValueError` in one
-//! place ([`error`]). `docs/design/binding.md` describes the boundary.
+//! place ([`error`]); classes with state lock it by one helper
+//! ([`Locked`], declared by [`locked!`]). `docs/design/binding.md`
+//! describes the boundary.
 
 // PyO3 extracts arguments as owned values.
 #![allow(clippy::needless_pass_by_value)]
@@ -15,20 +17,18 @@ mod array;
 mod conformal;
 mod conformal_labelled;
 mod convert;
-mod decayed;
 mod distributed;
 mod error;
 mod estimators;
 mod fit;
-mod lines;
 mod maps;
 mod metrics;
 mod results;
-mod rows;
 mod sequential;
 mod spec;
 mod streaming;
 mod tails;
+mod text;
 
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
@@ -60,11 +60,69 @@ pub(crate) fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> 
         .unwrap_or_else(PoisonError::into_inner)
 }
 
+/// A class over a core state behind a `Mutex` (see [`locked!`]): calls
+/// from several threads serialise, waiting without the GIL.
+pub(crate) trait Locked {
+    /// The core's state.
+    type State: Send;
+
+    fn mutex(&self) -> &Mutex<Self::State>;
+
+    /// The state, locked.
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, Self::State> {
+        lock(py, self.mutex())
+    }
+
+    /// `f` on the locked state, without the GIL.
+    fn detached<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Self::State) -> R + Send) -> R {
+        let mut guard = self.lock(py);
+        let state = &mut *guard;
+        py.detach(|| f(state))
+    }
+
+    /// A copy of the state, taken under its lock: a merge copies the other
+    /// state first and only then locks its own, so `a.merge(a)` and two
+    /// threads merging each other's states cannot deadlock.
+    fn copy(&self, py: Python<'_>) -> Self::State
+    where
+        Self::State: Clone,
+    {
+        self.lock(py).clone()
+    }
+}
+
+/// A frozen class `$py`, exported as `$name`, over the core state `$core`
+/// behind a `Mutex` ([`Locked`]); `$py::wrap` makes one.
+macro_rules! locked {
+    ($(#[$doc:meta])* $py:ident($core:ty) as $name:literal) => {
+        $(#[$doc])*
+        #[pyo3::pyclass(frozen, module = "outprob._core", name = $name)]
+        pub(crate) struct $py(std::sync::Mutex<$core>);
+
+        impl $py {
+            #[allow(dead_code)]
+            fn wrap(state: $core) -> Self {
+                $py(std::sync::Mutex::new(state))
+            }
+        }
+
+        impl $crate::Locked for $py {
+            type State = $core;
+
+            fn mutex(&self) -> &std::sync::Mutex<$core> {
+                &self.0
+            }
+        }
+    };
+}
+pub(crate) use locked;
+
 /// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
 /// without the GIL: in `$threads` threads (see [`run`]), or, without
 /// `$threads`, on the calling thread (streaming batches, which are added
 /// in order, and the per-partition kernels, which a scheduler runs in
-/// parallel already).
+/// parallel already); without `$py`, with the GIL (the body releases it,
+/// as [`Locked::detached`] does).
 macro_rules! with_slice {
     (@ $x:expr, $s:ident, $run:expr) => {
         match $x {
@@ -77,6 +135,9 @@ macro_rules! with_slice {
                 $run
             }
         }
+    };
+    ($x:expr, |$s:ident| $body:expr) => {
+        $crate::with_slice!(@ $x, $s, $body)
     };
     ($py:expr, $x:expr, |$s:ident| $body:expr) => {
         $crate::with_slice!(@ $x, $s, $py.detach(|| $body))
@@ -110,8 +171,6 @@ mod _core {
     #[pymodule_export]
     use crate::conformal_labelled::{Integrative, Weighted};
     #[pymodule_export]
-    use crate::decayed::PyDecayedFit;
-    #[pymodule_export]
     use crate::distributed::{PyColumnPlan, PyPartial, PyPass};
     #[pymodule_export]
     use crate::estimators::{
@@ -124,8 +183,6 @@ mod _core {
         fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
     };
     #[pymodule_export]
-    use crate::lines::{format_lines, PyLineReader};
-    #[pymodule_export]
     use crate::maps::{_erf, _gamma_pq, PyFittedMap};
     #[pymodule_export]
     use crate::metrics::{
@@ -137,9 +194,7 @@ mod _core {
         ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, TopKFit,
     };
     #[pymodule_export]
-    use crate::rows::{csv_layout, format_columns, PyRowReader, PyRows};
-    #[pymodule_export]
-    use crate::sequential::{PyMartingale, PyOnlineFdr, PyOnlinePvalues};
+    use crate::sequential::{PyDecayedFit, PyMartingale, PyOnlineFdr, PyOnlinePvalues};
     #[pymodule_export]
     use crate::spec::PyGaussianSpec;
     #[pymodule_export]
@@ -148,4 +203,8 @@ mod _core {
     };
     #[pymodule_export]
     use crate::tails::{combine_pvalues, ensemble_scores, Tail};
+    #[pymodule_export]
+    use crate::text::{
+        csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows,
+    };
 }

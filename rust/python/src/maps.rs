@@ -2,7 +2,7 @@
 //! every transform reads, usable without the scaler that fitted it, with
 //! its state as builtins (for `to_dict` and pickling).
 
-use crate::array::{map_array, FloatMap};
+use crate::array::map_array;
 use crate::convert::{item, Wrap};
 use crate::Result;
 use numpy::ndarray::ArrayView1;
@@ -10,7 +10,6 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::gamma::gamma_pq_pairs;
 use outprob_core::transformations::fitted::{FittedMap, MapKind, MapParts};
 use outprob_core::transformations::gaussian_options::PretransformKind;
-use outprob_core::{Error, Float};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
@@ -18,14 +17,6 @@ use pyo3::types::{PyDict, PyType};
 /// A checked fitted map.
 #[pyclass(frozen, module = "outprob._core", name = "FittedMap")]
 pub(crate) struct PyFittedMap(pub(crate) FittedMap);
-
-impl FloatMap for FittedMap {
-    type Output = ();
-
-    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<(), Error> {
-        self.transform(src, dst)
-    }
-}
 
 #[pymethods]
 impl PyFittedMap {
@@ -119,7 +110,7 @@ impl PyFittedMap {
         out: Option<&Bound<'py, PyAny>>,
         threads: usize,
     ) -> Result<Option<Bound<'py, PyAny>>> {
-        let mapped = map_array(py, &self.0, x, out, |shape| self.0.maps(shape), threads)?;
+        let mapped = map_array(py, &self.0, x, out, threads)?;
         Ok(mapped.map(|(p, ())| p))
     }
 }

@@ -9,6 +9,7 @@ use outprob_core::evaluation::metrics::{
     Evaluation as CoreEvaluation, Reliability, Strata as CoreStrata,
 };
 use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
+use outprob_core::streaming::sketch::AnySketch;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
 use outprob_core::transformations::gamma::GammaFit as CoreGammaFit;
 use outprob_core::transformations::mixture::MixtureFit as CoreMixtureFit;
@@ -72,64 +73,41 @@ macro_rules! record {
     };
 }
 
+/// Records of the core's results.
+pub(crate) fn all<'a, C: 'a, R: From<&'a C>>(results: &'a [C]) -> Vec<R> {
+    results.iter().map(R::from).collect()
+}
+
 record!(
     /// Huber's proposal 2 (contract §3) with one norm.
-    MEstimate {
-        norm: String,
-        location: f64,
-        scale: f64,
+    MEstimate from (Norm, CoreMEstimate) as m {
+        norm: String = m.0.name().to_owned(),
+        location: f64 = m.1.location,
+        scale: f64 = m.1.scale,
         /// Outer iterations run.
-        n_iter: usize,
-        converged: bool,
+        n_iter: usize = m.1.n_iter,
+        converged: bool = m.1.converged,
         /// The scale the iteration started from ("nmad" or its fallback,
         /// "constant" for constant scores).
-        start: String,
+        start: String = m.1.start.name().to_owned(),
     }
 );
-
-impl MEstimate {
-    pub(crate) fn of(norm: Norm, e: &CoreMEstimate) -> Self {
-        MEstimate {
-            norm: norm.name().to_owned(),
-            location: e.location,
-            scale: e.scale,
-            n_iter: e.n_iter,
-            converged: e.converged,
-            start: e.start.name().to_owned(),
-        }
-    }
-
-    pub(crate) fn all(ms: &[(Norm, CoreMEstimate)]) -> Vec<Self> {
-        ms.iter().map(|(n, e)| MEstimate::of(*n, e)).collect()
-    }
-}
 
 record!(
     /// A Gaussian fit (contract §4–§5): μ, σ and how σ was obtained.
-    GaussianFit {
-        center: f64,
-        scale: f64,
+    GaussianFit from CoreGaussianFit as f {
+        center: f64 = f.params.center,
+        scale: f64 = f.params.scale,
         /// The scale estimator that produced σ (the chosen one or its §5
         /// fallback; "value" for a fixed σ).
-        scale_used: String,
+        scale_used: String = f.scale_used.name().to_owned(),
         /// Every M-estimate the fit ran.
-        m_estimates: Vec<MEstimate>,
-        /// The smallest fitted score of a "sqrt" pretransform, else None.
-        pre_min: Option<f64>,
+        m_estimates: Vec<MEstimate> = all(&f.m_estimates),
+        /// The smallest fitted score of a "sqrt" pretransform, else None
+        /// (set by the fit that pretransforms).
+        pre_min: Option<f64> = None,
     }
 );
-
-impl GaussianFit {
-    pub(crate) fn of(fit: &CoreGaussianFit, pre_min: Option<f64>) -> Self {
-        GaussianFit {
-            center: fit.params.center,
-            scale: fit.params.scale,
-            scale_used: fit.scale_used.name().to_owned(),
-            m_estimates: MEstimate::all(&fit.m_estimates),
-            pre_min,
-        }
-    }
-}
 
 record!(
     /// A linear fit: the smallest and largest oriented score.
@@ -189,25 +167,25 @@ record!(
         /// Bound on |p̂ − p| over all scores.
         probability_error: Option<f64>,
         rank_error: f64,
-        m_estimates: Vec<MEstimate> = MEstimate::all(&r.m_estimates),
+        m_estimates: Vec<MEstimate> = all(&r.m_estimates),
         n: u64,
     }
 );
 
 record!(
     /// A KLL sketch's parameters and state (DataSketches' names).
-    SketchInfo {
-        k: u16,
+    SketchInfo from AnySketch as s {
+        k: u16 = s.k(),
         /// The smallest k merged in.
-        min_k: u16,
-        n: u64,
-        num_retained: usize,
-        is_estimation_mode: bool,
+        min_k: u16 = s.min_k(),
+        n: u64 = s.n(),
+        num_retained: usize = s.num_retained(),
+        is_estimation_mode: bool = s.is_estimation_mode(),
         /// Items are doubles (else floats).
-        is_double: bool,
-        seed: u64,
+        is_double: bool = s.is_double(),
+        seed: u64 = s.seed(),
         /// The smallest and largest item seen.
-        extremes: Option<(f64, f64)>,
+        extremes: Option<(f64, f64)> = s.extremes(),
     }
 );
 

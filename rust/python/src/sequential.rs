@@ -1,32 +1,27 @@
 //! Online decisions on a stream (contract §12) as Python objects: an
-//! online FDR rule, an exchangeability martingale and online conformal
-//! p-values.
-//!
-//! Each is frozen and keeps its core state behind a `Mutex` (as the
-//! streaming states): calls from several threads run one after another,
-//! each batch whole. The methods extract the p-values or scores, release
-//! the GIL, call the core and convert its results; `parts`/`from_parts`
-//! carry the state as the core's records (dicts here), which the core
-//! checks.
+//! online FDR rule, an exchangeability martingale, online conformal
+//! p-values ([`locked!`](crate::locked) classes: each batch whole) and the
+//! exponentially decayed fit. `parts`/`from_parts` carry the state as the
+//! core's records (dicts here), the decayed fit as the core's bytes; the
+//! core checks both.
 
 use crate::convert::{record_from_dict, record_to_dict, Wrap};
-use crate::{lock, Result};
+use crate::{locked, Locked, Result};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use outprob_core::sequential::martingale::{
-    Kind, Martingale, OnAlarm, Parts as MartingaleParts, Path, Spec, Statistic,
-};
-use outprob_core::sequential::online_fdr::{Method, OnlineFdr, Parts as FdrParts, Settings};
-use outprob_core::sequential::online_pvalues::{OnlinePvalues, Parts as PvalueParts};
+use outprob_core::sequential::decayed::DecayedFit;
+use outprob_core::sequential::martingale::{Kind, Martingale, OnAlarm, Parts, Spec, Statistic};
+use outprob_core::sequential::online_fdr::{self, Method, OnlineFdr, Settings};
+use outprob_core::sequential::online_pvalues::{self, OnlinePvalues};
 use outprob_core::sequential::stored::{FDR_SETTINGS, FDR_STATE, MARTINGALE_STATE, PVALUE_STATE};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use std::sync::Mutex;
+use pyo3::types::{PyBytes, PyDict};
 
-/// An online FDR rule (`outprob.OnlineFDR` wraps it).
-#[pyclass(frozen, module = "outprob._core", name = "OnlineFdrState")]
-pub(crate) struct PyOnlineFdr(Mutex<OnlineFdr>);
+locked!(
+    /// An online FDR rule (`outprob.OnlineFDR` wraps it).
+    PyOnlineFdr(OnlineFdr) as "OnlineFdrState"
+);
 
-type Decisions<'py> = Bound<'py, PyArray1<bool>>;
+type Array<'py, T> = Bound<'py, PyArray1<T>>;
 
 #[pymethods]
 impl PyOnlineFdr {
@@ -41,72 +36,63 @@ impl PyOnlineFdr {
         gamma: Option<Vec<f64>>,
     ) -> Result<Self> {
         let s = Settings::new(method.0, alpha, w0, lam, tau, gamma)?;
-        Ok(PyOnlineFdr(Mutex::new(OnlineFdr::new(s))))
+        Ok(Self::wrap(OnlineFdr::new(s)))
     }
 
-    /// One decision per p-value, in order.
     fn decide<'py>(
         &self,
         py: Python<'py>,
         p: PyReadonlyArray1<'py, f64>,
-    ) -> Result<Decisions<'py>> {
+    ) -> Result<Array<'py, bool>> {
         let p = p.as_slice()?;
-        let mut g = lock(py, &self.0);
         let mut out = vec![false; p.len()];
-        let rule = &mut *g;
-        py.detach(|| rule.decide(p, &mut out, None))?;
+        self.detached(py, |rule| rule.decide(p, &mut out, None))?;
         Ok(out.into_pyarray(py))
     }
 
-    /// The decisions and the level α_t of each p-value.
+    #[allow(clippy::type_complexity)]
     fn decide_with_levels<'py>(
         &self,
         py: Python<'py>,
         p: PyReadonlyArray1<'py, f64>,
-    ) -> Result<(Decisions<'py>, Bound<'py, PyArray1<f64>>)> {
+    ) -> Result<(Array<'py, bool>, Array<'py, f64>)> {
         let p = p.as_slice()?;
-        let mut g = lock(py, &self.0);
         let (mut out, mut levels) = (vec![false; p.len()], vec![0.0; p.len()]);
-        let rule = &mut *g;
-        py.detach(|| rule.decide(p, &mut out, Some(&mut levels)))?;
+        self.detached(py, |rule| rule.decide(p, &mut out, Some(&mut levels)))?;
         Ok((out.into_pyarray(py), levels.into_pyarray(py)))
     }
 
-    /// The level the next p-value will be compared with.
     fn next_level(&self, py: Python<'_>) -> f64 {
-        lock(py, &self.0).next_level()
+        self.lock(py).next_level()
     }
 
-    /// The rule's parameters, defaults filled in.
     fn settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        record_to_dict(py, &lock(py, &self.0).settings().to_record())
+        record_to_dict(py, &self.lock(py).settings().to_record())
     }
 
-    /// The state as plain data.
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        record_to_dict(py, &lock(py, &self.0).parts().to_record())
+        record_to_dict(py, &self.lock(py).parts().to_record())
     }
 
-    /// A rule from its settings and [`parts`](Self::parts), checked by the
-    /// core.
     #[staticmethod]
     #[pyo3(signature = (settings, parts))]
     fn from_parts(settings: &Bound<'_, PyDict>, parts: &Bound<'_, PyDict>) -> Result<Self> {
         let s = Settings::from_record(&record_from_dict(settings, FDR_SETTINGS)?)?;
-        let p = FdrParts::from_record(&record_from_dict(parts, FDR_STATE)?)?;
-        Ok(PyOnlineFdr(Mutex::new(OnlineFdr::from_parts(s, &p)?)))
+        let p = online_fdr::Parts::from_record(&record_from_dict(parts, FDR_STATE)?)?;
+        Ok(Self::wrap(OnlineFdr::from_parts(s, &p)?))
     }
 }
 
-/// An exchangeability martingale (`outprob.Martingale` wraps it).
-#[pyclass(frozen, module = "outprob._core", name = "MartingaleState")]
-pub(crate) struct PyMartingale(Mutex<Martingale>);
+locked!(
+    /// An exchangeability martingale (`outprob.Martingale` wraps it).
+    PyMartingale(Martingale) as "MartingaleState"
+);
 
-type Arrays<'py> = (
-    Bound<'py, PyArray1<f64>>,
-    Bound<'py, PyArray1<f64>>,
-    Bound<'py, PyArray1<f64>>,
-    Bound<'py, PyArray1<bool>>,
+type Path<'py> = (
+    Array<'py, f64>,
+    Array<'py, f64>,
+    Array<'py, f64>,
+    Array<'py, bool>,
 );
 
 #[pymethods]
@@ -124,117 +110,85 @@ impl PyMartingale {
         statistic: Wrap<Statistic>,
         on_alarm: Wrap<OnAlarm>,
     ) -> Result<Self> {
-        let s = Spec {
-            kind: kind.0,
+        let (kind, statistic, on_alarm) = (kind.0, statistic.0, on_alarm.0);
+        Ok(Self::wrap(Martingale::new(Spec {
+            kind,
             jump,
             epsilon,
             n_grid,
             min_epsilon,
             threshold,
-            statistic: statistic.0,
-            on_alarm: on_alarm.0,
-        };
-        Ok(PyMartingale(Mutex::new(Martingale::new(s)?)))
+            statistic,
+            on_alarm,
+        })?))
     }
 
-    /// ln M, ln C, ln R and the alarm flag after each p-value.
-    fn update<'py>(&self, py: Python<'py>, p: PyReadonlyArray1<'py, f64>) -> Result<Arrays<'py>> {
+    fn update<'py>(&self, py: Python<'py>, p: PyReadonlyArray1<'py, f64>) -> Result<Path<'py>> {
         let p = p.as_slice()?;
-        let n = p.len();
-        let mut g = lock(py, &self.0);
-        let (mut m, mut c, mut r, mut a) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![false; n]);
-        let path = Path {
-            log_martingale: &mut m,
-            log_cusum: &mut c,
-            log_shiryaev_roberts: &mut r,
-            alarm: &mut a,
-        };
-        let state = &mut *g;
-        py.detach(|| state.update(p, path))?;
-        Ok((
-            m.into_pyarray(py),
-            c.into_pyarray(py),
-            r.into_pyarray(py),
-            a.into_pyarray(py),
-        ))
+        let (m, c, r, a) = self.detached(py, |state| state.update_owned(p))?;
+        let pa = |v: Vec<f64>| v.into_pyarray(py);
+        Ok((pa(m), pa(c), pa(r), a.into_pyarray(py)))
     }
 
-    /// Back to the state at construction.
     fn reset(&self, py: Python<'_>) {
-        lock(py, &self.0).reset();
+        self.lock(py).reset();
     }
 
-    /// The state as plain data.
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        record_to_dict(py, &lock(py, &self.0).parts().to_record())
+        record_to_dict(py, &self.lock(py).parts().to_record())
     }
 
     /// Replaces the state by [`parts`](Self::parts), checked by the core
     /// against this martingale's parameters.
     fn restore(&self, py: Python<'_>, parts: &Bound<'_, PyDict>) -> Result<()> {
-        let p = MartingaleParts::from_record(&record_from_dict(parts, MARTINGALE_STATE)?)?;
-        let mut g = lock(py, &self.0);
-        *g = Martingale::from_parts(g.spec().clone(), &p)?;
+        let p = Parts::from_record(&record_from_dict(parts, MARTINGALE_STATE)?)?;
+        let mut state = self.lock(py);
+        *state = Martingale::from_parts(state.spec().clone(), &p)?;
         Ok(())
     }
 }
 
-/// Online conformal p-values (`outprob.OnlineConformal` wraps it).
-#[pyclass(frozen, module = "outprob._core", name = "OnlinePvaluesState")]
-pub(crate) struct PyOnlinePvalues(Mutex<OnlinePvalues>);
+locked!(
+    /// Online conformal p-values (`outprob.OnlineConformal` wraps it).
+    PyOnlinePvalues(OnlinePvalues) as "OnlinePvaluesState"
+);
 
 #[pymethods]
 impl PyOnlinePvalues {
     #[new]
     #[pyo3(signature = (*, seed, negate, smoothed))]
     fn new(seed: u64, negate: bool, smoothed: bool) -> Self {
-        PyOnlinePvalues(Mutex::new(OnlinePvalues::new(seed, negate, smoothed)))
+        Self::wrap(OnlinePvalues::new(seed, negate, smoothed))
     }
 
-    /// Each score's p-value against the earlier ones; `uniforms` replace
-    /// the tie-breaking draws.
+    /// `uniforms` replace the tie-breaking draws.
     #[pyo3(signature = (scores, uniforms=None))]
     fn pvalues<'py>(
         &self,
         py: Python<'py>,
         scores: PyReadonlyArray1<'py, f64>,
         uniforms: Option<PyReadonlyArray1<'py, f64>>,
-    ) -> Result<Bound<'py, PyArray1<f64>>> {
+    ) -> Result<Array<'py, f64>> {
         let s = scores.as_slice()?;
-        let u = uniforms
-            .as_ref()
-            .map(PyReadonlyArray1::as_slice)
-            .transpose()?;
-        let mut g = lock(py, &self.0);
+        let u = uniforms.as_ref().map(|u| u.as_slice()).transpose()?;
         let mut out = vec![0.0; s.len()];
-        let state = &mut *g;
-        py.detach(|| state.pvalues(s, u, &mut out))?;
+        self.detached(py, |state| state.pvalues(s, u, &mut out))?;
         Ok(out.into_pyarray(py))
     }
 
-    /// Adds scores without their p-values.
     fn update(&self, py: Python<'_>, scores: PyReadonlyArray1<'_, f64>) -> Result<()> {
         let s = scores.as_slice()?;
-        let mut g = lock(py, &self.0);
-        let state = &mut *g;
-        Ok(py.detach(|| state.update(s))?)
+        Ok(self.detached(py, |state| state.update(s))?)
     }
 
-    /// Scores seen.
     fn n(&self, py: Python<'_>) -> u64 {
-        lock(py, &self.0).n()
+        self.lock(py).n()
     }
 
-    /// The distinct scores (ascending), their counts and n.
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let g = lock(py, &self.0);
-        let state = &*g;
-        let p = py.detach(|| state.parts());
-        record_to_dict(py, &p.to_record())
+        record_to_dict(py, &self.detached(py, |state| state.parts()).to_record())
     }
 
-    /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
     #[pyo3(signature = (parts, *, seed, negate, smoothed))]
     fn from_parts(
@@ -243,8 +197,64 @@ impl PyOnlinePvalues {
         negate: bool,
         smoothed: bool,
     ) -> Result<Self> {
-        let p = PvalueParts::from_record(&record_from_dict(parts, PVALUE_STATE)?)?;
-        let state = OnlinePvalues::from_parts(seed, negate, smoothed, &p)?;
-        Ok(PyOnlinePvalues(Mutex::new(state)))
+        let p = online_pvalues::Parts::from_record(&record_from_dict(parts, PVALUE_STATE)?)?;
+        Ok(Self::wrap(OnlinePvalues::from_parts(
+            seed, negate, smoothed, &p,
+        )?))
+    }
+}
+
+locked!(
+    /// Decayed moments and order statistics (§12 "Decayed fit";
+    /// `outprob.DecayedFit` wraps it).
+    PyDecayedFit(DecayedFit) as "DecayedFitState"
+);
+
+#[pymethods]
+impl PyDecayedFit {
+    #[new]
+    #[pyo3(signature = (*, half_life, epochs_per_half_life, horizon, k, seed))]
+    fn new(
+        half_life: f64,
+        epochs_per_half_life: u32,
+        horizon: u32,
+        k: u16,
+        seed: u64,
+    ) -> Result<Self> {
+        let fit = DecayedFit::new(half_life, epochs_per_half_life, horizon, k, seed)?;
+        Ok(Self::wrap(fit))
+    }
+
+    /// Adds scores (NaN skipped; a batch with ±inf refused whole).
+    fn update(&self, py: Python<'_>, scores: PyReadonlyArray1<'_, f64>) -> Result<()> {
+        let xs = scores.as_slice()?;
+        Ok(self.detached(py, |fit| fit.update(xs))?)
+    }
+
+    /// (n, weight, mean, variance); None before the first score.
+    fn moments(&self, py: Python<'_>) -> Option<(u64, f64, f64, f64)> {
+        let m = self.lock(py).moments()?;
+        Some((m.n, m.weight, m.mean, m.variance))
+    }
+
+    fn quantiles(&self, py: Python<'_>, qs: Vec<f64>) -> Result<Option<Vec<f64>>> {
+        Ok(self.lock(py).quantiles(&qs)?)
+    }
+
+    fn median_mad(&self, py: Python<'_>) -> Option<(f64, f64)> {
+        self.lock(py).median_mad()
+    }
+
+    fn rank_error(&self, py: Python<'_>) -> f64 {
+        self.lock(py).rank_error()
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.lock(py).to_bytes())
+    }
+
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> Result<Self> {
+        Ok(Self::wrap(DecayedFit::from_bytes(data)?))
     }
 }

@@ -2,14 +2,13 @@
 //! (contract §11): the core's `TailFit` held by the extension, and the
 //! combination rules as functions of flat row-major arrays.
 
-use crate::array::{map_array, FloatMap};
+use crate::array::map_array;
 use crate::conformal::PyConformalCalibration;
 use crate::convert::Wrap;
 use crate::Result;
 use numpy::{PyArray1, PyReadonlyArray1};
 use outprob_core::conformal::combination::{self, Ensemble, Rule};
-use outprob_core::conformal::tails::{TailFit, TailKind, TailSpec, TailedPValues};
-use outprob_core::{Error, Float};
+use outprob_core::conformal::tails::{TailFit, TailKind, TailSpec};
 use pyo3::prelude::*;
 
 /// A fitted (or rejected) tail of sorted, oriented calibration scores.
@@ -77,18 +76,8 @@ impl Tail {
         complement: bool,
         threads: usize,
     ) -> Result<Option<Bound<'py, PyAny>>> {
-        let m = Tailed(self.0.pvalues(calibration.0.pvalues(false), complement));
-        Ok(map_array(py, &m, x, out, |_| true, threads)?.map(|(a, ())| a))
-    }
-}
-
-struct Tailed<'a>(TailedPValues<'a>);
-
-impl FloatMap for Tailed<'_> {
-    type Output = ();
-
-    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> std::result::Result<(), Error> {
-        self.0.map(src, dst)
+        let tailed = self.0.pvalues(calibration.0.pvalues(false), complement);
+        Ok(map_array(py, &tailed, x, out, threads)?.map(|(a, ())| a))
     }
 }
 
@@ -104,8 +93,7 @@ pub(crate) fn combine_pvalues<'py>(
     weights: Option<Vec<f64>>,
 ) -> Result<Bound<'py, PyArray1<f64>>> {
     let p = p.as_slice()?;
-    let mut out = vec![0.0; p.len().checked_div(k).unwrap_or(0)];
-    py.detach(|| combination::combine(p, k, rule.0, weights.as_deref(), &mut out))?;
+    let out = py.detach(|| combination::combined(p, k, rule.0, weights.as_deref()))?;
     Ok(PyArray1::from_vec(py, out))
 }
 
@@ -125,8 +113,6 @@ pub(crate) fn ensemble_scores<'py>(
     combine: Wrap<Ensemble>,
 ) -> Result<(Scores<'py>, Scores<'py>)> {
     let (c, t) = (calibration.as_slice()?, test.as_slice()?);
-    let rows = |len: usize| len.checked_div(k).unwrap_or(0);
-    let (mut co, mut to) = (vec![0.0; rows(c.len())], vec![0.0; rows(t.len())]);
-    py.detach(|| combination::ensemble_scores(c, t, k, negate, combine.0, &mut co, &mut to))?;
-    Ok((PyArray1::from_vec(py, co), PyArray1::from_vec(py, to)))
+    let (c, t) = py.detach(|| combination::ensembled(c, t, k, negate, combine.0))?;
+    Ok((PyArray1::from_vec(py, c), PyArray1::from_vec(py, t)))
 }

@@ -254,9 +254,68 @@ pub fn ensemble_scores(
     Ok(())
 }
 
+/// The number of rows of `len` values of `k` detectors (0 when they do
+/// not form rows: the call that writes them then names the mismatch).
+fn rows(len: usize, k: usize) -> usize {
+    len.checked_div(k).unwrap_or(0)
+}
+
+/// [`combine`] into a new vector: one p-value per row of `p`.
+pub fn combined(
+    p: &[f64],
+    k: usize,
+    rule: Rule,
+    weights: Option<&[f64]>,
+) -> Result<Vec<f64>, Error> {
+    let mut out = vec![0.0; rows(p.len(), k)];
+    combine(p, k, rule, weights, &mut out)?;
+    Ok(out)
+}
+
+/// [`ensemble_scores`] into new vectors: `(calibration, test)` scores.
+pub fn ensembled(
+    cal: &[f64],
+    test: &[f64],
+    k: usize,
+    negate: bool,
+    how: Ensemble,
+) -> Result<(Vec<f64>, Vec<f64>), Error> {
+    let (mut c, mut t) = (
+        vec![0.0; rows(cal.len(), k)],
+        vec![0.0; rows(test.len(), k)],
+    );
+    ensemble_scores(cal, test, k, negate, how, &mut c, &mut t)?;
+    Ok((c, t))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_results_have_one_value_per_row() {
+        let p = [0.01, 0.5, 0.2, 0.3, 0.9, 0.9];
+        let mut want = [0.0; 3];
+        combine(&p, 2, Rule::Harmonic, None, &mut want).unwrap();
+        assert_eq!(combined(&p, 2, Rule::Harmonic, None).unwrap(), want);
+        assert!(combined(&p, 0, Rule::Cauchy, None).is_err());
+        assert!(combined(&p, 4, Rule::Cauchy, None).is_err());
+        let (c, t) =
+            ensembled(&[1.0, 2.0, 3.0, 5.0], &[4.0, 0.5], 2, false, Ensemble::Max).unwrap();
+        let (mut wc, mut wt) = ([0.0; 2], [0.0; 1]);
+        ensemble_scores(
+            &[1.0, 2.0, 3.0, 5.0],
+            &[4.0, 0.5],
+            2,
+            false,
+            Ensemble::Max,
+            &mut wc,
+            &mut wt,
+        )
+        .unwrap();
+        assert_eq!((c, t), (wc.to_vec(), wt.to_vec()));
+        assert!(ensembled(&[1.0, 2.0, 3.0], &[4.0, 0.5], 2, false, Ensemble::Mean).is_err());
+    }
 
     #[test]
     fn cauchy_of_one_pvalue_is_itself() {

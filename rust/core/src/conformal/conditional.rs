@@ -286,6 +286,14 @@ impl Adjustment {
     }
 }
 
+/// The work of [`monte_carlo_correction`] in draws, `simulations · n`
+/// (saturating): the size the caller's thread policy weighs.
+pub fn monte_carlo_work(n: u64, simulations: usize) -> usize {
+    usize::try_from(n)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(simulations)
+}
+
 /// The correction `γ` of the Monte Carlo boundary: the smallest γ in
 /// `[δ − 1 + 10⁻⁶, δ − 10⁻⁶]` for which at most a fraction δ of
 /// `simulations` sets of n uniform order statistics cross the boundary.
@@ -366,6 +374,12 @@ pub fn monte_carlo_correction(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn monte_carlo_work_is_draws_saturating() {
+        assert_eq!(monte_carlo_work(100, 1000), 100_000);
+        assert_eq!(monte_carlo_work(u64::MAX, 2), usize::MAX);
+    }
 
     /// P(U₍ᵢ₎ ≤ bᵢ for all i) by simulation: at least 1 − δ (with slack
     /// for the simulation's own error).

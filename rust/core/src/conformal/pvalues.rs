@@ -19,6 +19,7 @@
 use super::conditional::Adjustment;
 use super::uniform;
 use crate::error::Error;
+use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
 use crate::numeric::search_index::{SearchIndex, GROUP};
@@ -264,6 +265,14 @@ impl PValues<'_> {
                 .for_each(|(i, (s, d))| self.map_chunk(s, d, i * CHUNK));
         }
         Ok(())
+    }
+}
+
+impl ArrayMap for PValues<'_> {
+    type Output = ();
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> Result<(), Error> {
+        PValues::map(self, src, dst)
     }
 }
 

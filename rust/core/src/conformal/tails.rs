@@ -41,6 +41,7 @@ use super::pvalues::PValues;
 use crate::error::Error;
 use crate::estimators::location::median;
 use crate::estimators::scale::nmad_about_median;
+use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
 use crate::numeric::gamma::Order;
 use crate::numeric::par::{zip_chunks_of, CHUNK};
@@ -476,6 +477,14 @@ fn kolmogorov(y: &[f64], cdf: impl Fn(f64) -> f64) -> f64 {
         i = k;
     }
     d
+}
+
+impl ArrayMap for TailedPValues<'_> {
+    type Output = ();
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> Result<(), Error> {
+        TailedPValues::map(self, src, dst)
+    }
 }
 
 #[cfg(test)]

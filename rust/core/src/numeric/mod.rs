@@ -1,6 +1,8 @@
 //! Numeric kernels: summation, double-double arithmetic, reductions,
-//! selection, the search index, `erf`, parallelism.
+//! selection, the search index, `erf`, parallelism, the array map every
+//! transform is.
 
+pub mod array_map;
 pub(crate) mod bracket;
 pub mod double_double;
 pub mod erf;

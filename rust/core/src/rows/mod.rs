@@ -420,6 +420,23 @@ pub enum Digits {
     Significant(u8),
 }
 
+impl TryFrom<u8> for Digits {
+    type Error = Error;
+
+    /// 0 for the shortest form, else that many significant digits (1 to
+    /// 17: a double's 17 digits are exact).
+    fn try_from(d: u8) -> Result<Self, Error> {
+        match d {
+            0 => Ok(Digits::Shortest),
+            1..=17 => Ok(Digits::Significant(d)),
+            _ => Err(Error::InvalidParameter {
+                name: "digits",
+                reason: format!("must be 0 (shortest) or 1 to 17, got {d}"),
+            }),
+        }
+    }
+}
+
 /// Powers of ten from 10⁰ to 10²², exact as doubles.
 const TEN: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,

@@ -285,3 +285,12 @@ fn columns_follow_the_rows() {
     .is_err());
     assert!(write_columns(Some(&rows), &[], b'\t', &[3], &mut vec![]).is_err());
 }
+
+#[test]
+fn digits_are_the_shortest_form_or_1_to_17_significant() {
+    assert_eq!(Digits::try_from(0).unwrap(), Digits::Shortest);
+    assert_eq!(Digits::try_from(1).unwrap(), Digits::Significant(1));
+    assert_eq!(Digits::try_from(17).unwrap(), Digits::Significant(17));
+    let e = Digits::try_from(18).unwrap_err().to_string();
+    assert!(e.contains("digits") && e.contains("got 18"), "{e}");
+}

@@ -9,6 +9,7 @@
 //! storage (untrusted).
 
 use crate::error::Error;
+use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
 use crate::numeric::search_index::SearchIndex;
 use crate::transformations::gamma::Gamma;
@@ -375,6 +376,18 @@ impl Columns {
             Columns::Mixture(c) => all(c),
             Columns::Gamma(c, _) => all(c),
         }
+    }
+}
+
+impl ArrayMap for FittedMap {
+    type Output = ();
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> Result<(), Error> {
+        self.transform(src, dst)
+    }
+
+    fn accepts(&self, shape: &[usize]) -> bool {
+        self.maps(shape)
     }
 }
 

@@ -4,10 +4,12 @@
 //! the map and the probabilities from one place.
 
 use crate::error::Error;
+use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
 use crate::sample::NanPolicy;
 use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec};
 use crate::transformations::fitted::{FittedMap, MapKind, MapParts};
+use crate::transformations::rank::fit_transform_rank;
 use crate::transformations::scaling::Linear;
 
 /// What a fused call fits.
@@ -64,6 +66,47 @@ impl FusedFit {
         let map = FittedMap::new(parts)?;
         map.transform(x, dst)?;
         Ok((fit, map))
+    }
+}
+
+/// A fused fit maps 1-D scores only.
+impl ArrayMap for FusedFit {
+    type Output = (Fit, FittedMap);
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> Result<Self::Output, Error> {
+        self.fit_transform(src, dst)
+    }
+
+    fn accepts(&self, shape: &[usize]) -> bool {
+        shape.len() == 1
+    }
+
+    fn iterates(&self) -> bool {
+        FusedFit::iterates(self)
+    }
+}
+
+/// Rank (or log-rank) scaling fitted on 1-D scores and applied to them
+/// ([`fit_transform_rank`]); the output is the sorted fitted scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FusedRank {
+    /// Log-rank scaling instead of rank scaling.
+    pub log: bool,
+    /// NaN handling.
+    pub nan_policy: NanPolicy,
+    /// Negate the scores first.
+    pub negate: bool,
+}
+
+impl ArrayMap for FusedRank {
+    type Output = Vec<f64>;
+
+    fn map<T: Float>(&self, src: &[T], dst: &mut [T]) -> Result<Vec<f64>, Error> {
+        fit_transform_rank(src, dst, self.nan_policy, self.negate, self.log)
+    }
+
+    fn accepts(&self, shape: &[usize]) -> bool {
+        shape.len() == 1
     }
 }
 

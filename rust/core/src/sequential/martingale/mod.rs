@@ -339,6 +339,26 @@ impl Martingale {
         self.log_sr = f64::NEG_INFINITY;
     }
 
+    /// [`update`](Self::update) into new vectors: ln M, ln C, ln R and the
+    /// alarm flag after each p-value.
+    #[allow(clippy::type_complexity)]
+    pub fn update_owned(
+        &mut self,
+        p: &[f64],
+    ) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<bool>), Error> {
+        let n = p.len();
+        let (mut m, mut c, mut r, mut a) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![false; n]);
+        let path = Path {
+            log_martingale: &mut m,
+            log_cusum: &mut c,
+            log_shiryaev_roberts: &mut r,
+            alarm: &mut a,
+        };
+        self.update(p, path)?;
+        Ok((m, c, r, a))
+    }
+
     /// The statistics after each p-value of `p` (in order), into `out`
     /// (slices as long as `p`). A batch with a p-value outside [0, 1] or
     /// NaN changes nothing.

@@ -15,17 +15,9 @@ fn spec(kind: Kind) -> Spec {
 }
 
 fn run(m: &mut Martingale, p: &[f64]) -> Vec<Step> {
-    let n = p.len();
-    let (mut lm, mut lc, mut lr, mut al) =
-        (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![false; n]);
-    let path = Path {
-        log_martingale: &mut lm,
-        log_cusum: &mut lc,
-        log_shiryaev_roberts: &mut lr,
-        alarm: &mut al,
-    };
-    m.update(p, path).unwrap();
-    (0..n)
+    let (lm, lc, lr, al) = m.update_owned(p).unwrap();
+    assert!([lm.len(), lc.len(), lr.len(), al.len()] == [p.len(); 4]);
+    (0..p.len())
         .map(|i| Step {
             log_martingale: lm[i],
             log_cusum: lc[i],
