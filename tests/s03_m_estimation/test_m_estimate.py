@@ -50,6 +50,18 @@ def test_m_estimate_equals_reference(norm, x):
         assert abs(got.n_iter - want.n_iter) <= 1
 
 
+@pytest.mark.filterwarnings("ignore::outprob.ConvergenceWarning")
+def test_an_overflowing_huber_residual_counts_as_its_clipped_psi():
+    """§3: one score 2⁴⁰ starting scales away; its residual overflows and
+    its location term is t_H·σ, not 0. The 30th, unconverged iterate of the
+    reference equals the in-memory one (it stayed at the mean of the other
+    two scores, 1.1e-313, while the fit went to 6.6e-309)."""
+    x = np.array([0.0, 1.0, 2.2250738585e-313])
+    want = ref.m_estimate(x, "huber")
+    assert_m_close(stats.m_estimate(x, "huber"), want)
+    assert want.location > 1e-309
+
+
 @pytest.mark.parametrize("norm", NORMS)
 @given(x=score_arrays(max_size=800, dtype=np.float32))
 @pytest.mark.filterwarnings("ignore::outprob.ConvergenceWarning")

@@ -182,7 +182,8 @@ def m_estimate(
     # so that every scaled score stays below 2^1021: the estimate is
     # equivariant under powers of two and tol·σ means the same at every
     # magnitude. Residuals of far outliers may still overflow to ±inf; their
-    # weight is then 0 (Tukey) or t/inf = 0 (Huber), as in the limit.
+    # weight is then 0 (Tukey) or t/inf = 0 (Huber), as in the limit, and a
+    # Huber term w·(s − m) its limit t·σ·sign(s − m), the clipped ψ (not 0).
     k = math.frexp(sigma)[1] - 1
     largest = float(np.max(np.abs(s)))
     if largest > 0:
@@ -200,12 +201,16 @@ def _iterate(s, norm, t, c, g, maxiter, tol, mu, sigma) -> MEstimate:
         # 1. Location step: iteratively reweighted mean at fixed σ_t, from μ_t.
         m, ok = mu, False
         for _ in range(maxiter):
-            w = _weights((s - m) / sigma, norm, t)
+            r = (s - m) / sigma
+            w = _weights(r, norm, t)
             total = np.sum(w)
             if total <= 0:  # every weight zero: the step keeps m
                 ok = True
                 break
-            m_new = m + np.sum(w * (s - m)) / total  # = Σ w s / Σ w
+            terms = w * (s - m)
+            if norm == "huber":
+                terms = np.where(np.isinf(r), t * np.copysign(sigma, s - m), terms)
+            m_new = m + np.sum(terms) / total  # = Σ w s / Σ w
             if abs(m_new - m) < tol * sigma:
                 m, ok = m_new, True
                 break

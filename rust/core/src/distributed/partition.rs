@@ -19,7 +19,8 @@
 
 use crate::error::Error;
 use crate::estimators::mest::{
-    iterate, ldexp, unit_exponent, unscaled, MEstimate, MParams, StartScale, Sums,
+    iterate, ldexp, unit_exponent, unscaled, weighted_deviation, MEstimate, MParams, Norm,
+    StartScale, Sums,
 };
 use crate::numeric::float::Float;
 pub use crate::numeric::float::{from_order_key, order_key};
@@ -211,9 +212,17 @@ pub fn m_sums<T: Float>(
             continue;
         }
         let d = ldexp(sign * u.to_f64(), -e) - m;
-        let w = params.norm.weight(d / sigma, params.tuning);
+        let r = d / sigma;
+        let w = params.norm.weight(r, params.tuning);
         sw.add(w);
-        swd.add(w * d);
+        swd.add(weighted_deviation(
+            params.norm == Norm::Huber,
+            w,
+            d,
+            r,
+            params.tuning,
+            sigma,
+        ));
         if (d / sigma).abs() <= params.c {
             n_in += 1;
             s1.add(d);

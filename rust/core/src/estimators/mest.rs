@@ -90,6 +90,19 @@ impl Norm {
     }
 }
 
+/// `w·d`, the location step's term of a deviation `d` with weight `w` and
+/// standardised residual `r = d/σ`, with its limit where `r` overflows:
+/// Huber's weight `t/|r|` goes to 0 there but `w·d` to `t·σ·sign(d)` (the
+/// clipped ψ); Tukey's term is 0. Taken as `w·d` elsewhere, bit for bit.
+#[inline(always)]
+pub fn weighted_deviation(huber: bool, w: f64, d: f64, r: f64, tuning: f64, sigma: f64) -> f64 {
+    if huber && r.is_infinite() {
+        tuning * sigma.copysign(d)
+    } else {
+        w * d
+    }
+}
+
 impl core::str::FromStr for Norm {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {

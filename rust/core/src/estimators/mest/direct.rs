@@ -85,7 +85,7 @@ fn location_terms<const HUBER: bool, const DIVIDE: bool>(
             0.0
         }
     };
-    (w, w * d)
+    (w, super::weighted_deviation(HUBER, w, d, r, t, sigma))
 }
 
 /// The scale step's term: `((s − nmu)/σ)²` inside the window, else 0
