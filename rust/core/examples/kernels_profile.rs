@@ -1,4 +1,4 @@
-//! Per-score cost of the §10 kernels of issue #33's rows, one thread:
+//! Per-score cost of the §10 kernels measured in docs/performance.md, one thread:
 //! the gamma table's transform, the sigmoid EM fit and the rank
 //! `fit_transform`. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example kernels_profile [N] [which]`.
