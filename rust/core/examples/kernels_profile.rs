@@ -1,5 +1,5 @@
 //! Per-score cost of the §10 kernels measured in docs/performance.md, one thread:
-//! the gamma table's transform, the sigmoid EM fit and the rank
+//! the gamma fit, its table and the table's transform, the sigmoid EM fit and the rank
 //! `fit_transform`. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example kernels_profile [N] [which]`.
 
@@ -36,6 +36,32 @@ fn best(runs: usize, n: usize, f: &mut dyn FnMut()) -> f64 {
     b * 1e9 / n as f64
 }
 
+/// The gamma fit (moments), its table and the table's transform.
+fn gamma(x: &[f64], out: &mut [f64]) {
+    let n = x.len();
+    let spec = GammaSpec {
+        method: GammaMethod::Moments,
+        offset: None,
+        nan_policy: NanPolicy::Omit,
+        negate: false,
+    };
+    let ns = best(21, n, &mut || {
+        black_box(fit_gamma(x, &spec).expect("a gamma fit"));
+    });
+    println!("gamma fit (moments): {ns:.2} ns/score");
+    let fit = fit_gamma(x, &spec).expect("a gamma fit");
+    let ns = best(21, n, &mut || {
+        black_box(GammaTable::new(fit.params).expect("a table"));
+    });
+    println!("gamma table build: {ns:.2} ns/score");
+    let table = [GammaTable::new(fit.params).expect("a table")];
+    let ns = best(21, n, &mut || {
+        transform_tabled(x, out, &table, false).expect("same shapes");
+        black_box(&out);
+    });
+    println!("gamma table transform: {ns:.2} ns/score");
+}
+
 fn profile() {
     let mut args = std::env::args().skip(1);
     let n = args
@@ -45,22 +71,7 @@ fn profile() {
     let x = scores::long_tailed(n);
     let mut out = vec![0.0; n];
     if which.contains("gamma") {
-        let fit = fit_gamma(
-            &x,
-            &GammaSpec {
-                method: GammaMethod::Moments,
-                offset: None,
-                nan_policy: NanPolicy::Omit,
-                negate: false,
-            },
-        )
-        .expect("a gamma fit");
-        let table = [GammaTable::new(fit.params).expect("a table")];
-        let ns = best(21, n, &mut || {
-            transform_tabled(&x, &mut out, &table, false).expect("same shapes");
-            black_box(&out);
-        });
-        println!("gamma table transform: {ns:.2} ns/score");
+        gamma(&x, &mut out);
     }
     if which.contains("sigmoid") {
         let ns = best(3, n, &mut || {
