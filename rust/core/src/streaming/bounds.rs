@@ -494,15 +494,29 @@ impl<'a> Brackets<'a> {
     }
 
     /// The sample of deviations `|y − c|` with the same weights.
+    ///
+    /// The values are sorted and rounding is monotone, so `|y − c|` falls
+    /// over the values below `c` and rises over the rest: the sorted
+    /// deviations are a merge of those two runs, not a sort (ties may come
+    /// in another order than a sort's, which no order statistic sees).
     fn deviations(&self, c: f64) -> SortedView {
-        let mut pairs: Vec<(f64, u64)> = self
-            .view
-            .values()
-            .iter()
-            .enumerate()
-            .map(|(j, &y)| ((y - c).abs(), self.view.weight(j)))
-            .collect();
-        pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let vals = self.view.values();
+        let dev = |j: usize| ((vals[j] - c).abs(), self.view.weight(j));
+        let mut pairs = Vec::with_capacity(vals.len());
+        let (mut below, mut above) = (vals.partition_point(|&y| y < c), 0);
+        above += below;
+        while below > 0 && above < vals.len() {
+            let (l, r) = (dev(below - 1), dev(above));
+            if l.0 <= r.0 {
+                pairs.push(l);
+                below -= 1;
+            } else {
+                pairs.push(r);
+                above += 1;
+            }
+        }
+        pairs.extend((0..below).rev().map(dev));
+        pairs.extend((above..vals.len()).map(dev));
         SortedView::from_weighted(&pairs)
     }
 

@@ -160,3 +160,36 @@ fn probability_band_matches_a_dense_scan() {
         assert_eq!(probability_band(f(c), f(s)), unit, "2^{e}");
     }
 }
+
+#[test]
+fn deviations_by_merge_equal_a_sort() {
+    for kind in 0..5 {
+        let x = stream(kind, 20_000, 7 + kind);
+        let mut sk = KllSketch::<f64>::new(64, 3).unwrap();
+        sk.update(&x);
+        let view = sk.sorted_view().unwrap();
+        let b = Brackets::new(&view, 0.01);
+        let vals = view.values();
+        for c in [
+            vals[0],
+            vals[vals.len() / 3],
+            0.5,
+            vals[vals.len() - 1],
+            -1.0,
+            1e9,
+        ] {
+            let merged = b.deviations(c);
+            let mut pairs: Vec<(f64, u64)> = vals
+                .iter()
+                .enumerate()
+                .map(|(j, &y)| ((y - c).abs(), view.weight(j)))
+                .collect();
+            pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let sorted = SortedView::from_weighted(&pairs);
+            assert_eq!(merged.values(), sorted.values(), "kind {kind}, c = {c}");
+            for i in 1..=sorted.n() {
+                assert_eq!(merged.order_statistic(i), sorted.order_statistic(i));
+            }
+        }
+    }
+}
