@@ -259,20 +259,36 @@ impl LineSink for Parsed {
 /// Appends each probability as the shortest decimal that reads back to the
 /// same double, and a `\n`: `nan` for NaN (`inf`, `-inf` for infinities).
 pub fn write_lines(p: &[f64], out: &mut Vec<u8>) {
-    let mut buffer = ryu::Buffer::new();
-    out.reserve(p.len() * 20);
+    // Ryū writes a number in place (at most 24 bytes), then the `\n`: no
+    // copy of each number's text.
+    const LINE: usize = 25;
+    out.reserve(p.len() * LINE);
+    let start = out.len();
+    let spare = &mut out.spare_capacity_mut()[..p.len() * LINE];
+    let mut end = 0;
     for &v in p {
-        if v.is_finite() {
-            out.extend_from_slice(buffer.format_finite(v).as_bytes());
-        } else if v.is_nan() {
-            out.extend_from_slice(b"nan");
-        } else if v > 0.0 {
-            out.extend_from_slice(b"inf");
+        let line = &mut spare[end..end + LINE];
+        let n = if v.is_finite() {
+            // SAFETY: `line` holds LINE > 24 bytes, the most Ryū writes.
+            unsafe { ryu::raw::format64(v, line.as_mut_ptr().cast::<u8>()) }
         } else {
-            out.extend_from_slice(b"-inf");
-        }
-        out.push(b'\n');
+            let text: &[u8] = if v.is_nan() {
+                b"nan"
+            } else if v > 0.0 {
+                b"inf"
+            } else {
+                b"-inf"
+            };
+            for (d, &b) in line.iter_mut().zip(text) {
+                d.write(b);
+            }
+            text.len()
+        };
+        line[n].write(b'\n');
+        end += n + 1;
     }
+    // SAFETY: the first `end` bytes after `start` were written above.
+    unsafe { out.set_len(start + end) };
 }
 
 #[cfg(test)]
@@ -422,6 +438,36 @@ mod tests {
     }
 
     proptest! {
+        /// Each number as Ryū's `Buffer` writes it, one per line, after
+        /// what `out` held (any bits: subnormals, ±inf, NaN, −0).
+        #[test]
+        fn lines_are_ryu_text_appended(
+            bits in proptest::collection::vec(any::<u64>(), 0..300),
+            before in proptest::collection::vec(any::<u8>(), 0..30),
+        ) {
+            let p: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
+            let mut want = before.clone();
+            let mut buffer = ryu::Buffer::new();
+            for &v in p.iter().chain(&[f64::INFINITY, f64::NEG_INFINITY, -0.0, f64::MAX]) {
+                let text: &[u8] = if v.is_finite() {
+                    buffer.format_finite(v).as_bytes()
+                } else if v.is_nan() {
+                    b"nan"
+                } else if v > 0.0 {
+                    b"inf"
+                } else {
+                    b"-inf"
+                };
+                want.extend_from_slice(text);
+                want.push(b'\n');
+            }
+            let mut out = before;
+            let mut all = p.clone();
+            all.extend([f64::INFINITY, f64::NEG_INFINITY, -0.0, f64::MAX]);
+            write_lines(&all, &mut out);
+            prop_assert_eq!(out, want);
+        }
+
         #[test]
         fn any_split_of_the_input_reads_the_same(
             text in proptest::collection::vec(
