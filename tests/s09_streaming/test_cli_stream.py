@@ -189,3 +189,16 @@ def test_a_linear_stream_fit_is_fresh_after_every_batch(higher_is_outlier):
             for j, r in enumerate(fresh):
                 seen = oriented[:end, j][~np.isnan(oriented[:end, j])]
                 assert (r.center, r.scale, r.n) == (seen.min(), seen.max(), seen.size)
+
+
+@pytest.mark.parametrize("variant", ["mean_nmad", "linear"])
+def test_the_plain_stream_runs_without_numpy(variant):
+    # contract §9 "Command line": lines in, probabilities out, the same as
+    # partial_fit's — read, fitted, mapped and written by the extension,
+    # without NumPy's import (which cost more than fitting 2e6 lines).
+    code = ("import sys; from outprob.cli import main; code = main(['stream', '-v', sys.argv[1]]); "
+            "print('numpy' in sys.modules, file=sys.stderr); sys.exit(code)")
+    proc = subprocess.run([sys.executable, "-c", code, variant], input="1\n2\n7\n", capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 0 and proc.stderr.strip() == "False", proc.stderr
+    np.testing.assert_array_equal(floats(proc.stdout), want([[1, 2, 7]], variant))

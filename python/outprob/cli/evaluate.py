@@ -19,9 +19,10 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 NAME = "evaluate"
 HELP = "measure the probabilities of a score column against its labels"
@@ -44,6 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load(args: argparse.Namespace) -> Any:
+    # Imported here: every command imports this module to list it, and
+    # `outprob stream` runs without NumPy.
+    import numpy as np
+
     from outprob._common.tables import columns_of, read_columns
 
     from . import CLIError

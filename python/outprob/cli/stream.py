@@ -97,10 +97,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     batch = args.flush_every or (1 if sys.stdin.isatty() else 8192)
-    fit = _fitter(args) if args.map is None else _stored(args)
-    try:
-        from . import _stream_alerts as stream_alerts
+    from . import _stream_alerts as stream_alerts
 
+    plain = args.map is None and args.window is None and not stream_alerts.wanted(args)
+    fit = None if plain else _fitter(args) if args.map is None else _stored(args)
+    try:
+        if plain:
+            return _plain(args, sys.stdin, sys.stdout, batch)
         if stream_alerts.wanted(args):
             return stream_alerts.run(args, fit, sys.stdin, sys.stdout, batch)
         return _loop(fit, sys.stdin, sys.stdout, batch, args.on_error)
@@ -126,18 +129,9 @@ def _stored(args: argparse.Namespace) -> Callable[[Any], Any]:
     return load(args.map).transform
 
 
-def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
-    """``fit(x)``: adds a batch to the fit and returns its probabilities —
-    those of the variant's scaler after ``partial_fit(x)``, computed from
-    the same streaming state and the same fitted map without the scaler
-    classes (and so without importing scikit-learn)."""
-    import numpy as np
-
-    from outprob import _core
-    from outprob._common.fit_warnings import stream_notes
+def _variant(args: argparse.Namespace) -> Any:
+    """The streaming variant ``--variant`` names (a usage error otherwise)."""
     from outprob._scalers.paper_variants import VARIANTS
-    from outprob.streaming._fit import StreamingFit
-    from outprob.streaming._state import _streaming_result
 
     from . import CLIError
 
@@ -150,6 +144,84 @@ def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
             f"--variant {args.variant} cannot be fitted incrementally; the streaming variants "
             f"are {', '.join(VARIANTS)}"
         )
+    return variant
+
+
+def _plain(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
+    """The stream without a window, a stored map or online columns: the
+    extension's ``TextStream`` reads, fits, maps and writes each batch as
+    ``_loop`` does with ``_fitter``'s ``fit`` (the same bits), without
+    arrays — and so without importing NumPy, which costs more than
+    fitting two million lines."""
+    from outprob import _core
+    from outprob._common.fit_warnings import stream_notes
+
+    from . import CLIError
+
+    variant = _variant(args)
+    linear = variant.center is None
+    # StreamingFit's defaults, as _fitter's stream has them.
+    spec = _core.GaussianSpec(
+        center="mean" if linear else variant.center, scale="std" if linear else variant.scale,
+        trim=0.1, ddof=0, maxiter=_MAXITER, tol=_TOL, nan_policy="omit",
+        negate=args.lower_is_outlier,
+    )
+    stream = _core.TextStream(spec=spec, k=args.k, seed=0, linear=linear)
+    read = _reader(inp)
+    write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
+    report = _Report(args.on_error)
+    shown = set()
+    while True:
+        while not stream.ready(batch):
+            data = read()
+            if data:
+                stream.feed(data)
+            else:
+                stream.finish()
+        text, lines, bad, stop, fit = stream.step(batch, on_error=args.on_error)
+        if not lines:
+            return report.close()
+        report.add(bad)
+        if fit is not None and not linear:
+            for category, message in stream_notes(_Fit(fit), variant.scale, _MAXITER, _TOL, ""):
+                # A stream would repeat a warning at every batch: once is enough.
+                if category not in shown:
+                    shown.add(category)
+                    warnings.showwarning(message, category, "", 0)  # type: ignore[arg-type]
+        if text:
+            write(text)
+            out.flush()
+        if stop is not None:
+            raise CLIError(f"standard input, {stop}")
+
+
+#: StreamingFit's maxiter and tol (the M-estimates of huber and tukey).
+_MAXITER, _TOL = 30, 1e-8
+
+
+class _Fit:
+    """What ``stream_notes`` reads of a fit: the core's result with
+    ``converged`` (``StreamingResult``'s, from its M-estimates)."""
+
+    def __init__(self, r: Any) -> None:
+        self.center, self.scale, self.scale_used = r.center, r.scale, r.scale_used
+        ms = r.m_estimates
+        self.converged = all(m.converged for m in ms) if ms else None
+
+
+def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
+    """``fit(x)``: adds a batch to the fit and returns its probabilities —
+    those of the variant's scaler after ``partial_fit(x)``, computed from
+    the same streaming state and the same fitted map without the scaler
+    classes (and so without importing scikit-learn)."""
+    import numpy as np
+
+    from outprob import _core
+    from outprob._common.fit_warnings import stream_notes
+    from outprob.streaming._fit import StreamingFit
+    from outprob.streaming._state import _streaming_result
+
+    variant = _variant(args)
     negate = args.lower_is_outlier
     # A window refits at every batch unless told otherwise (as partial_fit).
     every = args.refit_every if args.window is None or args.refit_every else 1

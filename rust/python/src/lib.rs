@@ -29,6 +29,7 @@ mod spec;
 mod streaming;
 mod tails;
 mod text;
+mod text_stream;
 
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
@@ -207,4 +208,6 @@ mod _core {
     use crate::text::{
         csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows,
     };
+    #[pymodule_export]
+    use crate::text_stream::PyTextStream;
 }

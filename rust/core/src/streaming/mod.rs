@@ -13,6 +13,8 @@
 //! * [`columns`]: state of several score columns fed by 2-D batches.
 //! * [`state`]: the running state of a fit's columns as a stream keeps it
 //!   (Gaussian, linear or windowed), and its stored records.
+//! * [`text`]: `outprob stream`'s plain path, lines in and probabilities
+//!   out.
 //! * [`sketch`]: a KLL sketch of either item type with its sorted view.
 //! * [`stored`]: the stored form of the moments, the checks of stored
 //!   (untrusted) state, and the bound on the counts a stream keeps.
@@ -26,4 +28,5 @@ pub mod moments;
 pub mod sketch;
 pub mod state;
 pub mod stored;
+pub mod text;
 pub mod window;

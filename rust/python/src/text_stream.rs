@@ -1,0 +1,76 @@
+//! `outprob stream`'s plain path (contract §9, "Command line"): the core's
+//! `streaming::text::TextStream` — bytes in, bytes out, no arrays.
+
+use crate::convert::Wrap;
+use crate::results::StreamingResult;
+use crate::spec::PyGaussianSpec;
+use crate::{locked, Locked, Result};
+use outprob_core::streaming::text::{OnError, TextStream};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+locked!(
+    /// Lines of scores in, lines of probabilities out, fitting as it goes.
+    PyTextStream(TextStream) as "TextStream"
+);
+
+/// A batch: its probabilities as text, the lines taken (0 at the end),
+/// each bad line's number and message, the message of the line the batch
+/// stopped at, and the fit made for it.
+type Step<'py> = (
+    Bound<'py, PyBytes>,
+    usize,
+    Vec<(u64, String)>,
+    Option<String>,
+    Option<StreamingResult>,
+);
+
+#[pymethods]
+impl PyTextStream {
+    #[new]
+    #[pyo3(signature = (*, spec, k, seed, linear))]
+    fn new(spec: &PyGaussianSpec, k: u32, seed: u64, linear: bool) -> Result<Self> {
+        Ok(Self::wrap(TextStream::new(spec.core, k, seed, linear)?))
+    }
+
+    /// Adds text and parses every line it completes.
+    fn feed(&self, py: Python<'_>, data: &[u8]) {
+        self.detached(py, |s| s.reader().feed(data));
+    }
+
+    /// Ends the input: an unfinished last line becomes a line.
+    fn finish(&self, py: Python<'_>) {
+        self.lock(py).reader().finish();
+    }
+
+    /// Whether `n` lines can be taken, or the input ended.
+    #[pyo3(signature = (n))]
+    fn ready(&self, py: Python<'_>, n: usize) -> bool {
+        let mut s = self.lock(py);
+        let reader = s.reader();
+        reader.is_finished() || reader.pending() >= n
+    }
+
+    /// The next `batch` lines fitted, mapped and written.
+    #[pyo3(signature = (batch, *, on_error))]
+    fn step<'py>(
+        &self,
+        py: Python<'py>,
+        batch: usize,
+        on_error: Wrap<OnError>,
+    ) -> Result<Step<'py>> {
+        let (text, step) = self.detached(py, |s| {
+            let mut text = Vec::new();
+            s.step(batch, on_error.0, &mut text)
+                .map(|step| (text, step))
+        })?;
+        let bad = step.bad.iter().map(|b| (b.line, b.to_string())).collect();
+        Ok((
+            PyBytes::new(py, &text),
+            step.lines,
+            bad,
+            step.stop.map(|b| b.to_string()),
+            step.fit.map(Into::into),
+        ))
+    }
+}
