@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 import warnings
 from typing import Any, List, Optional, Sequence
@@ -25,10 +24,17 @@ class CLIError(Exception):
     """A user error, reported on one line."""
 
 
-def commands() -> List[Any]:
-    """The subcommand modules, by name."""
-    mods = [importlib.import_module(f"{__name__}.{m.name}")
-            for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+def _names() -> List[str]:
+    """The subcommand modules' names: the package's public modules (listed
+    from its folder; ``pkgutil.iter_modules`` imports ``inspect``, which
+    cost every command's start)."""
+    folder = os.path.dirname(__file__)
+    return sorted(n[:-3] for n in os.listdir(folder) if n.endswith(".py") and not n.startswith("_"))
+
+
+def commands(names: Optional[Sequence[str]] = None) -> List[Any]:
+    """The subcommand modules (all, or those ``names`` names), by name."""
+    mods = [importlib.import_module(f"{__name__}.{name}") for name in names or _names()]
     return sorted(mods, key=lambda m: m.NAME)
 
 
@@ -50,7 +56,11 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(first: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of the command ``first`` names
+    alone (the first argument; a module is a command's name): ``outprob
+    stream``'s start need not import the other commands."""
+    names = _names()
     parser = argparse.ArgumentParser(
         prog="outprob",
         description="Outlier scores to outlier probabilities by (robust) statistical scaling; "
@@ -58,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for mod in commands():
+    for mod in commands([first] if first in names else names):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.add_arguments(p)
@@ -72,7 +82,8 @@ def _one_line_warnings(message: Any, category: Any, *args: Any, **kwargs: Any) -
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run ``outprob ARGS``; returns the exit status."""
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _parser(argv[0] if argv else None).parse_args(argv)
     warnings.showwarning = _one_line_warnings
     try:
         return int(args._run(args))
