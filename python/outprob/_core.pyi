@@ -48,6 +48,7 @@ __all__ = [
     "FittedMap",
     "LineReader",
     "format_lines",
+    "TextStream",
     "_erf",
     "_gamma_pq",
     "evaluate",
@@ -583,6 +584,21 @@ class LineReader:
         """(first line number, one score per line, [(line, message)] of bad lines)."""
 
 def format_lines(p: npt.NDArray[np.float64]) -> bytes: ...
+
+class TextStream:
+    """``outprob stream``'s plain path: lines of scores in, lines of
+    probabilities out, fitting as it goes (no arrays)."""
+
+    def __new__(cls, *, spec: GaussianSpec, k: int, seed: int, linear: bool) -> "TextStream": ...
+    def feed(self, data: bytes) -> None: ...
+    def finish(self) -> None: ...
+    def ready(self, n: int) -> bool: ...
+    def step(
+        self, batch: int, *, on_error: str
+    ) -> Tuple[bytes, int, List[Tuple[int, str]], Optional[str], Optional[StreamingResult]]:
+        """(probabilities as text, lines taken (0 at the end), [(line, message)]
+        of bad lines, the message of the line the batch stopped at, the fit
+        made for the batch)."""
 
 # -- online decisions on a stream (contract §12) ---------------------------------------
 

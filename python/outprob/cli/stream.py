@@ -99,20 +99,26 @@ def run(args: argparse.Namespace) -> int:
     batch = args.flush_every or (1 if sys.stdin.isatty() else 8192)
     from . import _stream_alerts as stream_alerts
 
-    plain = args.map is None and args.window is None and not stream_alerts.wanted(args)
-    fit = None if plain else _fitter(args) if args.map is None else _stored(args)
     try:
-        if plain:
+        if args.map is None and args.window is None and not stream_alerts.wanted(args):
             return _plain(args, sys.stdin, sys.stdout, batch)
+    except BrokenPipeError:
+        return _quiet()
+    fit = _fitter(args) if args.map is None else _stored(args)
+    try:
         if stream_alerts.wanted(args):
             return stream_alerts.run(args, fit, sys.stdin, sys.stdout, batch)
         return _loop(fit, sys.stdin, sys.stdout, batch, args.on_error)
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
-        import os
+        return _quiet()
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+
+def _quiet() -> int:
+    """The reader went away (e.g. `| head`): stop quietly, as Unix tools do."""
+    import os
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 def _stored(args: argparse.Namespace) -> Callable[[Any], Any]:
@@ -187,7 +193,7 @@ def _plain(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
                 # A stream would repeat a warning at every batch: once is enough.
                 if category not in shown:
                     shown.add(category)
-                    warnings.showwarning(message, category, "", 0)  # type: ignore[arg-type]
+                    warnings.showwarning(message, category, "", 0)
         if text:
             write(text)
             out.flush()
