@@ -10,7 +10,6 @@ import numpy.typing as npt
 from .._common.public import public
 from .. import _core
 from .base import Notes, ScalerBase
-from .checked_params import cached
 from .fitted_attributes import Fitted, Floats
 from .incremental import refit_every
 from .._common.validation import check_threads
@@ -90,25 +89,18 @@ class LinearScaler(ScalerBase):
         return {"min_": fit.min, "max_": fit.max}, []
 
     def _fit_transform_fused(self, X: np.ndarray) -> Any:
-        plan = cached(self, "fused", self._fused_plan)
-        if plan is None:
+        # Checked at every call: three checks cost less than a cache lookup.
+        if self.window is not None:
             return None
-        done = _core.fit_transform_linear(X, **plan)
+        self._check_params()
+        done = _core.fit_transform_linear(
+            X, nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
+            threads=check_threads(self.threads),
+        )
         if done is None:
             return None
         fit, result, fitted = done
         return self._publish_fused({"min_": fit.min, "max_": fit.max}, fitted, None, result, X)
-
-    def _fused_plan(self) -> Optional[Dict[str, Any]]:
-        """The fused fit's arguments for these parameters (checked), or
-        None for a window."""
-        if self.window is not None:
-            return None
-        self._check_params()
-        return dict(
-            nan_policy=self.nan_policy, negate=not self.higher_is_outlier,
-            threads=check_threads(self.threads),
-        )
 
     def _stream_params(self) -> Dict[str, Any]:
         self._check_streamable(("nan_policy", "higher_is_outlier", "threads", "window", "refit_every"))
