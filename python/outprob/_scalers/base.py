@@ -13,7 +13,9 @@ else.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, TypeVar, overload
+from typing import (
+    TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, TypeVar, overload,
+)  # fmt: skip
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +35,15 @@ from .._common.validation import (
     shape_message,
     warn_names,
 )
-from .output import OUTPUTS, check_output_available, global_transform_output, wrap_output
+from .output import (
+    NO_CONFIG,
+    OUTPUTS,
+    THREAD_CONFIG,
+    check_output_available,
+    default_output,
+    global_transform_output,
+    wrap_output,
+)
 from .._maps.stored_state import State
 from ..streaming._fit import StreamingFit
 
@@ -195,7 +205,9 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
             )
-        fitted = state.map if state.map_key is None else self._current_map(state)
+        d = self.__dict__
+        key = state.map_key
+        fitted = state.map if key is None or key == self._MAP_KEY(d) else self._current_map(state)
         threads = self.threads
         if out is None and state.names is None and type(X) is np.ndarray:
             # A float ndarray the map takes as it is (contract §4's latency
@@ -204,6 +216,13 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
                 X, threads=check_threads(threads)
             )
             if result is not None:
+                # default_output inlined (this path is a few attribute reads
+                # around the extension's call): no set_output of its own and
+                # scikit-learn's setting of this thread, once read, default.
+                if "_sklearn_output_config" not in d and THREAD_CONFIG.__dict__.get(
+                    "config", NO_CONFIG
+                ).get("transform_output") == "default":
+                    return result
                 return self._output(result, X, state)
         x = as_float_array(X)
         if type(X) is np.ndarray:
@@ -232,6 +251,11 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         """The map of ``state`` for the transform parameters set now (a
         family whose map depends on some: GaussianScaler's λ)."""
         return state.map
+
+    #: ``_map_key()`` read from the scaler's ``__dict__`` by a C getter
+    #: (``transform`` reads it at every call; families whose map depends on
+    #: transform parameters set it).
+    _MAP_KEY: ClassVar[Any] = staticmethod(lambda d: None)
 
     @overload
     def fit_transform(self, X: _F32, y: Any = None, out: _Out = None) -> _F32: ...
@@ -268,9 +292,11 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         """Publishes a fit of 1-D scores made with its transform (the fitted
         attributes, the map and its key, see ``_map_key``) and returns the
         probabilities as ``fit_transform`` does."""
-        state = State(attributes, 1, 1, None, not self.higher_is_outlier, fitted, key)
+        state = new_state(attributes, 1, 1, None, not self.higher_is_outlier, fitted, key)
         self._state = state
         self._stream = None
+        if default_output(self):
+            return result
         return self._output(result, X, state)
 
     def _fit_state(self, x: np.ndarray, names: Optional[np.ndarray]) -> State:
@@ -320,7 +346,7 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         """The state of these fitted attributes, with their map."""
         n = len(np.atleast_1d(attributes[self._PAIR[0]])) if ndim == 2 else 1
         fitted = _core.FittedMap(self._map_state(attributes, ndim, negate))
-        return State(attributes, ndim, n, names, negate, fitted, self._map_key())
+        return new_state(attributes, ndim, n, names, negate, fitted, self._map_key())
 
     def _map_state(self, attributes: Dict[str, Any], ndim: int, negate: bool) -> Dict[str, Any]:
         """The state of the map of these fitted attributes, as
@@ -386,7 +412,7 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         return self
 
     def _output(self, result: Any, X: Any, state: State) -> Any:
-        config = getattr(self, "_sklearn_output_config", None)
+        config = self.__dict__.get("_sklearn_output_config")
         mode = config.get("transform") if config else None
         if mode is None:
             mode = global_transform_output()
@@ -557,7 +583,21 @@ def column_label(column: Optional[int]) -> str:
 
 def _values(v: Any) -> List[float]:
     """A fitted attribute as the map's list of one value per column."""
+    if type(v) is float:  # a 1-D fit's value, as the core returns it
+        return [v]
     return [float(t) for t in np.atleast_1d(np.asarray(v, dtype=float))]
+
+
+def new_state(
+    attributes: Dict[str, Any], ndim: int, n_features: int, names: Optional[np.ndarray],
+    negate: bool, fitted: Any, key: Any,
+) -> State:
+    """``State(...)`` of every field, without the named tuple's generated
+    ``__new__`` (a Python function, a third of a small fit's publishing)."""
+    return _new_tuple(State, (attributes, ndim, n_features, names, negate, fitted, key))
+
+
+_new_tuple = tuple.__new__
 
 
 def _short(v: Any) -> str:

@@ -3,6 +3,7 @@ and ELKI's options (contract §10)."""
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
@@ -14,6 +15,7 @@ from .. import _core
 from .auto_trim import FALLBACK as FALLBACK_TRIM
 from .auto_trim import auto_trim
 from .base import Notes, ScalerBase, column_label
+from .checked_params import cached
 from .._common.exceptions import ConvergenceWarning, ZeroScaleWarning
 from .fitted_attributes import Fitted, Bools, Floats, Intervals, Ints, Strs
 from .incremental import bounds, refit_every
@@ -271,15 +273,11 @@ class GaussianScaler(ScalerBase):
         return self._fit_attributes(fit, trim if chosen else None, column)
 
     def _fit_transform_fused(self, X: np.ndarray) -> Any:
-        if (
-            self.window is not None or self._options() or isinstance(self.trim, str)
-            or self.lam != 1.0
-        ):
+        plan = cached(self, "fused", self._fused_plan)
+        if plan is None:
             return None
-        self._check_params()
-        done = _core.fit_transform_gaussian(
-            X, spec=self._spec(float(self.trim)), threads=check_threads(self.threads)
-        )
+        spec, threads = plan
+        done = _core.fit_transform_gaussian(X, spec=spec, threads=threads)
         if done is None:
             return None
         fit, result, fitted = done
@@ -287,6 +285,18 @@ class GaussianScaler(ScalerBase):
         for category, message in notes:
             warnings.warn(message, category, stacklevel=3)
         return self._publish_fused(attributes, fitted, (self.lam, None), result, X)
+
+    def _fused_plan(self) -> Optional[Tuple[_core.GaussianSpec, int]]:
+        """The core's spec and thread count of a fused fit of these
+        parameters (checked), or None where the fit has options the fused
+        call does not take."""
+        if (
+            self.window is not None or self._options() or isinstance(self.trim, str)
+            or self.lam != 1.0
+        ):
+            return None
+        self._check_params()
+        return self._spec(float(self.trim)), check_threads(self.threads)
 
     def _spec(self, trim: float) -> _core.GaussianSpec:
         """The core's specification of this scaler's fit (trim fraction
@@ -305,10 +315,11 @@ class GaussianScaler(ScalerBase):
         )
 
     def _fused_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
-        if fit.m_estimates or fit.scale == 0.0 or fit.scale_used != self.scale:
+        scale, used = fit.scale, fit.scale_used
+        if scale == 0.0 or used != self.scale or fit.m_estimates:
             return self._fit_attributes(fit, None, None)
         # No iteration ran and the chosen scale was used: nothing to warn of.
-        return {"center_": fit.center, "scale_": fit.scale, "scale_used_": fit.scale_used}, []
+        return {"center_": fit.center, "scale_": scale, "scale_used_": used}, []
 
     def _fit_attributes(
         self, fit: Any, chosen_trim: Optional[float], column: Optional[int]
@@ -401,6 +412,8 @@ class GaussianScaler(ScalerBase):
 
     def _map_key(self) -> Any:
         return (self.lam, self.pretransform)
+
+    _MAP_KEY = staticmethod(operator.itemgetter("lam", "pretransform"))
 
     def _current_map(self, state: State) -> Any:
         if state.map_key == (self.lam, self.pretransform):

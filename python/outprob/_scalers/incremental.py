@@ -32,6 +32,7 @@ from .._common.validation import (
 )
 from ..streaming._fit import StreamingFit
 from ..streaming._state import StreamingResult
+from .checked_params import cached
 
 if TYPE_CHECKING:
     from .._maps.stored_state import State
@@ -237,9 +238,9 @@ class Incremental:
         point ``stacklevel`` frames up from here."""
         x = as_float_array(X)
         names = None if type(X) is np.ndarray else feature_names(X)
-        fresh = self._new_stream()
         stream = self._stream
         if stream is None:
+            fresh = self._new_stream()
             if x.ndim not in (1, 2) or (x.ndim == 2 and x.shape[1] == 0):
                 raise ValueError(
                     "scores must be 1-D (one score vector) or 2-D (n_samples, n_columns) with "
@@ -248,7 +249,8 @@ class Incremental:
             _check_first_batch(x)
             stream = fresh
         else:
-            if stream.params != fresh.params:
+            params = cached(self, "stream", self._checked_stream_params)
+            if stream.params is not params and stream.params != params:
                 raise ValueError(
                     f"the parameters of this {type(self).__name__} changed since its first "
                     "partial_fit; call fit() to start again with the new ones"
@@ -293,6 +295,11 @@ class Incremental:
         ``TypeError`` for scalers that cannot be fitted incrementally)."""
         self._check_params()
         return StreamingFit(**self._stream_params())
+
+    def _checked_stream_params(self) -> Dict[str, Any]:
+        """The parameters of :meth:`_new_stream`'s fit, checked as it checks
+        them (what a later batch compares its stream's with)."""
+        return self._new_stream().params
 
     def _resume(self, stream: Any) -> None:
         """Keeps a stored stream (``from_dict``, unpickling) once checked
@@ -399,6 +406,8 @@ def _check_first_batch(x: np.ndarray) -> None:
     """The first batch must give every column a score: a fit needs one."""
     if x.size == 0:
         raise ValueError("cannot fit on an empty array of scores")
+    if not np.isnan(x[0]).any():
+        return  # every column has a score in the first row
     empty = np.isnan(x).all(axis=0)
     if np.any(empty):
         where = "" if x.ndim == 1 else f" in column {int(np.flatnonzero(empty)[0])}"

@@ -89,6 +89,7 @@ class LinearScaler(ScalerBase):
         return {"min_": fit.min, "max_": fit.max}, []
 
     def _fit_transform_fused(self, X: np.ndarray) -> Any:
+        # Checked at every call: three checks cost less than a cache lookup.
         if self.window is not None:
             return None
         self._check_params()

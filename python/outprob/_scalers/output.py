@@ -20,6 +20,10 @@ except ImportError:  # pragma: no cover - a scikit-learn without it
 
 _read_config: Callable[[], Dict[str, Any]] = _config
 _local = threading.local()
+#: Per thread, ``config``: scikit-learn's live configuration of the thread
+#: once read (absent before, or when only copies can be read).
+THREAD_CONFIG = _local
+NO_CONFIG: Dict[str, Any] = {}
 
 
 def global_transform_output() -> str:
@@ -35,6 +39,23 @@ def global_transform_output() -> str:
             return str(config.get("transform_output", "default"))
         _local.config = config
     return str(config.get("transform_output", "default"))
+
+
+def default_output(estimator: Any) -> bool:
+    """Whether ``estimator``'s results are plain NumPy: its own
+    ``set_output`` setting, else scikit-learn's global one (what
+    ``ScalerBase._output`` reads, for the latency paths)."""
+    config = estimator.__dict__.get("_sklearn_output_config")
+    if config:
+        mode = config.get("transform")
+        if mode is not None:
+            plain: bool = mode == "default"
+            return plain
+    live = _local.__dict__.get("config")
+    if live is None:
+        return global_transform_output() == "default"
+    default: bool = live.get("transform_output", "default") == "default"
+    return default
 
 
 def check_output_available(mode: str) -> None:

@@ -6,7 +6,7 @@ of every transformation on it."""
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Optional, Tuple, Union
 from .._common.public import public
 
 __all__ = ["VARIANTS", "Variant"]
@@ -28,12 +28,25 @@ class Variant(NamedTuple):
     def scaler(self, **params: Any) -> Union[GaussianScaler, LinearScaler]:
         """A fresh, unfitted scaler of this variant; ``params`` override the
         other constructor parameters (``trim``, ``nan_policy``, ...)."""
-        from .gaussian import GaussianScaler
-        from .linear import LinearScaler
-
+        gaussian, linear = _CLASSES or _import_classes()
         if self.center is None:
-            return LinearScaler(**params)
-        return GaussianScaler(self.center, self.scale, **params)
+            return linear(**params)  # type: ignore[no-any-return]
+        return gaussian(self.center, self.scale, **params)  # type: ignore[no-any-return]
+
+
+#: (GaussianScaler, LinearScaler), imported by the first variant made: this
+#: table imports no scaler class (nor scikit-learn) before, and an import
+#: statement run at every call costs more than making the scaler.
+_CLASSES: Tuple[Any, ...] = ()
+
+
+def _import_classes() -> Tuple[Any, ...]:
+    global _CLASSES
+    from .gaussian import GaussianScaler
+    from .linear import LinearScaler
+
+    _CLASSES = (GaussianScaler, LinearScaler)
+    return _CLASSES
 
 
 def _gs(center: str, scale: str, note: str = "") -> Variant:

@@ -97,6 +97,103 @@ fn chunk_sum<T: Float>(x: &[T], bound: f64) -> ExactSum {
     exact_sum(&kept)
 }
 
+multiversion! {
+    /// [`levels`] with σ₁ = 2^t, and in the same read the NaN count and the
+    /// extremes of the non-NaN scores (±inf included; an infinite score
+    /// makes the level sums meaningless, which its extremes show).
+    fn levels_and_census<T: Float>(x: &[T], t: i32) -> ([f64; LEVELS], bool, usize, f64, f64) {
+        let s: [f64; LEVELS] = std::array::from_fn(|j| pow2(t - LEVEL_BITS * j as i32));
+        let (mut a0, mut a1, mut a2) = ([0.0f64; LANES], [0.0f64; LANES], [0.0f64; LANES]);
+        let mut rest = [0.0f64; LANES];
+        let mut nan = [0usize; LANES];
+        let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+        let mut groups = x.chunks_exact(LANES);
+        for g in &mut groups {
+            let mut p = [0.0f64; LANES];
+            for i in 0..LANES {
+                let v = g[i].to_f64();
+                let missing = v.is_nan();
+                nan[i] += usize::from(missing);
+                // NaN compares false: the extremes skip it.
+                lo[i] = if v < lo[i] { v } else { lo[i] };
+                hi[i] = if v > hi[i] { v } else { hi[i] };
+                p[i] = if missing { 0.0 } else { v };
+            }
+            for (acc, &sj) in [&mut a0, &mut a1, &mut a2].into_iter().zip(&s) {
+                for i in 0..LANES {
+                    let q = (sj + p[i]) - sj;
+                    p[i] -= q;
+                    acc[i] += q;
+                }
+            }
+            for i in 0..LANES {
+                rest[i] += p[i].abs();
+            }
+        }
+        for (i, &v) in groups.remainder().iter().enumerate() {
+            let v = v.to_f64();
+            let missing = v.is_nan();
+            nan[i] += usize::from(missing);
+            lo[i] = if v < lo[i] { v } else { lo[i] };
+            hi[i] = if v > hi[i] { v } else { hi[i] };
+            let mut p = if missing { 0.0 } else { v };
+            for (j, acc) in [&mut a0, &mut a1, &mut a2].into_iter().enumerate() {
+                let q = (s[j] + p) - s[j];
+                p -= q;
+                acc[i] += q;
+            }
+            rest[i] += p.abs();
+        }
+        let sums = [a0, a1, a2].map(|lanes| lanes.iter().sum());
+        let min = lo.iter().fold(f64::INFINITY, |m, &v| m.min(v));
+        let max = hi.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+        (sums, rest.iter().all(|&r| r == 0.0), nan.iter().sum(), min, max)
+    }
+}
+
+/// A batch read once: its NaN count, the extremes of its other scores
+/// (±inf included; +inf/−inf when there are none) and, when they lie
+/// below the magnitude `2^e` it was read for and extraction proves it,
+/// its exact sum (NaN skipped).
+#[derive(Debug, Clone)]
+pub struct ScannedBatch {
+    pub nan: usize,
+    pub min: f64,
+    pub max: f64,
+    pub sum: Option<ExactSum>,
+}
+
+/// [`ScannedBatch`] of `x` read for scores below `2^e` in magnitude (a
+/// running state's known range): the census and the exact sum of
+/// [`exact_sum_within`] in one read instead of two, when the guess holds.
+pub fn scan_within_exponent<T: Float>(x: &[T], e: i32) -> ScannedBatch {
+    let t = e + HEADROOM_BITS;
+    let valid = (-900..=1006).contains(&e);
+    let parts = map_chunks(x, |_, chunk| levels_and_census(chunk, t));
+    let (mut nan, mut min, mut max, mut exact) = (0, f64::INFINITY, f64::NEG_INFINITY, valid);
+    for (_, zero_rest, n, lo, hi) in &parts {
+        nan += n;
+        min = min.min(*lo);
+        max = max.max(*hi);
+        exact &= *zero_rest;
+    }
+    // Every term below 2^e (so below σ·2^-17 at each level) and nothing
+    // left below the last level: the level sums are exact.
+    let bound = min.abs().max(max.abs());
+    let sum = (exact && bound < pow2(e)).then(|| {
+        let mut total = ExactSum::zero();
+        for (sums, ..) in &parts {
+            for &s in sums {
+                if s != 0.0 {
+                    total.merge(&ExactSum::from(s));
+                }
+            }
+        }
+        total
+    });
+    ScannedBatch { nan, min, max, sum }
+}
+
 /// The exact sum of `x`, NaN skipped, given `bound >= |v|` for every
 /// non-NaN `v` (finite: the caller has refused ±inf).
 pub fn exact_sum_within<T: Float>(x: &[T], bound: f64) -> ExactSum {
@@ -162,5 +259,49 @@ mod tests {
             let b = bound(&x) * f64::from(1u32 << slack);
             prop_assert_eq!(exact_sum_within(&x, b), binned(&x));
         }
+
+        /// The one-read scan for a guessed range: the census of the batch
+        /// whatever the guess, and an exact sum only when it is the binned
+        /// one (a guess below the scores, or scores too fine for it, give
+        /// none).
+        #[test]
+        fn scan_for_a_guessed_range_is_the_census_and_the_exact_sum(
+            x in proptest::collection::vec(prop_oneof![
+                -1e6f64..1e6,
+                any::<f64>().prop_filter("finite", |v| v.is_finite()),
+                Just(0.0),
+                Just(-0.0),
+                Just(f64::NAN),
+                Just(f64::INFINITY),
+                (-1.0f64..1.0).prop_map(|v| v * 1e-300),
+            ], 0..300),
+            e in -1100i32..1100,
+        ) {
+            let s = scan_within_exponent(&x, e);
+            prop_assert_eq!(s.nan, x.iter().filter(|v| v.is_nan()).count());
+            let kept: Vec<f64> = x.iter().copied().filter(|v| !v.is_nan()).collect();
+            prop_assert_eq!(s.min, kept.iter().fold(f64::INFINITY, |m, &v| m.min(v)));
+            prop_assert_eq!(s.max, kept.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v)));
+            if let Some(sum) = s.sum {
+                prop_assert!(kept.iter().all(|v| v.is_finite() && v.abs() < 2f64.powi(e)));
+                let mut canonical = ExactSum::zero();
+                canonical.merge(&sum);
+                let mut want = ExactSum::zero();
+                want.merge(&binned(&x));
+                prop_assert_eq!(canonical, want);
+            }
+        }
+    }
+
+    #[test]
+    fn scan_for_the_scores_range_sums_them_in_the_same_read() {
+        let mut u = crate::numeric::testing::uniforms(3);
+        let x: Vec<f64> = (0..100_000).map(|_| (u() - 0.5) * 7.0).collect();
+        let s = scan_within_exponent(&x, 3);
+        let mut got = ExactSum::zero();
+        got.merge(s.sum.as_ref().expect("scores below 2^3 sum in the scan"));
+        let mut want = ExactSum::zero();
+        want.merge(&binned(&x));
+        assert_eq!(got, want);
     }
 }

@@ -97,13 +97,16 @@ impl From<f64> for ExactSum {
 }
 
 impl ExactSum {
+    /// The empty sum, as a constant.
+    pub const ZERO: ExactSum = ExactSum {
+        negative: false,
+        magnitude: Vec::new(),
+        non_finite: None,
+    };
+
     /// The empty sum.
     pub fn zero() -> Self {
-        ExactSum {
-            negative: false,
-            magnitude: Vec::new(),
-            non_finite: None,
-        }
+        Self::ZERO
     }
 
     /// The sum rounded to nearest (ties to even): `math.fsum`'s result, or

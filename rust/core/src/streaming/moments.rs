@@ -26,13 +26,31 @@
 
 use crate::error::Error;
 use crate::numeric::double_double::DoubleDouble;
-use crate::numeric::extract::exact_sum_within;
+use crate::numeric::extract::{exact_sum_within, scan_within_exponent};
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
-use crate::numeric::reduce::{binary_exponent, pow2, spread_exponent, squares, Summary};
+use crate::numeric::reduce::{binary_exponent, pow2, spread_exponent, squares};
 use crate::numeric::sum::{exact_product, two_sum, ExactSum};
 use crate::sample::{check_batch, NanPolicy};
 use crate::streaming::stored::{check_moments, MomentsParts};
+
+/// What [`Moments::update`] reads from a batch: its non-NaN count, their
+/// extremes and their exact sum.
+struct Scan {
+    count: usize,
+    min: f64,
+    max: f64,
+    sum: ExactSum,
+}
+
+impl Scan {
+    const EMPTY: Scan = Scan {
+        count: 0,
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+        sum: ExactSum::ZERO,
+    };
+}
 
 /// Running count, exact sum, shifted moments and extremes.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,30 +180,72 @@ impl Moments {
         }
     }
 
-    /// Adds a batch under the §5 rules; returns how many scores it added.
-    pub fn update<T: Float>(&mut self, x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
+    /// A batch's census and exact sum: in one read, for the range the
+    /// scores seen so far span (a later batch of the same stream mostly
+    /// stays in it), else (the first batch, a batch beyond that range, a
+    /// refused batch) by the census of [`check_batch`] and a second read.
+    fn scan<T: Float>(&self, x: &[T], nan_policy: NanPolicy) -> Result<Scan, Error> {
+        let seen = self.min.abs().max(self.max.abs());
+        if let Some(e) = exponent_above(seen).filter(|_| self.n > 0) {
+            let b = scan_within_exponent(x, e);
+            let refused = b.min == f64::NEG_INFINITY
+                || b.max == f64::INFINITY
+                || (b.nan > 0 && nan_policy == NanPolicy::Raise);
+            if !refused {
+                let count = x.len() - b.nan;
+                if count == 0 {
+                    return Ok(Scan::EMPTY);
+                }
+                let bound = b.max.abs().max(b.min.abs());
+                let sum = b.sum.unwrap_or_else(|| exact_sum_within(x, bound));
+                return Ok(Scan {
+                    count,
+                    min: b.min,
+                    max: b.max,
+                    sum,
+                });
+            }
+        }
         let summary = check_batch(x, nan_policy)?;
-        let count = summary.count;
-        if count == 0 {
-            return Ok(0);
+        if summary.count == 0 {
+            return Ok(Scan::EMPTY);
         }
         // The exact value itself (not a certified rounding of it), so that
         // sums of batches stay exact.
         let bound = summary.max.abs().max(summary.min.abs());
-        let batch_sum = exact_sum_within(x, bound);
+        Ok(Scan {
+            count: summary.count,
+            min: summary.min,
+            max: summary.max,
+            sum: exact_sum_within(x, bound),
+        })
+    }
+
+    /// Adds a batch under the §5 rules; returns how many scores it added.
+    pub fn update<T: Float>(&mut self, x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
+        let Scan {
+            count,
+            min,
+            max,
+            sum: batch_sum,
+        } = self.scan(x, nan_policy)?;
+        if count == 0 {
+            return Ok(0);
+        }
+        let bound = max.abs().max(min.abs());
         if self.n == 0 {
             self.shift = batch_sum.mean(count);
         }
         let c = self.shift;
-        let half_spread = (summary.max / 2.0 - c / 2.0).max(c / 2.0 - summary.min / 2.0);
+        let half_spread = (max / 2.0 - c / 2.0).max(c / 2.0 - min / 2.0);
         if let Some(e) = exponent_above(half_spread) {
             let k = (e + 1).max(self.scale_exponent().unwrap_or(i32::MIN));
             self.rescale(k);
         }
         let (s, q) = if bound.max(c.abs()) < pow2(900) && (-900..=900).contains(&self.k) {
-            self.centered_sums(x, &summary, &batch_sum)
+            self.centered_sums(x, count, min, max, &batch_sum)
         } else {
-            let pre = if is_huge(summary.max) || is_huge(summary.min) || is_huge(c) {
+            let pre = if is_huge(max) || is_huge(min) || is_huge(c) {
                 2
             } else {
                 0
@@ -202,8 +262,8 @@ impl Moments {
         self.dsq += q;
         self.n += count as u64;
         self.sum.merge(&batch_sum);
-        self.min = self.min.min(summary.min);
-        self.max = self.max.max(summary.max);
+        self.min = self.min.min(min);
+        self.max = self.max.max(max);
         Ok(count)
     }
 
@@ -218,12 +278,14 @@ impl Moments {
     fn centered_sums<T: Float>(
         &self,
         x: &[T],
-        summary: &Summary,
+        count: usize,
+        min: f64,
+        max: f64,
         batch_sum: &ExactSum,
     ) -> (DoubleDouble, DoubleDouble) {
-        let (count, k) = (summary.count, self.k);
+        let k = self.k;
         let m = batch_sum.mean(count);
-        let kb = spread_exponent(summary.min, summary.max, m);
+        let kb = spread_exponent(min, max, m);
         let sq = squares(x, false, m, kb, f64::INFINITY);
         let n = count as f64;
         let own = (sq.scaled_squares - sq.scaled_sum * sq.scaled_sum / n).max(0.0);
