@@ -157,26 +157,32 @@ fn fields(d: &Bound<'_, PyDict>, schema: &'static Schema, what: &str) -> PyResul
 /// Arrays of doubles, or None: contiguous float64 arrays copied whole, any
 /// other sequences element by element.
 fn arrays(d: &Bound<'_, PyDict>, key: &str, what: &str) -> PyResult<Option<Vec<Vec<f64>>>> {
-    if let Some(Ok(a)) = d
-        .get_item(key)?
-        .map(|v| v.extract::<Vec<PyReadonlyArray1<'_, f64>>>())
-    {
-        let copied: Option<Vec<Vec<f64>>> = a
-            .iter()
-            .map(|a| a.as_slice().ok().map(<[f64]>::to_vec))
-            .collect();
-        if copied.is_some() {
-            return Ok(copied);
+    match d.get_item(key)? {
+        Some(v) if v.is_none() => return Ok(None),
+        Some(v) => {
+            if let Ok(a) = v.extract::<Vec<PyReadonlyArray1<'_, f64>>>() {
+                let copied: Option<Vec<Vec<f64>>> = a
+                    .iter()
+                    .map(|a| a.as_slice().ok().map(<[f64]>::to_vec))
+                    .collect();
+                if copied.is_some() {
+                    return Ok(copied);
+                }
+            }
         }
+        None => {}
     }
     item(d, key, what)
 }
 
 /// A dict of named lists of doubles.
 fn table(d: &Bound<'_, PyDict>, what: &str) -> PyResult<Vec<(String, Vec<f64>)>> {
-    let named = |k: Bound<'_, PyAny>| {
+    let named = |(k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>)| {
         let name: String = k.extract()?;
-        Ok((item(d, &name, what)?, name)).map(|(v, n)| (n, v))
+        let values = v
+            .extract()
+            .map_err(|_| PyValueError::new_err(format!("{what}: {name:?} is not valid")))?;
+        Ok((name, values))
     };
-    d.keys().iter().map(named).collect()
+    d.iter().map(named).collect()
 }

@@ -23,9 +23,8 @@ impl PyFittedMap {
     /// A map from its `state()`, checked by the core.
     #[new]
     fn new(state: &Bound<'_, PyDict>) -> Result<Self> {
-        Ok(PyFittedMap(FittedMap::from_record(&record_from_dict(
-            state, MAP,
-        )?)?))
+        let record = record_from_dict(state, MAP)?;
+        Ok(PyFittedMap(FittedMap::from_record(record)?))
     }
 
     /// The map's state as builtins: `kind`, `negate`, `two_d`,

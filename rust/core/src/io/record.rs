@@ -154,6 +154,15 @@ impl Record {
             .ok_or_else(|| refused(name, kind))
     }
 
+    /// Field `name` moved out of the record, leaving `false` in its place:
+    /// a long array taken without a copy; `None` when the record lacks it.
+    pub fn take(&mut self, name: &str) -> Option<Field> {
+        let at = self.schema.iter().position(|(n, _)| *n == name)?;
+        self.fields
+            .get_mut(at)
+            .map(|f| core::mem::replace(f, Field::Bool(false)))
+    }
+
     /// Count field `name` as a narrower integer, refused by name when it
     /// does not fit.
     pub fn count<T: TryFrom<u64>>(&self, name: &'static str) -> Result<T, Error> {

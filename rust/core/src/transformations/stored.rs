@@ -43,23 +43,29 @@ impl FittedMap {
 
     /// The map of a record of [`MAP`], checked by [`FittedMap::new`]; a
     /// parameter its family names and the record lacks is refused by name.
-    pub fn from_record(r: &Record) -> Result<Self, Error> {
+    /// The record's arrays move into the map.
+    pub fn from_record(mut r: Record) -> Result<Self, Error> {
         let kind: MapKind = r.parse("kind")?;
         let pretransform = r
             .parse_opt("pretransform")?
             .unwrap_or(PretransformKind::Identity);
-        let table: Vec<(String, Vec<f64>)> = r.get("params")?;
+        let (negate, two_d) = (r.get("negate")?, r.get("two_d")?);
+        let Some(Field::Table(mut table)) = r.take("params") else {
+            return Err(r.get::<Vec<(String, Vec<f64>)>>("params").unwrap_err());
+        };
+        let Some(Field::OptArrays(sorted)) = r.take("sorted") else {
+            return Err(r.get::<Option<Vec<Vec<f64>>>>("sorted").unwrap_err());
+        };
         let params = kind.params(pretransform).iter().map(|name| {
-            let found = table.iter().find(|(n, _)| n == name);
+            let found = table.iter_mut().find(|(n, _)| n == name);
             found
-                .map(|(_, v)| v.clone())
+                .map(|(_, v)| core::mem::take(v))
                 .ok_or_else(|| Error::invalid("state", format!("missing {name:?}")))
         });
-        let sorted: Option<Vec<Vec<f64>>> = r.get("sorted")?;
         FittedMap::new(MapParts {
             kind,
-            negate: r.get("negate")?,
-            two_d: r.get("two_d")?,
+            negate,
+            two_d,
             pretransform,
             params: params.collect::<Result<_, _>>()?,
             sorted: sorted.unwrap_or_default(),
@@ -79,10 +85,13 @@ mod tests {
         };
         let map = FittedMap::new(parts).unwrap();
         let r = map.to_record();
-        assert_eq!(FittedMap::from_record(&r).unwrap().parts(), map.parts());
+        assert_eq!(
+            FittedMap::from_record(r.clone()).unwrap().parts(),
+            map.parts()
+        );
         let mut lacking = r.clone();
         lacking.fields[4] = Field::Table(vec![("center".into(), vec![1.0])]);
-        let e = FittedMap::from_record(&lacking).unwrap_err().to_string();
+        let e = FittedMap::from_record(lacking).unwrap_err().to_string();
         assert!(e.contains("\"scale\""), "{e}");
         let rank = MapParts {
             sorted: vec![vec![1.0, 2.0]],
