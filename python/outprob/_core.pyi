@@ -5,10 +5,11 @@ native byte order. ``threads``: 0 for every core, else a count (see
 schemes, ... are parsed by the core, whose ``ValueError`` names the
 parameter. Checked against the extension by ``tests/s07_api/test_typing.py``."""
 
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import Unpack
 
 __all__ = [
     "limits",
@@ -276,9 +277,18 @@ def niqr(x: _Scores, *, nan_policy: str, threads: int = ...) -> float: ...
 def trimmed_std(
     x: _Scores, *, center: float, alpha: float, nan_policy: str, threads: int = ...
 ) -> float: ...
+class _MEstimateParams(TypedDict):
+    """The keyword parameters of ``m_estimate`` (the core's ``MParams``)."""
+
+    norm: str
+    c: float
+    tuning: Optional[float]
+    maxiter: int
+    tol: float
+
 def m_estimate(
-    x: _Scores, *, norm: str, c: float, tuning: Optional[float], maxiter: int, tol: float,
-    nan_policy: str, threads: int = ..., direct: bool = ...,
+    x: _Scores, *, nan_policy: str, threads: int = ..., direct: bool = ...,
+    **params: Unpack[_MEstimateParams],
 ) -> MEstimate: ...
 
 # -- fitting (contract §4–§5, §10) ---------------------------------------------------
@@ -424,6 +434,17 @@ class Pass:
     @property
     def native_census(self) -> Optional[Tuple[bool, int]]: ...
 
+class _CensusParams(TypedDict):
+    """The counts, extremes and sketch bytes of a census an engine ran."""
+
+    len: int
+    count: int
+    nan_count: int
+    inf_count: int
+    min: float
+    max: float
+    sketch: Optional[bytes]
+
 class Partial:
     """A pass's partial result of a piece of a column (pickles as bytes)."""
 
@@ -431,19 +452,23 @@ class Partial:
     def combine(self, other: "Partial") -> "Partial": ...
     def to_bytes(self) -> bytes: ...
     @staticmethod
-    def census(
-        *, len: int, count: int, nan_count: int, inf_count: int, min: float, max: float,
-        sketch: Optional[bytes],
-    ) -> "Partial": ...
+    def census(**params: Unpack[_CensusParams]) -> "Partial": ...
+
+class _PlanOptions(TypedDict):
+    """How a column's distributed fit runs (the core's ``PlanOptions``)."""
+
+    linear: bool
+    method: str
+    collect_max: int
+    n_hint: Optional[int]
+    k: int
+    native_census: bool
 
 class ColumnPlan:
     """The plan of one column's distributed fit: ``next_pass`` until None,
     each pass run and its combined partial fed back; then ``result``."""
 
-    def __new__(
-        cls, spec: GaussianSpec, *, linear: bool, method: str, collect_max: int,
-        n_hint: Optional[int], k: int, native_census: bool,
-    ) -> "ColumnPlan": ...
+    def __new__(cls, spec: GaussianSpec, **params: Unpack[_PlanOptions]) -> "ColumnPlan": ...
     def next_pass(self) -> Optional[Pass]: ...
     def feed(self, partial: Partial) -> None: ...
     def result(self) -> Union[ColumnFit, StreamingResult]: ...
@@ -459,17 +484,18 @@ class SelectionFit:
     @property
     def null_proportion(self) -> float: ...
 
+class _ConformalParams(TypedDict):
+    """The options of a p-value map (the core's ``ConformalSpec``)."""
+
+    tie_break: str
+    seed: int
+    conditional: Optional[str]
+    delta: float
+    simes_k: Optional[int]
+    mc_correction: Optional[float]
+
 class ConformalSpec:
-    def __new__(
-        cls,
-        *,
-        tie_break: str,
-        seed: int,
-        conditional: Optional[str],
-        delta: float,
-        simes_k: Optional[int],
-        mc_correction: Optional[float],
-    ) -> "ConformalSpec": ...
+    def __new__(cls, **params: Unpack[_ConformalParams]) -> "ConformalSpec": ...
 
 def limits() -> List[Tuple[str, str, int, int]]:
     """The core's bounds of every size and count parameter: (key, name,
@@ -527,9 +553,16 @@ class ConformalCalibration:
         self, x: Any, out: Any = None, *, complement: bool, threads: int = 0
     ) -> Optional[Any]: ...
 
+class _TailParams(TypedDict):
+    """A tail's family and thresholds (the core's ``TailSpec``)."""
+
+    kind: str
+    quantile: float
+    delta: float
+
 class ConformalTail:
     def __new__(
-        cls, sorted: npt.NDArray[np.float64], *, kind: str, quantile: float, delta: float
+        cls, sorted: npt.NDArray[np.float64], **params: Unpack[_TailParams]
     ) -> "ConformalTail": ...
     def summary(
         self,
@@ -605,19 +638,20 @@ class TextStream:
 _F64 = npt.NDArray[np.float64]
 _Bools = npt.NDArray[np.bool_]
 
+class _OnlineFdrParams(TypedDict):
+    """An online FDR rule's parameters (as its stored ``settings``)."""
+
+    method: str
+    alpha: float
+    w0: Optional[float]
+    lam: Optional[float]
+    tau: Optional[float]
+    gamma: Optional[List[float]]
+
 class OnlineFdrState:
     """An online FDR rule (LOND, LORD++, SAFFRON, ADDIS) and its state."""
 
-    def __new__(
-        cls,
-        method: str,
-        *,
-        alpha: float,
-        w0: Optional[float],
-        lam: Optional[float],
-        tau: Optional[float],
-        gamma: Optional[List[float]],
-    ) -> "OnlineFdrState": ...
+    def __new__(cls, **params: Unpack[_OnlineFdrParams]) -> "OnlineFdrState": ...
     def decide(self, p: _F64) -> _Bools: ...
     def decide_with_levels(self, p: _F64) -> Tuple[_Bools, _F64]: ...
     def next_level(self) -> float: ...
@@ -626,21 +660,22 @@ class OnlineFdrState:
     @staticmethod
     def from_parts(settings: Dict[str, Any], parts: Dict[str, Any]) -> "OnlineFdrState": ...
 
+class _MartingaleParams(TypedDict):
+    """An exchangeability martingale's parameters (the core's ``Spec``)."""
+
+    kind: str
+    jump: float
+    epsilon: float
+    n_grid: int
+    min_epsilon: float
+    threshold: Optional[float]
+    statistic: str
+    on_alarm: str
+
 class MartingaleState:
     """An exchangeability martingale with CUSUM and Shiryaev–Roberts statistics."""
 
-    def __new__(
-        cls,
-        kind: str,
-        *,
-        jump: float,
-        epsilon: float,
-        n_grid: int,
-        min_epsilon: float,
-        threshold: Optional[float],
-        statistic: str,
-        on_alarm: str,
-    ) -> "MartingaleState": ...
+    def __new__(cls, **params: Unpack[_MartingaleParams]) -> "MartingaleState": ...
     def update(self, p: _F64) -> Tuple[_F64, _F64, _F64, _Bools]:
         """(ln M, ln C, ln R, alarm) after each p-value."""
     def reset(self) -> None: ...
@@ -661,12 +696,19 @@ class OnlinePvaluesState:
         parts: Dict[str, Any], *, seed: int, negate: bool, smoothed: bool
     ) -> "OnlinePvaluesState": ...
 
+class _DecayedParams(TypedDict):
+    """A decayed fit's parameters."""
+
+    half_life: float
+    epochs_per_half_life: int
+    horizon: int
+    k: int
+    seed: int
+
 class DecayedFitState:
     """Exponentially decayed moments and order statistics (§12 "Decayed fit")."""
 
-    def __new__(
-        cls, *, half_life: float, epochs_per_half_life: int, horizon: int, k: int, seed: int
-    ) -> "DecayedFitState": ...
+    def __new__(cls, **params: Unpack[_DecayedParams]) -> "DecayedFitState": ...
     def update(self, scores: _F64) -> None: ...
     def moments(self) -> Optional[Tuple[int, float, float, float]]: ...
     def quantiles(self, qs: List[float]) -> Optional[List[float]]: ...

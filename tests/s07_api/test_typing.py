@@ -53,10 +53,14 @@ def _stub_parameters(fn, skip=0):
     for k, d in enumerate(a.defaults):  # defaults belong to the last positional parameters
         name, kind, _ = out[len(out) - len(a.defaults) + k]
         out[len(out) - len(a.defaults) + k] = (name, kind, True)
+    if a.vararg is not None:
+        out.append((a.vararg.arg, inspect.Parameter.VAR_POSITIONAL, False))
     out += [
         (p.arg, inspect.Parameter.KEYWORD_ONLY, d is not None)
         for p, d in zip(a.kwonlyargs, a.kw_defaults)
     ]
+    if a.kwarg is not None:
+        out.append((a.kwarg.arg, inspect.Parameter.VAR_KEYWORD, False))
     return out[skip:]
 
 
@@ -80,7 +84,11 @@ def test_core_stub_matches_the_extension():
 
     tree = ast.parse((PACKAGE / "_core.pyi").read_text())
     stubs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
-    classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+    # TypedDicts of keyword parameters (``**params: Unpack[...]``) exist in the stub only.
+    classes = {
+        c.name: c for c in tree.body
+        if isinstance(c, ast.ClassDef) and [getattr(b, "id", "") for b in c.bases] != ["TypedDict"]
+    }
     declared = next(
         ast.literal_eval(n.value)
         for n in tree.body
@@ -115,6 +123,66 @@ def test_core_stub_matches_the_extension():
                 assert _stub_parameters(stub, skip=1) == _runtime_parameters(
                     getattr(runtime_cls, m), skip=1
                 ), (name, m)
+
+
+def test_keyword_parameters_are_the_cores():
+    """A ``**params: Unpack[_X]`` of the stub names exactly the parameters the
+    core declares for it, in its order: the core refuses a call that lacks
+    one by naming it, and a name it does not declare with ``TypeError``."""
+    import ast
+    import re
+
+    import numpy as np
+
+    from outprob import _core
+
+    tree = ast.parse((PACKAGE / "_core.pyi").read_text())
+    typed = {
+        c.name: [(a.target.id, ast.unparse(a.annotation)) for a in c.body if isinstance(a, ast.AnnAssign)]
+        for c in tree.body
+        if isinstance(c, ast.ClassDef) and [getattr(b, "id", "") for b in c.bases] == ["TypedDict"]
+    }
+    sorted_scores = np.sort(np.random.default_rng(1).normal(size=50))
+    # What each callable takes besides its keyword parameters.
+    given = {
+        "m_estimate": ((np.ones(3),), {"nan_policy": "omit"}),
+        "ConformalTail": ((sorted_scores,), {}),
+        "ColumnPlan": ((_core.GaussianSpec(center="median", scale="nmad"),), {}),
+    }
+    dummy = {"str": "", "int": 0, "float": 0.0, "bool": False}
+    callables = [(f.name, getattr(_core, f.name), f) for f in tree.body if isinstance(f, ast.FunctionDef)]
+    for c in tree.body:
+        if isinstance(c, ast.ClassDef) and c.name not in typed:
+            for m in c.body:
+                if isinstance(m, ast.FunctionDef):
+                    runtime = getattr(_core, c.name)
+                    fn = runtime if m.name == "__new__" else getattr(runtime, m.name)
+                    callables.append((c.name if m.name == "__new__" else f"{c.name}.{m.name}", fn, m))
+    checked = []
+    for name, fn, stub in callables:
+        kw = stub.args.kwarg
+        if kw is None:
+            continue
+        fields = typed[kw.annotation.slice.id]
+        args, extra = given.get(name, ((), {}))
+        with pytest.raises(TypeError, match='unexpected keyword argument "not_a_parameter"'):
+            fn(*args, **extra, **{f: dummy.get(t) for f, t in fields}, not_a_parameter=1)
+        named, values = [], {}
+        while True:
+            try:
+                fn(*args, **extra, **values)
+                break
+            except ValueError as e:
+                missing = re.match(r'parameters: missing "(\w+)"', str(e))
+                if missing is None:
+                    break
+                key = missing.group(1)
+                assert key in dict(fields), (name, key)
+                named.append(key)
+                values[key] = dummy.get(dict(fields)[key])
+        assert named == [f for f, _ in fields], name
+        checked.append(name)
+    assert len(checked) == len(typed)
 
 
 def test_user_code_passes_mypy_strict():

@@ -155,7 +155,7 @@ class Martingale(PickledAsDict):
             threshold=threshold, statistic=statistic, on_alarm=on_alarm,
         )  # fmt: skip
         self._state = _core.MartingaleState(
-            kind, jump=jump, epsilon=epsilon, n_grid=n_grid, min_epsilon=min_epsilon,
+            kind=kind, jump=jump, epsilon=epsilon, n_grid=n_grid, min_epsilon=min_epsilon,
             threshold=threshold, statistic=statistic, on_alarm=on_alarm,
         )  # fmt: skip
 
@@ -237,7 +237,7 @@ class Martingale(PickledAsDict):
         try:
             p.update(zip(keys, _checked(*(p[k] for k in keys))))
             rest = {k: v for k, v in p.items() if k != "kind"}
-            obj._state = _core.MartingaleState(p["kind"], **rest)
+            obj._state = _core.MartingaleState(kind=p["kind"], **rest)
             obj._state.restore(parts)
         except (TypeError, OverflowError) as exc:
             # A stored value of the wrong type is a corrupt state too.

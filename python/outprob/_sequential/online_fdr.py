@@ -90,7 +90,7 @@ class OnlineFDR(PickledAsDict):
         g = None if gamma is None else one_d(gamma, "gamma").tolist()
         alpha, w0, lam, tau = (real_or_none(v, k) for k, v in
                                (("alpha", alpha), ("w0", w0), ("lam", lam), ("tau", tau)))
-        self._state = _core.OnlineFdrState(method, alpha=alpha, w0=w0, lam=lam, tau=tau, gamma=g)
+        self._state = _core.OnlineFdrState(method=method, alpha=alpha, w0=w0, lam=lam, tau=tau, gamma=g)
 
     def decide(self, pvalues: npt.ArrayLike) -> npt.NDArray[np.bool_]:
         """The decision on each p-value (True: rejected), in order; the

@@ -8,18 +8,17 @@
 //! come back as a record ([`crate::results::SelectionFit`]).
 
 use crate::array::{map_array, Floats};
-use crate::convert::Wrap;
+use crate::convert::{keywords, Wrap};
 use crate::results::SelectionFit;
 use crate::{locked, run, with_slice, Locked, Result};
 use numpy::{PyReadonlyArray1, PyReadwriteArray1};
 use outprob_core::conformal::calibration;
-use outprob_core::conformal::conditional::{monte_carlo_correction, monte_carlo_work, Conditional};
-use outprob_core::conformal::pvalues::Ties;
+use outprob_core::conformal::conditional::{monte_carlo_correction, monte_carlo_work};
 use outprob_core::conformal::select::{select, Method};
 use outprob_core::conformal::sketch::CalibrationSketch;
 use outprob_core::sample::NanPolicy;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 
 /// The options of a p-value map (contract §11).
 #[pyclass(frozen, module = "outprob._core", name = "ConformalSpec")]
@@ -29,22 +28,9 @@ pub(crate) struct PyConformalSpec(calibration::ConformalSpec);
 #[pymethods]
 impl PyConformalSpec {
     #[new]
-    #[pyo3(signature = (*, tie_break, seed, conditional, delta, simes_k, mc_correction))]
-    fn new(
-        tie_break: Wrap<Ties>,
-        seed: u64,
-        conditional: Option<Wrap<Conditional>>,
-        delta: f64,
-        simes_k: Option<u64>,
-        mc_correction: Option<f64>,
-    ) -> Result<Self> {
-        Ok(PyConformalSpec(calibration::ConformalSpec::new(
-            tie_break.0.with_seed(seed),
-            conditional.map(|c| c.0),
-            delta,
-            simes_k,
-            mc_correction,
-        )?))
+    #[pyo3(signature = (**params))]
+    fn new(py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> Result<Self> {
+        Ok(PyConformalSpec(keywords(py, params)?))
     }
 }
 

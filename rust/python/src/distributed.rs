@@ -5,13 +5,15 @@
 //! partials pickle (as the core's bytes): workers receive the one and
 //! return the other.
 
+use crate::convert::keywords;
 use crate::results::{ColumnFit, StreamingResult};
 use crate::spec::PyGaussianSpec;
 use crate::{locked, with_slice, Floats, Locked, Result};
-use outprob_core::distributed::pass::{Counts, Partial, Pass};
-use outprob_core::distributed::plan::{ColumnPlan, Fitted, Method, PlanSpec};
+use outprob_core::distributed::pass::{Partial, Pass};
+use outprob_core::distributed::plan::{ColumnPlan, Fitted, PlanSpec};
+use outprob_core::io::params::PlanOptions;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyType};
+use pyo3::types::{PyBytes, PyDict, PyType};
 use pyo3::IntoPyObjectExt;
 
 /// A frozen class over a core value that pickles as its bytes: `$py(data)`
@@ -80,20 +82,9 @@ pickled!(
         /// The partial of a census an engine ran natively: counts without
         /// first indexes, and the doubles sketch's bytes.
         #[staticmethod]
-        #[pyo3(signature = (*, len, count, nan_count, inf_count, min, max, sketch))]
-        #[allow(clippy::too_many_arguments)]
-        fn census(
-            len: u64,
-            count: u64,
-            nan_count: u64,
-            inf_count: u64,
-            min: f64,
-            max: f64,
-            sketch: Option<&[u8]>,
-        ) -> Result<PyPartial> {
-            let (nan, inf, nan_first, inf_first) = (nan_count, inf_count, None, None);
-            let counts = Counts { len, count, nan, nan_first, inf, inf_first, min, max };
-            Ok(PyPartial(Partial::native_census(counts, sketch)?))
+        #[pyo3(signature = (**params))]
+        fn census(py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> Result<PyPartial> {
+            Ok(PyPartial(keywords(py, params)?))
         }
     }
 );
@@ -106,26 +97,22 @@ locked!(
 #[pymethods]
 impl PyColumnPlan {
     #[new]
-    #[pyo3(signature = (spec, *, linear, method, collect_max, n_hint, k, native_census))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (spec, **params))]
     fn new(
+        py: Python<'_>,
         spec: &PyGaussianSpec,
-        linear: bool,
-        method: &str,
-        collect_max: u64,
-        n_hint: Option<u64>,
-        k: u16,
-        native_census: bool,
+        params: Option<&Bound<'_, PyDict>>,
     ) -> Result<Self> {
-        let method = Method::named(method, collect_max, n_hint, k, native_census)?;
-        let plan = ColumnPlan::new(PlanSpec {
-            spec: spec.core,
-            pretransform: spec.pretransform,
-            fixed_center: spec.fixed_center,
+        let PlanOptions { linear, method } = keywords(py, params)?;
+        let (pretransform, fixed_center) = (spec.pretransform, spec.fixed_center);
+        let (spec, plan) = (spec.core, ColumnPlan::new);
+        Ok(Self::wrap(plan(PlanSpec {
+            spec,
+            pretransform,
+            fixed_center,
             linear,
             method,
-        })?;
-        Ok(Self::wrap(plan))
+        })?))
     }
 
     /// The next pass to run, or None once the column is fitted.

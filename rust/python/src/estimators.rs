@@ -1,15 +1,14 @@
 //! Estimators of contract §1–§3 (`outprob.stats`).
 
-use crate::convert::Wrap;
+use crate::convert::{keywords, Wrap};
 use crate::results::MEstimate;
 use crate::{with_slice, Floats, Result};
-use outprob_core::estimators::mest::{
-    m_estimate as core_m_estimate, m_estimate_direct, MParams, Norm,
-};
+use outprob_core::estimators::mest::{m_estimate as core_m_estimate, m_estimate_direct, MParams};
 use outprob_core::estimators::{location, scale};
 use outprob_core::sample::{NanPolicy, Sample};
 use outprob_core::{Error, Float};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// Runs an estimator on `x` checked by the §5 contract.
 fn checked<T: Float, R>(
@@ -77,36 +76,28 @@ pub(crate) fn quantile(
     )))?)
 }
 
+/// Huber's proposal 2 with the core's [`MParams`] given as keywords.
 #[pyfunction]
-#[pyo3(signature = (x, *, norm, c, tuning, maxiter, tol, nan_policy, threads = 0, direct = false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, *, nan_policy, threads = 0, direct = false, **params))]
 pub(crate) fn m_estimate(
     py: Python<'_>,
     x: Floats<'_>,
-    norm: Wrap<Norm>,
-    c: f64,
-    tuning: Option<f64>,
-    maxiter: usize,
-    tol: f64,
     nan_policy: Wrap<NanPolicy>,
     threads: usize,
     direct: bool,
+    params: Option<&Bound<'_, PyDict>>,
 ) -> Result<MEstimate> {
-    let params = MParams {
-        c,
-        tuning: tuning.unwrap_or(norm.0.default_tuning()),
-        maxiter,
-        tol,
-        ..MParams::new(norm.0)
-    };
-    let e = with_slice!(py, threads, x, |s| checked(s, nan_policy.0, |d| {
-        if direct {
-            m_estimate_direct(d, &params)
+    let p: MParams = keywords(py, params)?;
+    let e = with_slice!(py, threads, x, |s| checked(
+        s,
+        nan_policy.0,
+        |d| if direct {
+            m_estimate_direct(d, &p)
         } else {
-            core_m_estimate(d, &params)
+            core_m_estimate(d, &p)
         }
-    }))?;
-    Ok(MEstimate::from(&(norm.0, e)))
+    ))?;
+    Ok(MEstimate::from(&(p.norm, e)))
 }
 
 /// Contract §5 for a batch of fitting scores, with the core's messages:

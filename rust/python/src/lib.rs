@@ -53,14 +53,6 @@ pub(crate) fn run<R: Send>(
     Ok(py.detach(|| outprob_core::numeric::par::with_threads(threads, n, f))?)
 }
 
-/// Locks the state behind `m`, waiting without the GIL (a poisoned lock
-/// still holds a consistent state: the core changes a state whole or not
-/// at all).
-pub(crate) fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
-    m.lock_py_attached(py)
-        .unwrap_or_else(PoisonError::into_inner)
-}
-
 /// A class over a core state behind a `Mutex` (see [`locked!`]): calls
 /// from several threads serialise, waiting without the GIL.
 pub(crate) trait Locked {
@@ -69,9 +61,13 @@ pub(crate) trait Locked {
 
     fn mutex(&self) -> &Mutex<Self::State>;
 
-    /// The state, locked.
+    /// The state, locked, waiting without the GIL (a poisoned lock still
+    /// holds a consistent state: the core changes a state whole or not at
+    /// all).
     fn lock(&self, py: Python<'_>) -> MutexGuard<'_, Self::State> {
-        lock(py, self.mutex())
+        let m = self.mutex();
+        m.lock_py_attached(py)
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// `f` on the locked state, without the GIL.
@@ -163,50 +159,36 @@ fn limits() -> Vec<(&'static str, &'static str, u64, u64)> {
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use super::limits;
-    #[pymodule_export]
-    use crate::conformal::{
-        conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,
-        PyConformalSpec,
-    };
-    #[pymodule_export]
-    use crate::conformal_labelled::{Integrative, Weighted};
-    #[pymodule_export]
-    use crate::distributed::{PyColumnPlan, PyPartial, PyPass};
-    #[pymodule_export]
-    use crate::estimators::{
-        check_scores, m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std,
-        upper_trimmed_mean,
-    };
-    #[pymodule_export]
-    use crate::fit::{
-        fit_gamma, fit_gaussian, fit_linear, fit_mixture, fit_rank, fit_sigmoid, fit_top_k,
-        fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
-    };
-    #[pymodule_export]
-    use crate::maps::{_erf, _gamma_pq, PyFittedMap};
-    #[pymodule_export]
-    use crate::metrics::{
-        bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
-    };
-    #[pymodule_export]
-    use crate::results::{
-        ColumnFit, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
-        ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, TopKFit,
-    };
-    #[pymodule_export]
-    use crate::sequential::{PyDecayedFit, PyMartingale, PyOnlineFdr, PyOnlinePvalues};
-    #[pymodule_export]
-    use crate::spec::PyGaussianSpec;
-    #[pymodule_export]
-    use crate::streaming::{
-        kll_normalized_rank_error, PyKllSketch, PyStreamingState, PyWindowState,
-    };
-    #[pymodule_export]
-    use crate::tails::{combine_pvalues, ensemble_scores, Tail};
-    #[pymodule_export]
-    use crate::text::{
-        csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows,
+    use crate::{
+        conformal::{
+            conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,
+            PyConformalSpec,
+        },
+        conformal_labelled::{Integrative, Weighted},
+        distributed::{PyColumnPlan, PyPartial, PyPass},
+        estimators::{
+            check_scores, m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std,
+            upper_trimmed_mean,
+        },
+        fit::{
+            fit_gamma, fit_gaussian, fit_linear, fit_mixture, fit_rank, fit_sigmoid, fit_top_k,
+            fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
+        },
+        limits,
+        maps::{_erf, _gamma_pq, PyFittedMap},
+        metrics::{
+            bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
+        },
+        results::{
+            ColumnFit, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
+            ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult,
+            TopKFit,
+        },
+        sequential::{PyDecayedFit, PyMartingale, PyOnlineFdr, PyOnlinePvalues},
+        spec::PyGaussianSpec,
+        streaming::{kll_normalized_rank_error, PyKllSketch, PyStreamingState, PyWindowState},
+        tails::{combine_pvalues, ensemble_scores, Tail},
+        text::{csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows},
     };
     #[pymodule_export]
     use crate::text_stream::PyTextStream;

@@ -3,13 +3,13 @@
 //! its state as builtins (for `to_dict` and pickling).
 
 use crate::array::map_array;
-use crate::convert::{item, Wrap};
+use crate::convert::{record_from_dict, record_to_dict};
 use crate::Result;
 use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::gamma::gamma_pq_pairs;
-use outprob_core::transformations::fitted::{FittedMap, MapKind, MapParts};
-use outprob_core::transformations::gaussian_options::PretransformKind;
+use outprob_core::transformations::fitted::FittedMap;
+use outprob_core::transformations::stored::MAP;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
@@ -23,24 +23,8 @@ impl PyFittedMap {
     /// A map from its `state()`, checked by the core.
     #[new]
     fn new(state: &Bound<'_, PyDict>) -> Result<Self> {
-        let kind: Wrap<MapKind> = item(state, "kind")?;
-        let pretransform: Option<Wrap<PretransformKind>> = item(state, "pretransform")?;
-        let pretransform = pretransform.map_or(PretransformKind::Identity, |p| p.0);
-        let params: Bound<'_, PyDict> = item(state, "params")?;
-        let names = kind.0.params(pretransform);
-        let sorted = sorted_columns(state)?;
-        let parts = MapParts {
-            kind: kind.0,
-            negate: item(state, "negate")?,
-            two_d: item(state, "two_d")?,
-            pretransform,
-            params: names
-                .iter()
-                .map(|n| item(&params, n))
-                .collect::<PyResult<_>>()?,
-            sorted: sorted.unwrap_or_default(),
-        };
-        Ok(PyFittedMap(FittedMap::new(parts)?))
+        let record = record_from_dict(state, MAP)?;
+        Ok(PyFittedMap(FittedMap::from_record(record)?))
     }
 
     /// The map's state as builtins: `kind`, `negate`, `two_d`,
@@ -48,20 +32,7 @@ impl PyFittedMap {
     /// values, one per column) and `sorted` (rank maps: each column's
     /// fitted scores).
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let p = self.0.parts();
-        let params = PyDict::new(py);
-        for (name, values) in p.kind.params(p.pretransform).iter().zip(&p.params) {
-            params.set_item(name, values)?;
-        }
-        let rank = matches!(p.kind, MapKind::Rank | MapKind::LogRank);
-        let d = PyDict::new(py);
-        d.set_item("kind", p.kind.name())?;
-        d.set_item("negate", p.negate)?;
-        d.set_item("two_d", p.two_d)?;
-        d.set_item("pretransform", p.pretransform.name())?;
-        d.set_item("params", params)?;
-        d.set_item("sorted", rank.then_some(&p.sorted))?;
-        Ok(d)
+        record_to_dict(py, &self.0.to_record())
     }
 
     fn __reduce__<'py>(
@@ -113,23 +84,6 @@ impl PyFittedMap {
         let mapped = map_array(py, &self.0, x, out, threads)?;
         Ok(mapped.map(|(p, ())| p))
     }
-}
-
-/// `state["sorted"]`: contiguous float64 arrays copied whole, any other
-/// sequences element by element.
-fn sorted_columns(state: &Bound<'_, PyDict>) -> PyResult<Option<Vec<Vec<f64>>>> {
-    if let Some(v) = state.get_item("sorted")? {
-        if let Ok(arrays) = v.extract::<Vec<PyReadonlyArray1<'_, f64>>>() {
-            let copied: Option<Vec<Vec<f64>>> = arrays
-                .iter()
-                .map(|a| a.as_slice().ok().map(<[f64]>::to_vec))
-                .collect();
-            if copied.is_some() {
-                return Ok(copied);
-            }
-        }
-    }
-    item(state, "sorted")
 }
 
 /// The core's vectorised erf, element-wise (for testing it against SciPy).

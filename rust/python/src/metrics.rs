@@ -9,79 +9,47 @@ use outprob_core::evaluation::binning::{self, Scheme};
 use outprob_core::evaluation::metrics;
 use pyo3::prelude::*;
 
-#[pyfunction]
-#[pyo3(signature = (p, y, *, bins, n_bins, threads = 0))]
-pub(crate) fn evaluate(
-    py: Python<'_>,
-    p: Floats<'_>,
-    y: PyReadonlyArray1<'_, bool>,
-    bins: Wrap<Scheme>,
-    n_bins: Vec<usize>,
-    threads: usize,
-) -> Result<Evaluation> {
-    let y = y.as_slice()?;
-    Ok(with_slice!(py, threads, p, |s| metrics::evaluate(s, y, bins.0, &n_bins))?.into())
+/// A measure of probabilities `p` (and labels `y`): its keyword
+/// parameters, then `threads`; the core's result converted by `Into`.
+macro_rules! measure {
+    ($(#[$doc:meta])* $name:ident(p $(, $y:ident)?; $($arg:ident: $ty:ty),*) -> $out:ty,
+     |$s:ident| $body:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (p, $($y,)? *, $($arg,)* threads = 0))]
+        pub(crate) fn $name(
+            py: Python<'_>,
+            p: Floats<'_>,
+            $($y: PyReadonlyArray1<'_, bool>,)?
+            $($arg: $ty,)*
+            threads: usize,
+        ) -> Result<$out> {
+            $(let $y = $y.as_slice()?;)?
+            let r = with_slice!(py, threads, p, |$s| $body)?;
+            Ok(Into::into(r))
+        }
+    };
 }
 
-/// (Brier score, sharpness error)
-#[pyfunction]
-#[pyo3(signature = (p, y, *, threads = 0))]
-pub(crate) fn brier_and_sharpness(
-    py: Python<'_>,
-    p: Floats<'_>,
-    y: PyReadonlyArray1<'_, bool>,
-    threads: usize,
-) -> Result<(Strata, Strata)> {
-    let y = y.as_slice()?;
-    let (b, s) = with_slice!(py, threads, p, |s| metrics::brier_and_sharpness(s, y))?;
-    Ok((b.into(), s.into()))
-}
-
-/// (refinement error, calibration error)
-#[pyfunction]
-#[pyo3(signature = (p, y, *, bins, n_bins, threads = 0))]
-pub(crate) fn refinement_and_calibration(
-    py: Python<'_>,
-    p: Floats<'_>,
-    y: PyReadonlyArray1<'_, bool>,
-    bins: Wrap<Scheme>,
-    n_bins: Vec<usize>,
-    threads: usize,
-) -> Result<(Strata, Strata)> {
-    let y = y.as_slice()?;
-    let (r, c) = with_slice!(py, threads, p, |s| metrics::binned_errors(
-        s, y, bins.0, &n_bins
-    ))?;
-    Ok((r.into(), c.into()))
-}
-
-#[pyfunction]
-#[pyo3(signature = (p, *, k, bins, threads = 0))]
-pub(crate) fn bin_edges(
-    py: Python<'_>,
-    p: Floats<'_>,
-    k: usize,
-    bins: Wrap<Scheme>,
-    threads: usize,
-) -> Result<Vec<f64>> {
-    Ok(with_slice!(py, threads, p, |s| binning::bin_edges(
-        s, bins.0, k
-    ))?)
-}
-
-#[pyfunction]
-#[pyo3(signature = (p, y, *, bins, k, threads = 0))]
-pub(crate) fn reliability_curve(
-    py: Python<'_>,
-    p: Floats<'_>,
-    y: PyReadonlyArray1<'_, bool>,
-    bins: Wrap<Scheme>,
-    k: usize,
-    threads: usize,
-) -> Result<ReliabilityCurve> {
-    let y = y.as_slice()?;
-    Ok(with_slice!(py, threads, p, |s| metrics::reliability_curve(
-        s, y, bins.0, k
-    ))?
-    .into())
-}
+measure!(
+    evaluate(p, y; bins: Wrap<Scheme>, n_bins: Vec<usize>) -> Evaluation,
+    |s| metrics::evaluate(s, y, bins.0, &n_bins)
+);
+measure!(
+    /// (Brier score, sharpness error)
+    brier_and_sharpness(p, y;) -> (Strata, Strata),
+    |s| metrics::brier_and_sharpness(s, y).map(|(b, s)| (b.into(), s.into()))
+);
+measure!(
+    /// (refinement error, calibration error)
+    refinement_and_calibration(p, y; bins: Wrap<Scheme>, n_bins: Vec<usize>) -> (Strata, Strata),
+    |s| metrics::binned_errors(s, y, bins.0, &n_bins).map(|(r, c)| (r.into(), c.into()))
+);
+measure!(
+    bin_edges(p; k: usize, bins: Wrap<Scheme>) -> Vec<f64>,
+    |s| binning::bin_edges(s, bins.0, k)
+);
+measure!(
+    reliability_curve(p, y; bins: Wrap<Scheme>, k: usize) -> ReliabilityCurve,
+    |s| metrics::reliability_curve(s, y, bins.0, k)
+);

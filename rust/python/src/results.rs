@@ -1,5 +1,5 @@
 //! The core's results as Python reads them: small frozen classes with
-//! named, typed fields, each derived from its core struct by [`record!`].
+//! named, typed fields, each derived from its core struct by [`records!`].
 //! Each pickles (by its constructor's arguments).
 
 use outprob_core::conformal::select::Selection;
@@ -18,32 +18,17 @@ use outprob_core::transformations::scaling::Linear;
 use outprob_core::transformations::sigmoid::SigmoidFit as CoreSigmoidFit;
 use pyo3::prelude::*;
 
-/// A frozen class with the given fields, each readable; a constructor
-/// taking them all (by keyword too), `__getnewargs__` for pickling,
-/// equality and a repr listing the fields. With `from Core as c`, also
-/// `From<&Core>` (and `From<Core>`): each field is `c.field` converted by
-/// `Into`, or the expression after its `=`.
-macro_rules! record {
+/// Frozen classes, each with the given fields, each readable; a
+/// constructor taking them all (by keyword too), `__getnewargs__` for
+/// pickling, equality, a repr listing the fields, and `From<&Core>` (and
+/// `From<Core>`): each field is `c.field` converted by `Into`, or the
+/// expression after its `=`.
+macro_rules! records {
     (@field $c:ident, $field:ident) => { $c.$field.clone().into() };
     (@field $c:ident, $field:ident, $conv:expr) => { $conv };
-    ($(#[$doc:meta])* $name:ident from $core:ty as $c:ident {
+    ($($(#[$doc:meta])* $name:ident from $core:ty as $c:ident {
         $($(#[$fdoc:meta])* $field:ident : $ty:ty $(= $conv:expr)?),* $(,)?
-    }) => {
-        record!($(#[$doc])* $name { $($(#[$fdoc])* $field: $ty),* });
-
-        impl From<&$core> for $name {
-            fn from($c: &$core) -> Self {
-                $name { $($field: record!(@field $c, $field $(, $conv)?)),* }
-            }
-        }
-
-        impl From<$core> for $name {
-            fn from(c: $core) -> Self {
-                Self::from(&c)
-            }
-        }
-    };
-    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+    })*) => {$(
         $(#[$doc])*
         #[pyclass(frozen, get_all, eq, from_py_object, module = "outprob._core")]
         #[derive(Clone, Debug, PartialEq)]
@@ -70,7 +55,19 @@ macro_rules! record {
                 format!("{}({})", stringify!($name), fields.join(", "))
             }
         }
-    };
+
+        impl From<&$core> for $name {
+            fn from($c: &$core) -> Self {
+                $name { $($field: records!(@field $c, $field $(, $conv)?)),* }
+            }
+        }
+
+        impl From<$core> for $name {
+            fn from(c: $core) -> Self {
+                Self::from(&c)
+            }
+        }
+    )*};
 }
 
 /// Records of the core's results.
@@ -78,7 +75,7 @@ pub(crate) fn all<'a, C: 'a, R: From<&'a C>>(results: &'a [C]) -> Vec<R> {
     results.iter().map(R::from).collect()
 }
 
-record!(
+records! {
     /// Huber's proposal 2 (contract §3) with one norm.
     MEstimate from (Norm, CoreMEstimate) as m {
         norm: String = m.0.name().to_owned(),
@@ -91,9 +88,7 @@ record!(
         /// "constant" for constant scores).
         start: String = m.1.start.name().to_owned(),
     }
-);
 
-record!(
     /// A Gaussian fit (contract §4–§5): μ, σ and how σ was obtained.
     GaussianFit from CoreGaussianFit as f {
         center: f64 = f.params.center,
@@ -107,19 +102,13 @@ record!(
         /// (set by the fit that pretransforms).
         pre_min: Option<f64> = None,
     }
-);
 
-record!(
     /// A linear fit: the smallest and largest oriented score.
     LinearFit from Linear as l { min: f64, max: f64 }
-);
 
-record!(
     /// A top-k fit: the k-th largest and the largest score.
     TopKFit from TopK as t { cutoff: f64, max: f64 }
-);
 
-record!(
     /// A sigmoid fit (contract §10).
     SigmoidFit from CoreSigmoidFit as f {
         center: f64 = f.params.center,
@@ -129,9 +118,7 @@ record!(
         n_iter: usize,
         converged: bool,
     }
-);
 
-record!(
     /// A mixture-model fit (contract §10); `lambda_` is λ.
     MixtureFit from CoreMixtureFit as f {
         scale: f64 = f.params.scale,
@@ -143,9 +130,7 @@ record!(
         converged: bool,
         degenerate: bool,
     }
-);
 
-record!(
     /// A gamma fit (contract §10).
     GammaFit from CoreGammaFit as f {
         offset: f64 = f.params.offset,
@@ -153,9 +138,7 @@ record!(
         scale: f64 = f.params.scale,
         method_used: String = f.method_used.name().to_owned(),
     }
-);
 
-record!(
     /// A streaming Gaussian fit with its error bounds (contract §9).
     StreamingResult from CoreStreamingResult as r {
         center: f64,
@@ -170,9 +153,7 @@ record!(
         m_estimates: Vec<MEstimate> = all(&r.m_estimates),
         n: u64,
     }
-);
 
-record!(
     /// A KLL sketch's parameters and state (DataSketches' names).
     SketchInfo from AnySketch as s {
         k: u16 = s.k(),
@@ -187,9 +168,7 @@ record!(
         /// The smallest and largest item seen.
         extremes: Option<(f64, f64)> = s.extremes(),
     }
-);
 
-record!(
     /// The exact distributed fit of one column (contract §9); a linear
     /// fit's min and max in `center` and `scale`.
     ColumnFit from CoreColumnFit as c {
@@ -205,9 +184,7 @@ record!(
         fallbacks: Vec<(String, String)> =
             c.fallbacks.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect(),
     }
-);
 
-record!(
     /// An evaluation measure overall and within each class (NaN for an
     /// absent class).
     Strata from CoreStrata as s {
@@ -215,9 +192,7 @@ record!(
         outlier: f64,
         inlier: f64,
     }
-);
 
-record!(
     /// The measures of contract §6 of one set of probabilities.
     Evaluation from CoreEvaluation as e {
         brier: Strata,
@@ -227,9 +202,7 @@ record!(
         n_outliers: usize,
         n: usize,
     }
-);
 
-record!(
     /// A reliability diagram's bins.
     ReliabilityCurve from Reliability as r {
         edges: Vec<f64>,
@@ -237,9 +210,7 @@ record!(
         outlier_fraction: Vec<f64>,
         count: Vec<usize>,
     }
-);
 
-record!(
     /// A step-up selection (contract §11): how many p-values it selected,
     /// its threshold t(k*) (0 when none) and Storey's π̂₀ (1 otherwise).
     SelectionFit from Selection as s {
@@ -247,4 +218,4 @@ record!(
         threshold: f64,
         null_proportion: f64,
     }
-);
+}

@@ -5,12 +5,12 @@
 //! core's records (dicts here), the decayed fit as the core's bytes; the
 //! core checks both.
 
-use crate::convert::{record_from_dict, record_to_dict, Wrap};
+use crate::convert::{keywords, record_from_dict, record_to_dict};
 use crate::{locked, Locked, Result};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use outprob_core::sequential::decayed::DecayedFit;
-use outprob_core::sequential::martingale::{Kind, Martingale, OnAlarm, Parts, Spec, Statistic};
-use outprob_core::sequential::online_fdr::{self, Method, OnlineFdr, Settings};
+use outprob_core::sequential::martingale::{Martingale, Parts};
+use outprob_core::sequential::online_fdr::{self, OnlineFdr, Settings};
 use outprob_core::sequential::online_pvalues::{self, OnlinePvalues};
 use outprob_core::sequential::stored::{FDR_SETTINGS, FDR_STATE, MARTINGALE_STATE, PVALUE_STATE};
 use pyo3::prelude::*;
@@ -26,17 +26,9 @@ type Array<'py, T> = Bound<'py, PyArray1<T>>;
 #[pymethods]
 impl PyOnlineFdr {
     #[new]
-    #[pyo3(signature = (method, *, alpha, w0, lam, tau, gamma))]
-    fn new(
-        method: Wrap<Method>,
-        alpha: f64,
-        w0: Option<f64>,
-        lam: Option<f64>,
-        tau: Option<f64>,
-        gamma: Option<Vec<f64>>,
-    ) -> Result<Self> {
-        let s = Settings::new(method.0, alpha, w0, lam, tau, gamma)?;
-        Ok(Self::wrap(OnlineFdr::new(s)))
+    #[pyo3(signature = (**params))]
+    fn new(py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> Result<Self> {
+        Ok(Self::wrap(OnlineFdr::new(keywords(py, params)?)))
     }
 
     fn decide<'py>(
@@ -98,29 +90,9 @@ type Path<'py> = (
 #[pymethods]
 impl PyMartingale {
     #[new]
-    #[pyo3(signature = (kind, *, jump, epsilon, n_grid, min_epsilon, threshold, statistic, on_alarm))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        kind: Wrap<Kind>,
-        jump: f64,
-        epsilon: f64,
-        n_grid: usize,
-        min_epsilon: f64,
-        threshold: Option<f64>,
-        statistic: Wrap<Statistic>,
-        on_alarm: Wrap<OnAlarm>,
-    ) -> Result<Self> {
-        let (kind, statistic, on_alarm) = (kind.0, statistic.0, on_alarm.0);
-        Ok(Self::wrap(Martingale::new(Spec {
-            kind,
-            jump,
-            epsilon,
-            n_grid,
-            min_epsilon,
-            threshold,
-            statistic,
-            on_alarm,
-        })?))
+    #[pyo3(signature = (**params))]
+    fn new(py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> Result<Self> {
+        Ok(Self::wrap(keywords(py, params)?))
     }
 
     fn update<'py>(&self, py: Python<'py>, p: PyReadonlyArray1<'py, f64>) -> Result<Path<'py>> {
@@ -213,16 +185,9 @@ locked!(
 #[pymethods]
 impl PyDecayedFit {
     #[new]
-    #[pyo3(signature = (*, half_life, epochs_per_half_life, horizon, k, seed))]
-    fn new(
-        half_life: f64,
-        epochs_per_half_life: u32,
-        horizon: u32,
-        k: u16,
-        seed: u64,
-    ) -> Result<Self> {
-        let fit = DecayedFit::new(half_life, epochs_per_half_life, horizon, k, seed)?;
-        Ok(Self::wrap(fit))
+    #[pyo3(signature = (**params))]
+    fn new(py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> Result<Self> {
+        Ok(Self::wrap(keywords(py, params)?))
     }
 
     /// Adds scores (NaN skipped; a batch with ±inf refused whole).

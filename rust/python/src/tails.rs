@@ -4,12 +4,13 @@
 
 use crate::array::map_array;
 use crate::conformal::PyConformalCalibration;
-use crate::convert::Wrap;
+use crate::convert::{keywords, Wrap};
 use crate::Result;
 use numpy::{PyArray1, PyReadonlyArray1};
 use outprob_core::conformal::combination::{self, Ensemble, Rule};
-use outprob_core::conformal::tails::{TailFit, TailKind, TailSpec};
+use outprob_core::conformal::tails::{TailFit, TailSpec};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// A fitted (or rejected) tail of sorted, oriented calibration scores.
 #[pyclass(frozen, module = "outprob._core", name = "ConformalTail")]
@@ -18,20 +19,13 @@ pub(crate) struct Tail(TailFit);
 #[pymethods]
 impl Tail {
     #[new]
-    #[pyo3(signature = (sorted, *, kind, quantile, delta))]
+    #[pyo3(signature = (sorted, **params))]
     fn new(
         py: Python<'_>,
         sorted: PyReadonlyArray1<'_, f64>,
-        kind: Wrap<TailKind>,
-        quantile: f64,
-        delta: f64,
+        params: Option<&Bound<'_, PyDict>>,
     ) -> Result<Self> {
-        let s = sorted.as_slice()?;
-        let spec = TailSpec {
-            kind: kind.0,
-            quantile,
-            delta,
-        };
+        let (s, spec) = (sorted.as_slice()?, keywords::<TailSpec>(py, params)?);
         Ok(Tail(py.detach(|| TailFit::fit(s, &spec))?))
     }
 

@@ -9,6 +9,7 @@
 //! by name ([`Record::get`]) before the type's own checks run.
 
 use crate::error::Error;
+use core::str::FromStr;
 
 /// What a field holds, as a builtin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,12 +32,18 @@ pub enum Kind {
     OptFloats,
     /// A name (a string).
     Name,
+    /// A name, or nothing.
+    OptName,
     /// A list of counts.
     Counts,
     /// A long array of doubles (a NumPy array on the Python side).
     Values,
     /// Bytes, or nothing.
     Bytes,
+    /// Long arrays of doubles (NumPy arrays or lists), or nothing.
+    OptArrays,
+    /// Named lists of doubles, the names the type's own (a dict).
+    Table,
     /// A record of the given schema.
     Record(&'static Schema),
 }
@@ -65,12 +72,18 @@ pub enum Field {
     OptFloats(Option<Vec<f64>>),
     /// [`Kind::Name`].
     Name(String),
+    /// [`Kind::OptName`].
+    OptName(Option<String>),
     /// [`Kind::Counts`].
     Counts(Vec<u64>),
     /// [`Kind::Values`].
     Values(Vec<f64>),
     /// [`Kind::Bytes`].
     Bytes(Option<Vec<u8>>),
+    /// [`Kind::OptArrays`].
+    OptArrays(Option<Vec<Vec<f64>>>),
+    /// [`Kind::Table`].
+    Table(Vec<(String, Vec<f64>)>),
     /// [`Kind::Record`].
     Record(Record),
 }
@@ -111,8 +124,9 @@ macro_rules! from_field {
 }
 
 from_field!(Bool => bool, Int => i64, Count => u64, OptCount => Option<u64>, Float => f64,
-    OptFloat => Option<f64>, OptFloats => Option<Vec<f64>>, Name => String,
-    Counts => Vec<u64>, Bytes => Option<Vec<u8>>, Record => Record);
+    OptFloat => Option<f64>, OptFloats => Option<Vec<f64>>, Name => String, OptName => Option<String>,
+    Counts => Vec<u64>, Bytes => Option<Vec<u8>>, Record => Record,
+    OptArrays => Option<Vec<Vec<f64>>>, Table => Vec<(String, Vec<f64>)>);
 
 impl FromField for Vec<f64> {
     fn from_field(f: &Field) -> Option<Self> {
@@ -139,6 +153,46 @@ impl Record {
             .and_then(T::from_field)
             .ok_or_else(|| refused(name, kind))
     }
+
+    /// Field `name` moved out of the record, leaving `false` in its place:
+    /// a long array taken without a copy; `None` when the record lacks it.
+    pub fn take(&mut self, name: &str) -> Option<Field> {
+        let at = self.schema.iter().position(|(n, _)| *n == name)?;
+        self.fields
+            .get_mut(at)
+            .map(|f| core::mem::replace(f, Field::Bool(false)))
+    }
+
+    /// Count field `name` as a narrower integer, refused by name when it
+    /// does not fit.
+    pub fn count<T: TryFrom<u64>>(&self, name: &'static str) -> Result<T, Error> {
+        let v: u64 = self.get(name)?;
+        T::try_from(v).map_err(|_| Error::invalid(name, format!("out of range, got {v}")))
+    }
+
+    /// Name field `name` parsed by the core's `FromStr` (whose error names
+    /// the parameter and the names it takes).
+    pub fn parse<T: FromStr<Err = Error>>(&self, name: &str) -> Result<T, Error> {
+        self.get::<String>(name)?.parse()
+    }
+
+    /// Optional name field `name`, parsed as [`Record::parse`] does.
+    pub fn parse_opt<T: FromStr<Err = Error>>(&self, name: &str) -> Result<Option<T>, Error> {
+        self.get::<Option<String>>(name)?
+            .map(|s| s.parse())
+            .transpose()
+    }
+}
+
+/// A core value built from a record of named parameters: the keyword
+/// arguments of a constructor, declared once in [`FromRecord::SCHEMA`] and
+/// checked by [`FromRecord::from_record`] with errors that name the field.
+pub trait FromRecord: Sized {
+    /// The parameters' names and kinds.
+    const SCHEMA: &'static Schema;
+
+    /// The value, checked.
+    fn from_record(r: &Record) -> Result<Self, Error>;
 }
 
 #[cfg(test)]
@@ -159,5 +213,35 @@ mod tests {
             fields: vec![Field::Count(3)],
         };
         assert!(short.get::<Vec<f64>>("xs").is_err());
+    }
+
+    const PARAMS: &Schema = &[
+        ("k", Kind::Count),
+        ("nan", Kind::Name),
+        ("opt", Kind::OptName),
+    ];
+
+    #[test]
+    fn narrowed_counts_and_parsed_names() {
+        use crate::sample::NanPolicy;
+        let r = |k: u64, nan: &str, opt: Option<&str>| {
+            let opt = Field::OptName(opt.map(str::to_owned));
+            Record::new(PARAMS, vec![Field::Count(k), Field::Name(nan.into()), opt])
+        };
+        assert_eq!(r(7, "omit", None).count::<u16>("k").unwrap(), 7);
+        let e = r(70_000, "omit", None).count::<u16>("k").unwrap_err();
+        assert!(e.to_string().contains('k'), "{e}");
+        let ok = r(1, "raise", Some("omit"));
+        assert_eq!(ok.parse::<NanPolicy>("nan").unwrap(), NanPolicy::Raise);
+        assert_eq!(
+            ok.parse_opt::<NanPolicy>("opt").unwrap(),
+            Some(NanPolicy::Omit)
+        );
+        assert_eq!(
+            r(1, "omit", None).parse_opt::<NanPolicy>("opt").unwrap(),
+            None
+        );
+        let bad = r(1, "drop", None).parse::<NanPolicy>("nan").unwrap_err();
+        assert!(bad.to_string().contains("nan_policy"), "{bad}");
     }
 }

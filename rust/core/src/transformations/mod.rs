@@ -10,3 +10,4 @@ pub mod mixture;
 pub mod rank;
 pub mod scaling;
 pub mod sigmoid;
+pub mod stored;
