@@ -11,6 +11,7 @@
 //!   read from their partials (exact estimators, or the streaming fit of a
 //!   census).
 
+pub mod msummary;
 pub mod partition;
 pub mod pass;
 pub mod plan;
