@@ -393,6 +393,14 @@ impl MSummary {
         let mut acc = [Neumaier::default(); 6];
         let mut missing = Vec::new();
         for (i, b) in self.entries() {
+            if b.min == b.max {
+                // One value (ties): its terms as a direct read forms them.
+                let one = m_sums(&[b.min], false, p, (m, sigma), 0);
+                for (a, v) in acc.iter_mut().zip(one) {
+                    a.add(v * b.n as f64);
+                }
+                continue;
+            }
             let one_side = b.min > m || b.max < m;
             let (w0, w1, c0, c1) = (in_w(b.min), in_w(b.max), in_c(b.min), in_c(b.max));
             let b_c = center(i, c);
@@ -400,7 +408,11 @@ impl MSummary {
             // A series of a bucket about the pole: its reach (H, with a
             // margin for the rounding of y − b) narrow against |b − m|.
             let series = !huber || w0 || H * 1.001 <= RHO * dd.abs();
-            let whole = w0 == w1 && (w0 || one_side) && c0 == c1 && (c0 || one_side) && series;
+            // Terms about the bucket's center lose ε·H/σ of a step against
+            // terms about m: used while the bucket is narrower than σ.
+            let fine = H <= sigma;
+            let whole =
+                fine && w0 == w1 && (w0 || one_side) && c0 == c1 && (c0 || one_side) && series;
             let (inside_w, inside_c, series) = if whole {
                 (w0, c0, series)
             } else if let Some(values) = held.get(&i) {
