@@ -336,7 +336,7 @@ impl MSummary {
                             (i, u)
                         }
                         (Some(x), Some(y)) if x.0 < y.0 => a.next().unwrap_or_default(),
-                        (Some(_), Some(_)) | (None, Some(_)) => b.next().unwrap_or_default(),
+                        (Some(_) | None, Some(_)) => b.next().unwrap_or_default(),
                         (Some(_), None) => a.next().unwrap_or_default(),
                         (None, None) => break,
                     };

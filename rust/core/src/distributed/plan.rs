@@ -16,9 +16,12 @@
 //!    values, which are collected and selected;
 //! 3. sums below a cut-off (trimmed mean, trimmed SD, the SD about a fixed
 //!    center), added exactly over the pieces;
-//! 4. M-estimation: the in-memory iteration, each location step's sums
-//!    reduced in one pass — or taken here from the column, gathered in one
-//!    pass, when it holds at most `collect_max` scores — in the in-memory
+//! 4. M-estimation: the in-memory iteration, its steps' sums read from a
+//!    bucket summary of the column (one pass, [`super::msummary`]) and the
+//!    scores of the buckets the windows cut (one collect pass, predicted
+//!    from the summary) — a step the summary cannot answer reduced in one
+//!    pass of direct sums — or taken here from the column, gathered in one
+//!    pass, when it holds at most `collect_max` scores; in the in-memory
 //!    fit's units (the scores times 2^-e, σ₀·2^-e in [1, 2)), so that no
 //!    partition sum of squares overflows or underflows anywhere in the
 //!    double range;
@@ -966,24 +969,24 @@ impl Column<'_, '_> {
         let n = self.n as usize;
         if !sigma0.is_finite() {
             // Refused by the iteration, with the in-memory message.
-            return Ok(m_iterate_reduced(
+            return m_iterate_reduced(
                 |ms, e| self.direct_sums(norm, ms, e),
                 params,
                 n,
                 (mu0, sigma0),
                 largest,
-            )?);
+            );
         }
         let e = unit_exponent(sigma0, largest, 1023);
         let c = ldexp(mu0, -e);
-        let summary = match self.run(PassKind::MSummary {
+        let Partial::MSummary(summary) = self.run(PassKind::MSummary {
             negate: self.negate,
             norm,
             e,
             c,
-        })? {
-            Partial::MSummary(s) => s,
-            _ => return Err(changed()),
+        })?
+        else {
+            return Err(changed());
         };
         // The prediction: the buckets an iteration on the summary cuts.
         let noted = RefCell::new(Vec::new());
@@ -1054,13 +1057,7 @@ impl Column<'_, '_> {
                 }
             }
         };
-        Ok(m_iterate_reduced(
-            reduce,
-            params,
-            n,
-            (mu0, sigma0),
-            largest,
-        )?)
+        m_iterate_reduced(reduce, params, n, (mu0, sigma0), largest)
     }
 }
 

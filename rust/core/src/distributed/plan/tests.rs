@@ -452,7 +452,7 @@ fn passes_of(spec: PlanSpec, x: &[f64]) -> Vec<&'static str> {
 /// The passes and the scores collected at a larger size (run by hand:
 /// `cargo test --release -- --ignored --nocapture summary_passes_at_scale`).
 #[test]
-#[ignore]
+#[ignore = "a measurement, run by hand"]
 fn summary_passes_at_scale() {
     let n: usize = std::env::var("OUTPROB_N").map_or(2_000_000, |v| v.parse().unwrap());
     let x = long_tailed(n, 0x9e37_79b9_7f4a_7c15);
