@@ -395,10 +395,11 @@ impl MSummary {
         for (i, b) in self.entries() {
             if b.min == b.max {
                 // One value (ties): its terms as a direct read forms them.
-                let one = m_sums(&[b.min], false, p, (m, sigma), 0);
-                for (a, v) in acc.iter_mut().zip(one) {
-                    a.add(v * b.n as f64);
-                }
+                add_scaled(
+                    &mut acc,
+                    m_sums(&[b.min], false, p, (m, sigma), 0),
+                    b.n as f64,
+                );
                 continue;
             }
             let one_side = b.min > m || b.max < m;
@@ -416,10 +417,7 @@ impl MSummary {
             let (inside_w, inside_c, series) = if whole {
                 (w0, c0, series)
             } else if let Some(values) = held.get(&i) {
-                let s = m_sums(values, false, p, (m, sigma), 0);
-                for (a, v) in acc.iter_mut().zip(s) {
-                    a.add(v);
-                }
+                add_scaled(&mut acc, m_sums(values, false, p, (m, sigma), 0), 1.0);
                 continue;
             } else if let Some(noted) = approx.as_deref_mut() {
                 noted.push(i);
@@ -484,19 +482,42 @@ impl MSummary {
                 acc[5].add(n);
             }
         }
+        if !self.far_sums(p, c, (m, sigma), &mut acc) && approx.is_none() {
+            return Answer::Direct;
+        }
+        if !missing.is_empty() {
+            return Answer::Missing(missing);
+        }
+        Some(acc.map(Neumaier::value))
+            .filter(|out| out.iter().all(|v| v.is_finite()))
+            .map_or(Answer::Direct, Answer::Sums)
+    }
+
+    /// Adds the far tails' terms at `(m, σ)`; false when a window reaches
+    /// a tail or Huber's series about `c` would not converge (the terms
+    /// are then added as an estimate).
+    fn far_sums(
+        &self,
+        p: &MParams,
+        c: f64,
+        (m, sigma): (f64, f64),
+        acc: &mut [Neumaier; 6],
+    ) -> bool {
+        let huber = p.norm == Norm::Huber;
+        let (tw, tc) = (p.tuning, p.c);
+        let mut valid = true;
         for (tail, left) in [(&self.left, true), (&self.right, false)] {
             if tail.n == 0 {
                 continue;
             }
-            let outside = |y: f64| !in_w(y) && !in_c(y) && if left { y < m } else { y > m };
+            let inside = |y: f64, w: f64| ((y - m) / sigma).abs() <= w;
+            let outside =
+                |y: f64| !inside(y, tw) && !inside(y, tc) && if left { y < m } else { y > m };
             let delta = m - c;
             let nearest = if left { c - tail.max } else { tail.min - c };
-            let valid = outside(tail.min)
+            valid &= outside(tail.min)
                 && outside(tail.max)
                 && (!huber || delta.abs() <= FAR_RATIO * nearest);
-            if !valid && approx.is_none() {
-                return Answer::Direct;
-            }
             let n = tail.n as f64;
             if huber {
                 // 1/(y − m) = Σ_k δ^k / d^(k+1), d = y − c, δ = m − c.
@@ -510,15 +531,14 @@ impl MSummary {
             }
             acc[5].add(n);
         }
-        if !missing.is_empty() {
-            return Answer::Missing(missing);
-        }
-        let out = acc.map(Neumaier::value);
-        if out.iter().all(|v| v.is_finite()) {
-            Answer::Sums(out)
-        } else {
-            Answer::Direct
-        }
+        valid
+    }
+}
+
+/// Adds `k·v` to the step's sums.
+fn add_scaled(acc: &mut [Neumaier; 6], v: [f64; 6], k: f64) {
+    for (a, v) in acc.iter_mut().zip(v) {
+        a.add(v * k);
     }
 }
 
