@@ -77,8 +77,10 @@ def scores(spark, n, folder):
 
 
 def machine():
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                if line.startswith("model name")), platform.processor())
+    sys.path.insert(0, str(ROOT / "benches"))
+    from machine import cpu_model
+
+    cpu = cpu_model()
     mem = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
     return f"{cpu}, {os.cpu_count()} vCPU, {mem / 2**20:.0f} GiB, {platform.system()} {platform.release()}"
 
@@ -96,7 +98,11 @@ def versions():
             f"outprob at commit {commit}")
 
 
-def fit_rows(spark, df, repeat):
+FITS = (("sketch", "median_nmad"), ("exact", "median_nmad"), ("exact", "trimmed_mean_std"),
+        ("exact", "huber"), ("exact", "tukey"))
+
+
+def fit_rows(spark, df, repeat, names):
     from pyspark.sql import functions as F
 
     import outprob
@@ -107,17 +113,18 @@ def fit_rows(spark, df, repeat):
     approx = best.last
     rows.append(("percentile_approx(score, 0.5)", t_pa, "", "baseline"))
     goal = {"sketch": 1.2, "exact": 3.0}
-    for method, name in (("sketch", "median_nmad"), ("exact", "median_nmad"),
-                         ("exact", "trimmed_mean_std"), ("exact", "huber")):
-        # An M-estimate of more than collect_max scores takes a pass per
-        # location step (contract §9): one run of it is enough to time.
-        runs = 1 if name == "huber" else repeat
+    for method, name in FITS:
+        if name not in names:
+            continue
+        runs = repeat
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             t = best(lambda: osp.fit(outprob.scaler(name), df, "score", method=method,
                                      return_info=True), runs)
         fitted, info = best.last
         what = f"{info['passes']} passes, {info['bytes'] / 1e6:.2f} MB to the driver"
+        if name in ("huber", "tukey"):
+            what += f"; {fitted.n_iter_} iterations, center {fitted.center_:.12g}"
         if runs == 1:
             what += " (one run)"
         if name == "median_nmad":
@@ -166,6 +173,9 @@ def main() -> None:
     ap.add_argument("--data", default="/tmp", help="folder of the Parquet file of scores")
     ap.add_argument("--memory", default="6g", help="spark.driver.memory")
     ap.add_argument("--only", choices=("fit", "transform"), help="one half only")
+    ap.add_argument("--fits", default="median_nmad,trimmed_mean_std,huber",
+                    help="comma-separated fits to time (of median_nmad, trimmed_mean_std, "
+                    "huber, tukey); percentile_approx is always timed")
     ap.add_argument("--persist", action="store_true",
                     help="persist the scores in Spark's memory first (every row reads it)")
     ap.add_argument("--out", type=Path, help="also write the Markdown here")
@@ -179,7 +189,7 @@ def main() -> None:
         df.count()
     rows = []
     if args.only != "transform":
-        rows += fit_rows(spark, df, args.repeat)
+        rows += fit_rows(spark, df, args.repeat, args.fits.split(","))
     if args.only != "fit":
         rows += transform_rows(spark, df, args.repeat)
     spark.stop()

@@ -94,7 +94,9 @@ def test_options_equal_the_in_memory_fit(params):
 
 @pytest.mark.parametrize("name", ["huber", "tukey"])
 def test_m_estimates_by_reductions_and_gathered(name):
-    """Above collect_max one reduction per location step; within it the
+    """Above collect_max the column is summarised in one pass (bucket
+    moments) and the scores of the buckets the windows cut collected in
+    at most one more — not a reduction per location step; within it the
     column is gathered once and the steps' sums taken on the client (both
     within 1e-12 of the in-memory fit)."""
     x = scores(2000, 9)
@@ -103,7 +105,8 @@ def test_m_estimates_by_reductions_and_gathered(name):
     reduced, info = fit(outprob.scaler(name), arr, collect_max=100, return_info=True)
     assert reduced.center_ == pytest.approx(want.center_, rel=1e-12, abs=1e-12 * want.scale_)
     assert reduced.scale_ == pytest.approx(want.scale_, rel=1e-12)
-    assert reduced.n_iter_ == want.n_iter_ and info["passes"] > 10
+    # census, median and nMAD brackets, summary (+ collect): 29 steps, no pass each
+    assert reduced.n_iter_ == want.n_iter_ and 4 <= info["passes"] <= 5
     gathered, info = fit(outprob.scaler(name), arr, return_info=True)
     assert gathered.center_ == pytest.approx(want.center_, rel=1e-12, abs=1e-12 * want.scale_)
     assert gathered.scale_ == pytest.approx(want.scale_, rel=1e-12)

@@ -74,11 +74,14 @@ def test_every_variant_equals_in_memory(data):
 
 
 def test_m_estimation_by_reductions(data):
-    """A column larger than collect_max: one Spark job per location step."""
+    """A column larger than collect_max: one Spark job summarises it
+    (bucket moments) and at most one more collects the scores of the
+    buckets the windows cut — not one job per location step."""
     df, x = data
     got, info = fit(outprob.scaler("huber"), df, "score", collect_max=400, return_info=True)
     assert_same_fit(got, in_memory(outprob.scaler("huber"), x), "huber")
-    assert info["passes"] > 10
+    # native census, median and nMAD brackets (or their rounds), summary, collect
+    assert 4 <= info["passes"] <= 7
 
 
 def test_median_and_nmad_take_three_passes_and_no_python_census(data, monkeypatch):

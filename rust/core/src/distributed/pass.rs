@@ -27,6 +27,7 @@ use crate::streaming::stored::MomentsParts;
 use crate::transformations::fit::{Center, GaussianSpec, Scale};
 use crate::transformations::gaussian_options::Pretransform;
 
+use super::msummary::{collect_buckets, Bucket, MSummary, Tail, BUCKETS};
 use super::partition::{self, SumPart};
 
 /// Length, non-NaN count, §5 census and extremes of scores: of a
@@ -204,6 +205,30 @@ pub enum PassKind {
         /// The units' exponent.
         e: i32,
     },
+    /// The bucket summary of the oriented scores times 2^-e about `c`
+    /// (`msummary`), from which the M-estimation's steps are read.
+    MSummary {
+        /// Orient by −1.
+        negate: bool,
+        /// The location's norm.
+        norm: Norm,
+        /// The units' exponent.
+        e: i32,
+        /// The grid's center, in those units.
+        c: f64,
+    },
+    /// The oriented scores times 2^-e of the summary's buckets `buckets`
+    /// (increasing indexes), per bucket.
+    MCollect {
+        /// Orient by −1.
+        negate: bool,
+        /// The units' exponent.
+        e: i32,
+        /// The grid's center, in those units.
+        c: f64,
+        /// The buckets.
+        buckets: Vec<u32>,
+    },
 }
 
 /// A pass, on the scores or on their pretransform.
@@ -247,6 +272,8 @@ pub enum Partial {
     Squares(Vec<(f64, u64)>),
     /// Of [`PassKind::MSums`]: one sum vector per piece.
     MSums(Vec<[f64; 6]>),
+    /// Of [`PassKind::MSummary`].
+    MSummary(Box<MSummary>),
 }
 
 impl Pass {
@@ -326,6 +353,19 @@ impl Pass {
                     *e,
                 )])
             }
+            PassKind::MSummary { negate, norm, e, c } => Partial::MSummary(Box::new(MSummary::of(
+                y,
+                *negate,
+                *e,
+                *c,
+                *norm == Norm::Huber,
+            ))),
+            PassKind::MCollect {
+                negate,
+                e,
+                c,
+                buckets,
+            } => Partial::Collected(collect_buckets(y, *negate, *e, *c, buckets)),
         })
     }
 
@@ -340,6 +380,8 @@ impl Pass {
             PassKind::SumBelow { .. } => "sum_below",
             PassKind::SquaresBelow { .. } => "squares_below",
             PassKind::MSums { .. } => "m_sums",
+            PassKind::MSummary { .. } => "m_summary",
+            PassKind::MCollect { .. } => "m_collect",
         }
     }
 
@@ -488,6 +530,9 @@ impl Partial {
             (Partial::Sums(a), Partial::Sums(b)) => Partial::Sums([a, b].concat()),
             (Partial::Squares(a), Partial::Squares(b)) => Partial::Squares([a, b].concat()),
             (Partial::MSums(a), Partial::MSums(b)) => Partial::MSums([a, b].concat()),
+            (Partial::MSummary(a), Partial::MSummary(b)) => {
+                Partial::MSummary(Box::new(a.combine(*b)))
+            }
             _ => return Err(mismatch()),
         })
     }
@@ -759,6 +804,25 @@ impl Pass {
                 w.f64(*sigma);
                 w.u64(i64::from(*e) as u64);
             }
+            PassKind::MSummary { negate, norm, e, c } => {
+                w.u8(7);
+                w.u8(u8::from(*negate));
+                w.u8(norm_code(*norm));
+                w.u64(i64::from(*e) as u64);
+                w.f64(*c);
+            }
+            PassKind::MCollect {
+                negate,
+                e,
+                c,
+                buckets,
+            } => {
+                w.u8(8);
+                w.u8(u8::from(*negate));
+                w.u64(i64::from(*e) as u64);
+                w.f64(*c);
+                w.u64s(&buckets.iter().map(|&b| u64::from(b)).collect::<Vec<_>>());
+            }
         }
         w.0
     }
@@ -819,6 +883,28 @@ impl Pass {
                 sigma: r.f64()?,
                 e: r.exponent()?,
             },
+            7 => PassKind::MSummary {
+                negate: r.bool()?,
+                norm: read_norm(&mut r)?,
+                e: r.exponent()?,
+                c: r.f64()?,
+            },
+            8 => {
+                let (negate, e, c) = (r.bool()?, r.exponent()?, r.f64()?);
+                let buckets = r
+                    .u64s()?
+                    .into_iter()
+                    .map(|b| u32::try_from(b).ok().filter(|&b| (b as usize) < BUCKETS))
+                    .collect::<Option<Vec<u32>>>()
+                    .filter(|b| b.windows(2).all(|w| w[0] < w[1]))
+                    .ok_or_else(corrupt)?;
+                PassKind::MCollect {
+                    negate,
+                    e,
+                    c,
+                    buckets,
+                }
+            }
             _ => return Err(corrupt()),
         };
         r.end()?;
@@ -906,6 +992,26 @@ impl Partial {
                     w.f64(x);
                 }
             }
+            Partial::MSummary(s) => {
+                w.u8(7);
+                for t in [&s.left, &s.right] {
+                    w.u64(t.n);
+                    w.f64(t.min);
+                    w.f64(t.max);
+                    w.f64s(&t.r);
+                }
+                let entries: Vec<(u32, &Bucket)> = s.entries().collect();
+                w.u64(entries.len() as u64);
+                for (i, b) in entries {
+                    w.u64(u64::from(i));
+                    w.u64(b.n);
+                    w.f64(b.min);
+                    w.f64(b.max);
+                    for &p in &b.p {
+                        w.f64(p);
+                    }
+                }
+            }
         }
         w.0
     }
@@ -970,6 +1076,38 @@ impl Partial {
                 }
                 Ok(v)
             })?),
+            7 => {
+                let mut tail = || -> Result<Tail, Error> {
+                    let (n, min, max) = (r.u64()?, r.f64()?, r.f64()?);
+                    let terms = r.f64s()?;
+                    let mut t = Tail {
+                        n,
+                        min,
+                        max,
+                        ..Tail::default()
+                    };
+                    if terms.len() != t.r.len() {
+                        return Err(corrupt());
+                    }
+                    t.r.copy_from_slice(&terms);
+                    Ok(t)
+                };
+                let (left, right) = (tail()?, tail()?);
+                let buckets = r.list(8 * (4 + 7), |r| {
+                    let i = u32::try_from(r.u64()?).map_err(|_| corrupt())?;
+                    let mut b = Bucket {
+                        n: r.u64()?,
+                        min: r.f64()?,
+                        max: r.f64()?,
+                        ..Bucket::default()
+                    };
+                    for p in &mut b.p {
+                        *p = r.f64()?;
+                    }
+                    Ok((i, b))
+                })?;
+                Partial::MSummary(Box::new(MSummary::from_parts(buckets, left, right)?))
+            }
             _ => return Err(corrupt()),
         };
         r.end()?;
@@ -1022,6 +1160,18 @@ mod tests {
                 sigma: 2.0,
                 e: -2,
             },
+            PassKind::MSummary {
+                negate: true,
+                norm: Norm::Huber,
+                e: -1,
+                c: 0.5,
+            },
+            PassKind::MCollect {
+                negate: false,
+                e: 1,
+                c: 0.0,
+                buckets: vec![60_000, 65_536, 70_000],
+            },
         ];
         let sqrt = PretransformKind::Sqrt.fitted(0.25);
         kinds
@@ -1054,7 +1204,13 @@ mod tests {
                 ) => {
                     assert_eq!((raw, read), (r2, e2));
                 }
-                (Partial::Sums(_) | Partial::Squares(_) | Partial::MSums(_), _) => {}
+                (
+                    Partial::Sums(_)
+                    | Partial::Squares(_)
+                    | Partial::MSums(_)
+                    | Partial::MSummary(_),
+                    _,
+                ) => {}
                 _ => assert_eq!(whole, parts),
             }
             for cut in 0..parts.to_bytes().len() {

@@ -16,9 +16,12 @@
 //!    values, which are collected and selected;
 //! 3. sums below a cut-off (trimmed mean, trimmed SD, the SD about a fixed
 //!    center), added exactly over the pieces;
-//! 4. M-estimation: the in-memory iteration, each location step's sums
-//!    reduced in one pass — or taken here from the column, gathered in one
-//!    pass, when it holds at most `collect_max` scores — in the in-memory
+//! 4. M-estimation: the in-memory iteration, its steps' sums read from a
+//!    bucket summary of the column (one pass, [`super::msummary`]) and the
+//!    scores of the buckets the windows cut (one collect pass, predicted
+//!    from the summary) — a step the summary cannot answer reduced in one
+//!    pass of direct sums — or taken here from the column, gathered in one
+//!    pass, when it holds at most `collect_max` scores; in the in-memory
 //!    fit's units (the scores times 2^-e, σ₀·2^-e in [1, 2)), so that no
 //!    partition sum of squares overflows or underflows anywhere in the
 //!    double range;
@@ -40,7 +43,9 @@
 use core::cell::{Cell, RefCell};
 
 use crate::error::Error;
-use crate::estimators::mest::{MParams, Norm};
+use std::collections::BTreeMap;
+
+use crate::estimators::mest::{ldexp, unit_exponent, MParams, Norm};
 use crate::estimators::scale::{NIQR_DIVISOR, NMAD_DIVISOR};
 use crate::numeric::float::{from_order_key, order_key};
 use crate::numeric::rank::Key;
@@ -52,6 +57,7 @@ use crate::streaming::kll::KllSketch;
 use crate::transformations::fit::{Center, GaussianSpec, Scale};
 use crate::transformations::gaussian_options::{Pretransform, PretransformKind};
 
+use super::msummary::Answer;
 use super::partition::{
     exact_total, m_iterate_reduced, m_sums, median_value, quantile_ranks, quantile_value, select,
 };
@@ -924,28 +930,144 @@ impl<'a, 'k> Column<'a, 'k> {
             };
             m_iterate_reduced(reduce, &params, n, from, largest)?
         } else {
-            let negate = self.negate;
-            let reduce = |(m, sigma): (f64, f64), e: i32| -> Step<[f64; 6]> {
-                match self.run(PassKind::MSums {
-                    negate,
-                    norm,
-                    m,
-                    sigma,
-                    e,
-                })? {
-                    Partial::MSums(out) => Ok(core::array::from_fn(|i| {
-                        exact_sum(&out.iter().map(|o| o[i]).collect::<Vec<f64>>()).value()
-                    })),
-                    _ => Err(changed()),
-                }
-            };
-            m_iterate_reduced(reduce, &params, n, from, largest)?
+            self.m_summarized(norm, &params, from, largest)?
         };
         let e = (e.location, e.scale, e.n_iter, e.converged);
         self.kept
             .borrow_mut()
             .push((norm, e, start, self.replay.next.get()));
         Ok(e)
+    }
+}
+
+impl Column<'_, '_> {
+    /// The sums of one step at `(m, σ)` in units of 2^e, reduced in one
+    /// pass over the scores.
+    fn direct_sums(&self, norm: Norm, (m, sigma): (f64, f64), e: i32) -> Step<[f64; 6]> {
+        match self.run(PassKind::MSums {
+            negate: self.negate,
+            norm,
+            m,
+            sigma,
+            e,
+        })? {
+            Partial::MSums(out) => Ok(core::array::from_fn(|i| {
+                exact_sum(&out.iter().map(|o| o[i]).collect::<Vec<f64>>()).value()
+            })),
+            _ => Err(changed()),
+        }
+    }
+
+    /// The M-estimate of a column too long to gather: one pass builds the
+    /// bucket summary (`msummary`) about μ₀ in the fit's units; an
+    /// iteration on the summary alone predicts which buckets the
+    /// windows' edges cut, and one pass collects their scores (at most
+    /// `collect_max`, in the order the steps need them); the iteration
+    /// then reads the summary and those scores. A bucket cut that was not
+    /// predicted costs one more collect pass; a step the summary cannot
+    /// answer (a far tail reached, a bucket over `collect_max` cut)
+    /// costs one pass of the direct sums. Every step's sums are those of
+    /// a direct read to rounding, so the estimate is the reduced one.
+    fn m_summarized(
+        &self,
+        norm: Norm,
+        params: &MParams,
+        (mu0, sigma0): (f64, f64),
+        largest: f64,
+    ) -> Step<crate::estimators::mest::MEstimate> {
+        let sums = MParams::new(norm);
+        let n = self.n as usize;
+        if !sigma0.is_finite() {
+            // Refused by the iteration, with the in-memory message.
+            return m_iterate_reduced(
+                |ms, e| self.direct_sums(norm, ms, e),
+                params,
+                n,
+                (mu0, sigma0),
+                largest,
+            );
+        }
+        let e = unit_exponent(sigma0, largest, 1023);
+        let c = ldexp(mu0, -e);
+        let Partial::MSummary(summary) = self.run(PassKind::MSummary {
+            negate: self.negate,
+            norm,
+            e,
+            c,
+        })?
+        else {
+            return Err(changed());
+        };
+        // The prediction: the buckets an iteration on the summary cuts.
+        let noted = RefCell::new(Vec::new());
+        let none = BTreeMap::new();
+        let _ = m_iterate_reduced::<Error>(
+            |ms, _| {
+                let mut list = noted.borrow_mut();
+                Ok(match summary.sums(&sums, c, ms, &none, Some(&mut list)) {
+                    Answer::Sums(s) => s,
+                    _ => [f64::NAN; 6],
+                })
+            },
+            params,
+            n,
+            (mu0, sigma0),
+            largest,
+        );
+        let mut pending: Vec<u32> = Vec::new();
+        for &i in noted.borrow().iter() {
+            for j in [i, i.wrapping_sub(1), i + 1] {
+                if summary.count(j) > 0 && !pending.contains(&j) {
+                    pending.push(j);
+                }
+            }
+        }
+        let held = RefCell::new(BTreeMap::<u32, Vec<f64>>::new());
+        let budget = self.collect_max;
+        let reduce = |ms: (f64, f64), e_step: i32| -> Step<[f64; 6]> {
+            loop {
+                let answer = summary.sums(&sums, c, ms, &held.borrow(), None);
+                match answer {
+                    Answer::Sums(s) => return Ok(s),
+                    Answer::Direct => return self.direct_sums(norm, ms, e_step),
+                    Answer::Missing(ids) => {
+                        if ids.iter().any(|&i| summary.count(i) > budget) {
+                            return self.direct_sums(norm, ms, e_step);
+                        }
+                        let mut batch: Vec<u32> = Vec::new();
+                        let mut total = 0u64;
+                        let h = held.borrow();
+                        for &i in ids.iter().chain(pending.iter()) {
+                            let k = summary.count(i);
+                            if h.contains_key(&i) || batch.contains(&i) || total + k > budget {
+                                continue;
+                            }
+                            total += k;
+                            batch.push(i);
+                        }
+                        drop(h);
+                        batch.sort_unstable();
+                        let got = match self.run(PassKind::MCollect {
+                            negate: self.negate,
+                            e,
+                            c,
+                            buckets: batch.clone(),
+                        })? {
+                            Partial::Collected(v) if v.len() == batch.len() => v,
+                            _ => return Err(changed()),
+                        };
+                        let mut h = held.borrow_mut();
+                        for (i, values) in batch.into_iter().zip(got) {
+                            if values.len() as u64 != summary.count(i) {
+                                return Err(changed());
+                            }
+                            h.insert(i, values.clone());
+                        }
+                    }
+                }
+            }
+        };
+        m_iterate_reduced(reduce, params, n, (mu0, sigma0), largest)
     }
 }
 
