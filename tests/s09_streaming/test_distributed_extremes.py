@@ -109,6 +109,8 @@ def test_a_scale_beyond_the_double_range_gets_the_in_memory_message(name):
 # −0 and +0 are one value to the extremes and two order keys to the brackets.
 @example(base=[0.0, 1.0, -0.0], ties=0, k=0, name="huber", chunks=1, gathered=True)
 @example(base=[-0.0, 0.0, -1.0], ties=2, k=0, name="trimmed_mean_nmad", chunks=1, gathered=False)
+# Partitions one subnormal apart: half the gap between their shifts is 0.
+@example(base=[0.0, 0.5, 1.0], ties=0, k=-1073, name="trimmed_mean_std", chunks=1, gathered=False)
 @given(
     base=st.lists(st.floats(-8, 8, allow_nan=False), min_size=3, max_size=80),
     ties=st.integers(0, 20),

@@ -72,6 +72,18 @@ fn exponent_above(v: f64) -> Option<i32> {
     (v > 0.0 && v.is_finite()).then(|| binary_exponent(v) + 1)
 }
 
+/// [`exponent_above`] of half the largest deviation `max(hi − c, c − lo)`,
+/// plus one: the deviation itself where it is finite, its halves only where
+/// it overflows, since halving a subnormal deviation (the smallest is
+/// 2⁻¹⁰⁷⁴) rounds it to 0 and would leave the squares unscaled.
+fn half_gap_exponent(lo: f64, hi: f64, c: f64) -> Option<i32> {
+    let gap = (hi - c).max(c - lo);
+    if gap.is_finite() {
+        return exponent_above(gap);
+    }
+    exponent_above((hi / 2.0 - c / 2.0).max(c / 2.0 - lo / 2.0)).map(|e| e + 1)
+}
+
 /// Whether a value is so large that `a − b` of two such could overflow.
 fn is_huge(v: f64) -> bool {
     v.abs() >= f64::MAX / 4.0
@@ -237,9 +249,8 @@ impl Moments {
             self.shift = batch_sum.mean(count);
         }
         let c = self.shift;
-        let half_spread = (max / 2.0 - c / 2.0).max(c / 2.0 - min / 2.0);
-        if let Some(e) = exponent_above(half_spread) {
-            let k = (e + 1).max(self.scale_exponent().unwrap_or(i32::MIN));
+        if let Some(e) = half_gap_exponent(min, max, c) {
+            let k = e.max(self.scale_exponent().unwrap_or(i32::MIN));
             self.rescale(k);
         }
         let (s, q) = if bound.max(c.abs()) < pow2(900) && (-900..=900).contains(&self.k) {
@@ -308,12 +319,11 @@ impl Moments {
             return;
         }
         let (c1, c2) = (self.shift, other.shift);
-        let half_delta = (c2 / 2.0 - c1 / 2.0).abs();
         let k = self
             .scale_exponent()
             .max(other.scale_exponent())
             .into_iter()
-            .chain(exponent_above(half_delta).map(|e| e + 1))
+            .chain(half_gap_exponent(c2, c2, c1))
             .max()
             .unwrap_or(0);
         self.rescale(k);
@@ -464,6 +474,10 @@ mod tests {
             vec![1e15 + 1.0, 1e15 + 2.0, 1e15 + 4.0, 1e15],
             vec![7.0; 9],
             vec![1e200, 1.0, 1e-200],
+            // Batches one score apart at the bottom of the range: half the
+            // gap between their shifts rounds to 0.
+            vec![0.0, 5e-324, 1e-323],
+            vec![5e-324, 0.0, -5e-324, 1.5e-323],
         ];
         for x in &cases {
             // The in-memory SD squares deviations that may overflow at the
@@ -473,7 +487,7 @@ mod tests {
             let f = if big { 2f64.powi(-16) } else { 1.0 };
             let y: Vec<f64> = x.iter().map(|v| v * f).collect();
             let want = (in_memory(x, 0).0, in_memory(&y, 0).1 / f);
-            for cuts in [&[][..], &[1], &[1, 2], &[2, 3]] {
+            for cuts in [&[][..], &[1], &[1, 2], &[2, 3], &[1, 2, 3]] {
                 for merge in [false, true] {
                     let got = streamed(x, cuts, 0, merge);
                     assert_eq!(got.0.to_bits(), want.0.to_bits(), "{x:?}");
