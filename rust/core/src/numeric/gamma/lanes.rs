@@ -42,9 +42,8 @@ impl Order {
         if k == 0 {
             return;
         }
-        for l in k..LANES {
-            lane_x[l] = lane_x[0];
-        }
+        let first = lane_x[0];
+        lane_x[k..].fill(first);
         let f = q_fraction_lanes(self.a, &lane_x, k);
         for l in 0..k {
             out[at[l]] = (self.prefactor(lane_x[l]) * f[l]).min(1.0);
@@ -94,9 +93,7 @@ fn lentz_depths(a: f64, xs: &[f64; LANES], k: usize) -> [usize; LANES] {
     }
     let mut depth = [MAX_ITER; LANES];
     let mut done = [false; LANES];
-    for l in k..LANES {
-        done[l] = true;
-    }
+    done[k..].fill(true);
     for i in 1..MAX_ITER {
         let i_f = i as f64;
         let an = -i_f * (i_f - a);
