@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import cpu_model  # noqa: E402
 from timing import best, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,7 +203,7 @@ def main() -> None:
         "|---|---|---|---|",
         *[f"| {name} | {t:.4f} | {r} | {nc} |" for name, t, r, nc in rows],
         "",
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        f"Machine: {cpu_model()}, {os.cpu_count()} cores; "
         f"{platform.platform()}. Python {platform.python_version()}, outprob {outprob.__version__}, "
         f"NumPy {numpy.__version__}.",
         "",

@@ -65,7 +65,17 @@ def label_trim_candidates(calibration_scores: npt.ArrayLike, budget: int) -> npt
         raise ValueError(f"calibration_scores must be 1-D, got shape {s.shape}")
     budget = check_int(budget, "budget", 0)
     keep = np.flatnonzero(~np.isnan(s))
-    order = keep[np.argsort(-s[keep].astype(np.float64), kind="stable")]
+    v = -s[keep].astype(np.float64)
+    if 0 < budget < v.size:
+        # The first `budget` of a stable sort of v: every value below the
+        # budget-th smallest t, then the first of the ties at t in input
+        # order; a partition finds t, so only those are sorted.
+        t = np.partition(v, budget - 1)[budget - 1]
+        below = np.flatnonzero(v < t)
+        ties = np.flatnonzero(v == t)[: budget - below.size]
+        keep = keep[np.concatenate([below, ties])]
+        v = -s[keep].astype(np.float64)
+    order = keep[np.argsort(v, kind="stable")]
     return np.ascontiguousarray(order[:budget], dtype=np.intp)
 
 

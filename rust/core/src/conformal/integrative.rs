@@ -19,14 +19,19 @@
 //! u₀ of a calibration point includes the test point, so r(xᵢ) takes one of
 //! two values — `cᵢ/vᵢ` when a < aᵢ, `(cᵢ + 1)/vᵢ` when a ≥ aᵢ (cᵢ the
 //! count of calibration a's ≥ aᵢ, vᵢ the numerator of u₁) — and the count
-//! is a dominance count: over the calibration points with aᵢ ≤ a (a prefix
-//! in the order of a) and those above. A test point's prefix, its u₁ and
-//! the positions of its ratio among the two fractions are independent
-//! lookups (in parallel chunks); the test points are then sorted by prefix
-//! and swept with two Fenwick trees over the ranks of the two fractions,
-//! the sweep cut into one segment per thread, each starting from trees
-//! built for its first prefix: O((n + m) log n) instead of the
-//! definition's O(n·m), and the counts do not depend on the threads.
+//! is a dominance count: with the calibration points in the order of a and
+//! the test's prefix P (those with aᵢ ≤ a), it counts the fractions ≤ r(x)
+//! among the set S_P of `(cᵢ + 1)/vᵢ` for i < P and `cᵢ/vᵢ` for i ≥ P.
+//! The fit sorts all 2n fractions together; a test point's prefix, its u₁
+//! and the number e of fractions ≤ its ratio are independent lookups (in
+//! parallel chunks), and the count is then the members of S_P among the
+//! first e fractions. The test points are cut into ranges of prefixes of
+//! about equal size; each range is radix sorted by prefix and swept on its
+//! own, the set S_P kept as a bit per fraction with counts per word and
+//! per block of words ([`Members`]: a query is three reads, a step of P
+//! two updates of a few hundred counts in cache). O(n log n) to fit,
+//! O(m (log n + 1)) per batch, instead of the definition's O(n·m); the
+//! counts do not depend on the threads.
 //!
 //! Ratios are compared exactly, so ties are ties: while
 //! (n + 1)(k + 1) < 2⁵⁰ as their f64 quotients — two fractions with
@@ -41,7 +46,7 @@
 //! second score.
 
 use crate::error::Error;
-use crate::numeric::par::PARALLEL_MIN;
+use crate::numeric::par::{CHUNK, PARALLEL_MIN};
 use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::NanPolicy;
 use rayon::prelude::*;
@@ -147,13 +152,13 @@ pub struct IntegrativeCalibration {
     a_sorted: Sorted,
     /// Outlier calibration scores (second score), ascending.
     outliers: Sorted,
-    /// Per calibration point in the order of `a_sorted`: rank of
-    /// `cᵢ/vᵢ` in `minus` and of `(cᵢ + 1)/vᵢ` in `plus`.
-    rank_minus: Vec<u32>,
-    rank_plus: Vec<u32>,
-    /// The two fractions of every calibration point, ascending.
-    minus: Fractions,
-    plus: Fractions,
+    /// Per calibration point in the order of `a_sorted`: the positions of
+    /// `cᵢ/vᵢ` and of `(cᵢ + 1)/vᵢ` among all 2n fractions (distinct; ties
+    /// in any order).
+    pos_minus: Vec<u32>,
+    pos_plus: Vec<u32>,
+    /// The 2n fractions of the calibration points, ascending.
+    fractions: Fractions,
     negate: bool,
 }
 
@@ -191,81 +196,152 @@ fn pairs(
             "needs at least one (non-NaN) calibration score",
         ));
     }
-    if out.len() >= u32::MAX as usize {
+    // 2n fraction positions fit in u32.
+    if out.len() >= (u32::MAX / 2) as usize {
         return Err(Error::invalid(
             what,
-            format!("at most {} scores", u32::MAX - 1),
+            format!("at most {} scores", u32::MAX / 2 - 1),
         ));
     }
     Ok(out)
 }
 
-/// The fractions `r` sorted, and the rank of each (`#{rⱼ < rᵢ}`).
-fn sorted_ranks(r: &[Ratio]) -> (Vec<Ratio>, Vec<u32>) {
-    let mut order: Vec<(Ratio, u32)> = r.iter().enumerate().map(|(i, &x)| (x, i as u32)).collect();
-    // Ties may come in any order: a rank counts the strictly smaller ones.
-    if r.len() >= PARALLEL_MIN {
-        order.par_sort_unstable_by(|x, y| x.0.cmp(y.0));
-    } else {
-        order.sort_unstable_by(|x, y| x.0.cmp(y.0));
-    }
-    let mut ranks = vec![0u32; r.len()];
-    let mut first = 0usize;
-    for k in 0..order.len() {
-        if k > 0 && order[k].0.cmp(order[k - 1].0) != Ordering::Equal {
-            first = k;
+/// The fractions `minus` (ids 2i) and `plus` (ids 2i + 1) merged and
+/// sorted, and the position of each in that order.
+fn merged(minus: &[Ratio], plus: &[Ratio], float: bool) -> (Vec<Ratio>, Vec<u32>, Vec<u32>) {
+    let n = minus.len();
+    let parallel = n >= PARALLEL_MIN;
+    let ids: Vec<u32> = if float {
+        // Positive quotients order as their bits (module doc: exact).
+        let mut keyed: Vec<(u64, u32)> = (0..2 * n)
+            .map(|id| {
+                let r = if id.is_multiple_of(2) {
+                    minus[id / 2]
+                } else {
+                    plus[id / 2]
+                };
+                (r.quotient().to_bits(), id as u32)
+            })
+            .collect();
+        if parallel {
+            keyed.par_sort_unstable_by_key(|x| x.0);
+        } else {
+            keyed.sort_unstable_by_key(|x| x.0);
         }
-        ranks[order[k].1 as usize] = first as u32;
+        keyed.into_iter().map(|x| x.1).collect()
+    } else {
+        let at = |id: u32| {
+            let id = id as usize;
+            if id.is_multiple_of(2) {
+                minus[id / 2]
+            } else {
+                plus[id / 2]
+            }
+        };
+        let mut ids: Vec<u32> = (0..2 * n as u32).collect();
+        if parallel {
+            ids.par_sort_unstable_by(|&x, &y| at(x).cmp(at(y)));
+        } else {
+            ids.sort_unstable_by(|&x, &y| at(x).cmp(at(y)));
+        }
+        ids
+    };
+    let (mut pos_minus, mut pos_plus) = (vec![0u32; n], vec![0u32; n]);
+    let mut sorted = Vec::with_capacity(2 * n);
+    for (k, &id) in ids.iter().enumerate() {
+        let i = id as usize / 2;
+        if id.is_multiple_of(2) {
+            pos_minus[i] = k as u32;
+            sorted.push(minus[i]);
+        } else {
+            pos_plus[i] = k as u32;
+            sorted.push(plus[i]);
+        }
     }
-    (order.into_iter().map(|x| x.0).collect(), ranks)
+    (sorted, pos_minus, pos_plus)
 }
 
-/// A Fenwick tree of counts.
-struct Fenwick(Vec<u32>);
+/// Words of 64 positions per block of [`Members`].
+const BLOCK_WORDS: usize = 256;
 
-impl Fenwick {
-    /// The tree of the counts of `ranks` (each < `n`), built in O(n).
-    fn of(ranks: &[u32], n: usize) -> Self {
-        let mut t = vec![0u32; n + 1];
-        for &r in ranks {
-            t[r as usize + 1] += 1;
+/// A set of positions that answers "how many below `e`" in three reads:
+/// a bit per position, the count before each word within its block of
+/// [`BLOCK_WORDS`] words (u16: a block holds at most 16 384), and the
+/// count before each block. Adding or removing a position updates at most
+/// 255 word counts and one count per later block, a few hundred adds in
+/// cache, against the ~log₂ n dependent reads of a Fenwick tree's query.
+struct Members {
+    words: Vec<u64>,
+    inner: Vec<u16>,
+    outer: Vec<u32>,
+}
+
+impl Members {
+    /// The set of `positions` (each < `len`, distinct).
+    fn of(len: usize, positions: impl Iterator<Item = usize>) -> Self {
+        let nw = len / 64 + 1;
+        let mut words = vec![0u64; nw];
+        for p in positions {
+            words[p >> 6] |= 1 << (p & 63);
         }
-        for i in 1..=n {
-            let j = i + (i & i.wrapping_neg());
-            if j <= n {
-                t[j] += t[i];
+        let mut inner = vec![0u16; nw];
+        let mut outer = vec![0u32; nw.div_ceil(BLOCK_WORDS) + 1];
+        let mut total = 0u32;
+        for (b, (ws, is)) in words
+            .chunks(BLOCK_WORDS)
+            .zip(inner.chunks_mut(BLOCK_WORDS))
+            .enumerate()
+        {
+            outer[b] = total;
+            let mut within = 0u16;
+            for (w, i) in ws.iter().zip(is.iter_mut()) {
+                *i = within;
+                within += w.count_ones() as u16;
             }
+            total += u32::from(within);
         }
-        Fenwick(t)
+        let last = outer.len() - 1;
+        outer[last] = total;
+        Members {
+            words,
+            inner,
+            outer,
+        }
     }
 
-    fn add(&mut self, i: usize) {
-        let mut i = i + 1;
-        while i < self.0.len() {
-            self.0[i] += 1;
-            i += i & i.wrapping_neg();
-        }
+    /// Members at positions < `e` (`e` ≤ the length).
+    #[inline]
+    fn below(&self, e: usize) -> u64 {
+        let w = e >> 6;
+        let bits = self.words[w] & ((1u64 << (e & 63)) - 1);
+        u64::from(self.outer[w / BLOCK_WORDS])
+            + u64::from(self.inner[w])
+            + u64::from(bits.count_ones())
     }
 
-    /// Count of positions < `end`.
-    fn below(&self, end: usize) -> u64 {
-        let (mut i, mut s) = (end, 0u64);
-        while i > 0 {
-            s += u64::from(self.0[i]);
-            i &= i - 1;
+    /// Adds (`up`) or removes the position `p` (not / already a member).
+    fn toggle(&mut self, p: usize, up: bool) {
+        let w = p >> 6;
+        self.words[w] ^= 1 << (p & 63);
+        let end = ((w / BLOCK_WORDS + 1) * BLOCK_WORDS).min(self.inner.len());
+        let d16 = if up { 1u16 } else { u16::MAX };
+        for i in &mut self.inner[w + 1..end] {
+            *i = i.wrapping_add(d16);
         }
-        s
+        let d32 = if up { 1u32 } else { u32::MAX };
+        for o in &mut self.outer[w / BLOCK_WORDS + 1..] {
+            *o = o.wrapping_add(d32);
+        }
     }
 }
 
 /// A test point's lookups: its prefix (calibration a's ≤ its a) in the
 /// high half of `key` and its position in the low half, and the number of
-/// `minus` and `plus` fractions ≤ its ratio.
+/// fractions ≤ its ratio.
 #[derive(Debug, Clone, Copy, Default)]
 struct Lookup {
     key: u64,
-    em: u32,
-    ep: u32,
+    e: u32,
 }
 
 /// Test points per block: their positions fit the low half of a key.
@@ -297,6 +373,7 @@ impl IntegrativeCalibration {
     ) -> Self {
         let mut outliers: Vec<f64> = o_pairs.into_iter().map(|p| p.0).collect();
         outliers.sort_unstable_by(f64::total_cmp);
+        let outliers = Sorted::new(outliers);
         let n = inl.len();
         let parallel = n >= PARALLEL_MIN;
         if parallel {
@@ -306,29 +383,30 @@ impl IntegrativeCalibration {
         }
         let (mut rm, mut rp) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut first = 0usize;
-        for (i, &(ai, bi)) in inl.iter().enumerate() {
-            // cᵢ: calibration a's ≥ aᵢ (itself included): those from the
-            // first of its ties on.
-            if i > 0 && inl[i - 1].0 < ai {
-                first = i;
+        let mut v = [0usize; GROUP];
+        for (g, group) in inl.chunks(GROUP).enumerate() {
+            let b: Vec<f64> = group.iter().map(|p| p.1).collect();
+            outliers.count(&b, true, &mut v[..group.len()]);
+            for (k, &(ai, _)) in group.iter().enumerate() {
+                let i = g * GROUP + k;
+                // cᵢ: calibration a's ≥ aᵢ (itself included): those from the
+                // first of its ties on.
+                if i > 0 && inl[i - 1].0 < ai {
+                    first = i;
+                }
+                let c = (n - first) as u64;
+                let den = 1 + v[k] as u64;
+                rm.push(Ratio { num: c, den });
+                rp.push(Ratio { num: c + 1, den });
             }
-            let c = (n - first) as u64;
-            let v = 1 + outliers.partition_point(|&x| x <= bi) as u64;
-            rm.push(Ratio { num: c, den: v });
-            rp.push(Ratio { num: c + 1, den: v });
         }
-        let ((minus, rank_minus), (plus, rank_plus)) = if parallel {
-            rayon::join(|| sorted_ranks(&rm), || sorted_ranks(&rp))
-        } else {
-            (sorted_ranks(&rm), sorted_ranks(&rp))
-        };
+        let (sorted, pos_minus, pos_plus) = merged(&rm, &rp, float);
         IntegrativeCalibration {
             a_sorted: Sorted::new(inl.iter().map(|p| p.0).collect()),
-            outliers: Sorted::new(outliers),
-            rank_minus,
-            rank_plus,
-            minus: Fractions::new(minus, float),
-            plus: Fractions::new(plus, float),
+            outliers,
+            pos_minus,
+            pos_plus,
+            fractions: Fractions::new(sorted, float),
             negate,
         }
     }
@@ -341,15 +419,12 @@ impl IntegrativeCalibration {
     /// The lookups of test pairs `a`, `b` (positions from `at`); NaN
     /// pairs get none.
     fn lookups(&self, a: &[f64], b: &[f64], at: usize, out: &mut Vec<Lookup>) {
-        let n = self.a_sorted.values.len();
+        let values = &self.a_sorted.values;
+        let n = values.len();
         let sign = if self.negate { -1.0 } else { 1.0 };
         let (mut qa, mut qb) = ([0.0f64; GROUP], [0.0f64; GROUP]);
         let (mut below, mut prefix, mut v) = ([0usize; GROUP], [0usize; GROUP], [0usize; GROUP]);
-        let (mut r, mut em, mut ep) = (
-            [Ratio { num: 0, den: 1 }; GROUP],
-            [0usize; GROUP],
-            [0usize; GROUP],
-        );
+        let (mut r, mut e) = ([Ratio { num: 0, den: 1 }; GROUP], [0usize; GROUP]);
         for (g, (ga, gb)) in a.chunks(GROUP).zip(b.chunks(GROUP)).enumerate() {
             let mut len = 0;
             let mut pos = [0usize; GROUP];
@@ -360,21 +435,26 @@ impl IntegrativeCalibration {
                 }
             }
             self.a_sorted.count(&qa[..len], false, &mut below[..len]);
-            self.a_sorted.count(&qa[..len], true, &mut prefix[..len]);
             self.outliers.count(&qb[..len], true, &mut v[..len]);
+            let mut tied = false;
             for k in 0..len {
+                // The prefix counts the calibration a's equal to the test's
+                // too: none unless the next value is one.
+                tied |= below[k] < n && values[below[k]] == qa[k];
+                prefix[k] = below[k];
                 r[k] = Ratio {
                     num: 1 + (n - below[k]) as u64,
                     den: 1 + v[k] as u64,
                 };
             }
-            self.minus.at_most(&r[..len], &mut em[..len]);
-            self.plus.at_most(&r[..len], &mut ep[..len]);
+            if tied {
+                self.a_sorted.count(&qa[..len], true, &mut prefix[..len]);
+            }
+            self.fractions.at_most(&r[..len], &mut e[..len]);
             for k in 0..len {
                 out.push(Lookup {
                     key: ((prefix[k] as u64) << 32) | pos[k] as u64,
-                    em: em[k] as u32,
-                    ep: ep[k] as u32,
+                    e: e[k] as u32,
                 });
             }
         }
@@ -413,71 +493,168 @@ impl IntegrativeCalibration {
         let n = self.a_sorted.values.len();
         let m = a.len();
         let parallel = m >= PARALLEL_MIN;
-        // Lookups, in chunks of the input, then in order of prefix.
-        let step = if parallel {
-            m.div_ceil(4 * rayon::current_num_threads()).max(GROUP)
-        } else {
-            m.max(1)
-        };
-        let mut tests: Vec<Lookup> = if parallel {
-            a.par_chunks(step)
-                .zip(b.par_chunks(step))
-                .enumerate()
-                .flat_map_iter(|(i, (a, b))| {
-                    let mut v = Vec::with_capacity(a.len());
-                    self.lookups(a, b, i * step, &mut v);
-                    v
-                })
-                .collect()
-        } else {
-            let mut v = Vec::with_capacity(m);
-            self.lookups(a, b, 0, &mut v);
-            v
-        };
-        if parallel {
-            tests.par_sort_unstable_by_key(|t| t.key);
-        } else {
-            tests.sort_unstable_by_key(|t| t.key);
-        }
-        for o in out.iter_mut() {
-            *o = f64::NAN;
-        }
-        // The sweep, one segment per thread: above the prefix the
-        // fractions c/v count, in it (c + 1)/v.
-        let segments = if parallel {
+        let threads = if parallel {
             rayon::current_num_threads().max(1)
         } else {
             1
         };
-        let seg_len = tests.len().div_ceil(segments).max(1);
-        let sweep = |seg: &[Lookup]| -> Vec<u64> {
-            let start = (seg[0].key >> 32) as usize;
-            let mut fm = Fenwick::of(&self.rank_minus[..start], n);
-            let mut fp = Fenwick::of(&self.rank_plus[..start], n);
-            let mut prefix = start;
-            seg.iter()
-                .map(|t| {
-                    let p = (t.key >> 32) as usize;
-                    while prefix < p {
-                        fm.add(self.rank_minus[prefix] as usize);
-                        fp.add(self.rank_plus[prefix] as usize);
-                        prefix += 1;
-                    }
-                    let (em, ep) = (t.em as usize, t.ep as usize);
-                    fp.below(ep) + (em as u64 - fm.below(em))
-                })
+        // Ranges of prefixes, about equal in test points (estimated from a
+        // sample of them): each is sorted and swept on its own.
+        let cuts = self.prefix_cuts(a, b, if parallel { 4 * threads } else { 1 });
+        let bucket = |prefix: u64| cuts.partition_point(|&c| c <= prefix);
+        // Lookups, in chunks of the input, into the ranges.
+        let step = if parallel {
+            m.div_ceil(4 * threads).max(GROUP)
+        } else {
+            m.max(1)
+        };
+        let look = |(i, (a, b)): (usize, (&[f64], &[f64]))| {
+            let mut v = Vec::with_capacity(a.len());
+            self.lookups(a, b, i * step, &mut v);
+            let mut parts = vec![Vec::new(); cuts.len() + 1];
+            for t in v {
+                parts[bucket(t.key >> 32)].push(t);
+            }
+            parts
+        };
+        let chunks: Vec<Vec<Vec<Lookup>>> = if parallel {
+            a.par_chunks(step)
+                .zip(b.par_chunks(step))
+                .enumerate()
+                .map(look)
+                .collect()
+        } else {
+            a.chunks(step)
+                .zip(b.chunks(step))
+                .enumerate()
+                .map(look)
                 .collect()
         };
-        let counts: Vec<Vec<u64>> = if parallel {
-            tests.par_chunks(seg_len).map(sweep).collect()
+        if parallel {
+            out.par_chunks_mut(CHUNK).for_each(|o| o.fill(f64::NAN));
         } else {
-            tests.chunks(seg_len).map(sweep).collect()
+            out.fill(f64::NAN);
+        }
+        let target = Target(out.as_mut_ptr(), out.len());
+        // The sweep of one range of prefixes: the members are the
+        // fractions (cᵢ + 1)/vᵢ in the prefix and cᵢ/vᵢ above it.
+        let sweep = |r: usize| {
+            let tests = sort_by_prefix(chunks.iter().map(|c| c[r].as_slice()));
+            let Some(first) = tests.first() else { return };
+            let start = (first.key >> 32) as usize;
+            let mut members = Members::of(
+                2 * n,
+                self.pos_plus[..start]
+                    .iter()
+                    .chain(&self.pos_minus[start..])
+                    .map(|&p| p as usize),
+            );
+            let mut prefix = start;
+            for t in &tests {
+                let p = (t.key >> 32) as usize;
+                while prefix < p {
+                    members.toggle(self.pos_minus[prefix] as usize, false);
+                    members.toggle(self.pos_plus[prefix] as usize, true);
+                    prefix += 1;
+                }
+                let count = members.below(t.e as usize);
+                let pv = (1 + count) as f64 / (n + 1) as f64;
+                target.write(
+                    (t.key & 0xffff_ffff) as usize,
+                    if complement { 1.0 - pv } else { pv },
+                );
+            }
         };
-        for (t, count) in tests.iter().zip(counts.iter().flatten()) {
-            let p = (1 + count) as f64 / (n + 1) as f64;
-            out[(t.key & 0xffff_ffff) as usize] = if complement { 1.0 - p } else { p };
+        if parallel {
+            (0..=cuts.len()).into_par_iter().for_each(sweep);
+        } else {
+            (0..=cuts.len()).for_each(sweep);
         }
     }
+
+    /// Prefix values that cut the test points into about `parts` ranges of
+    /// equal size, ascending, from the prefixes of an evenly spaced sample.
+    fn prefix_cuts(&self, a: &[f64], b: &[f64], parts: usize) -> Vec<u64> {
+        if parts <= 1 || a.is_empty() {
+            return Vec::new();
+        }
+        let stride = (a.len() / (64 * parts)).max(1);
+        let (sa, sb): (Vec<f64>, Vec<f64>) = a
+            .iter()
+            .zip(b)
+            .step_by(stride)
+            .map(|(&x, &y)| (x, y))
+            .unzip();
+        let mut sample = Vec::with_capacity(sa.len());
+        self.lookups(&sa, &sb, 0, &mut sample);
+        let mut prefixes: Vec<u64> = sample.iter().map(|t| t.key >> 32).collect();
+        prefixes.sort_unstable();
+        let mut cuts: Vec<u64> = (1..parts)
+            .filter_map(|j| prefixes.get(j * prefixes.len() / parts).copied())
+            .collect();
+        cuts.dedup();
+        cuts
+    }
+}
+
+/// The output of [`IntegrativeCalibration::block`], written at the test
+/// points' positions by the sweeps of several ranges at once.
+#[derive(Clone, Copy)]
+struct Target(*mut f64, usize);
+
+// SAFETY: every position is written by one sweep only (each test point
+// lies in one range of prefixes), and the slice outlives the sweeps.
+unsafe impl Sync for Target {}
+
+impl Target {
+    #[inline]
+    fn write(self, at: usize, value: f64) {
+        assert!(at < self.1);
+        // SAFETY: in bounds (above), and no other thread writes `at`.
+        unsafe { *self.0.add(at) = value };
+    }
+}
+
+/// Digits of [`sort_by_prefix`]'s passes.
+const RADIX_BITS: u32 = 11;
+
+/// The lookups of `parts` sorted by prefix: a stable least-significant
+/// digit radix sort of the prefixes' offsets from the smallest one, a few
+/// sequential passes instead of a comparison sort's ~log₂ m.
+fn sort_by_prefix<'a>(parts: impl Iterator<Item = &'a [Lookup]> + Clone) -> Vec<Lookup> {
+    let mut src: Vec<Lookup> = Vec::with_capacity(parts.clone().map(<[Lookup]>::len).sum());
+    for p in parts {
+        src.extend_from_slice(p);
+    }
+    let (Some(lo), Some(hi)) = (
+        src.iter().map(|t| t.key >> 32).min(),
+        src.iter().map(|t| t.key >> 32).max(),
+    ) else {
+        return src;
+    };
+    let bits = 64 - (hi - lo).leading_zeros();
+    let mut dst = vec![Lookup::default(); src.len()];
+    let mask = (1u64 << RADIX_BITS) - 1;
+    let mut shift = 0;
+    while shift < bits {
+        let digit = |t: &Lookup| ((((t.key >> 32) - lo) >> shift) & mask) as usize;
+        let mut at = vec![0usize; 1 << RADIX_BITS];
+        for t in &src {
+            at[digit(t)] += 1;
+        }
+        let mut sum = 0;
+        for c in &mut at {
+            (*c, sum) = (sum, sum + *c);
+        }
+        for t in &src {
+            let d = digit(t);
+            dst[at[d]] = *t;
+            at[d] += 1;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        shift += RADIX_BITS;
+    }
+    src
 }
 
 #[cfg(test)]

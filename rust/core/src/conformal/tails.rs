@@ -43,8 +43,9 @@ use crate::estimators::location::median;
 use crate::estimators::scale::nmad_about_median;
 use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
-use crate::numeric::gamma::Order;
+use crate::numeric::gamma::{Order, LANES};
 use crate::numeric::par::{zip_chunks_of, CHUNK};
+use crate::numeric::search_index::GROUP;
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::gamma::{fit_gamma, GammaMethod, GammaSpec};
 
@@ -140,6 +141,37 @@ impl Model {
                 } else {
                     order.q(t / scale)
                 }
+            }
+        }
+    }
+
+    /// [`Model::survival`] of each of `qs` into `out`: the Gaussian's
+    /// incomplete gammas in lanes ([`Order::q_lanes`], equal to one at a
+    /// time).
+    fn survivals(&self, qs: &[f64], u: f64, out: &mut [f64]) {
+        let Model::Gaussian {
+            center,
+            scale,
+            half,
+        } = *self
+        else {
+            for (&q, o) in qs.iter().zip(out.iter_mut()) {
+                *o = self.survival(q, u);
+            }
+            return;
+        };
+        let (mut x, mut tail) = ([0.0f64; LANES], [0.0f64; LANES]);
+        for (qs, out) in qs.chunks(LANES).zip(out.chunks_mut(LANES)) {
+            for (xi, &q) in x.iter_mut().zip(qs) {
+                let z = (q - center) / scale;
+                *xi = 0.5 * z * z;
+            }
+            half.q_lanes(&x[..qs.len()], &mut tail[..qs.len()]);
+            for ((o, &q), &t) in out.iter_mut().zip(qs).zip(&tail) {
+                // As normal_sf.
+                let z = (q - center) / scale;
+                let t = 0.5 * t;
+                *o = if z >= 0.0 { t } else { 1.0 - t };
             }
         }
     }
@@ -356,7 +388,10 @@ impl TailFit {
         }
         fit.model = Some(model);
         fit.survival_at_threshold = s_u;
-        fit.statistic = kolmogorov(&y, |v| 1.0 - (model.survival(u + v, u) / s_u).min(1.0));
+        let mut survival = vec![0.0; y.len()];
+        let at: Vec<f64> = y.iter().map(|&v| u + v).collect();
+        model.survivals(&at, u, &mut survival);
+        fit.statistic = kolmogorov(&y, |i| 1.0 - (survival[i] / s_u).min(1.0));
         fit.accepted = fit.statistic <= fit.bound;
         if !fit.accepted {
             fit.reason = "rejected by the DKWM check";
@@ -390,6 +425,28 @@ impl TailFit {
         }
     }
 
+    /// [`TailFit::pvalue`] of each oriented score of `q` (at most
+    /// [`GROUP`]) whose conformal p-value is in `p`, in place: the fitted
+    /// survivals of the tail scores computed together.
+    fn pvalues_in_place(&self, q: &[f64], p: &mut [f64]) {
+        let Some(model) = self.model.filter(|_| self.accepted) else {
+            return;
+        };
+        let (mut at, mut tail, mut k) = ([0usize; GROUP], [0.0f64; GROUP], 0);
+        for (i, &qi) in q.iter().enumerate() {
+            if qi > self.threshold {
+                (at[k], tail[k]) = (i, qi);
+                k += 1;
+            }
+        }
+        let mut survival = [0.0f64; GROUP];
+        model.survivals(&tail[..k], self.threshold, &mut survival[..k]);
+        for (&i, &s) in at[..k].iter().zip(&survival) {
+            // As conditional_survival and pvalue.
+            p[i] = self.threshold_pvalue * (s / self.survival_at_threshold).min(1.0);
+        }
+    }
+
     /// The tailed p-values of `base`'s map (`base.complement` false; the
     /// complement is taken here).
     pub fn pvalues<'a>(&'a self, base: PValues<'a>, complement: bool) -> TailedPValues<'a> {
@@ -420,11 +477,18 @@ impl TailedPValues<'_> {
         // tails) costs far more than the conformal lookup: chunks on the
         // pool, each score on its own, so the result is the same.
         zip_chunks_of(src, dst, CHUNK, |src, dst| {
-            for (s, d) in src.iter().zip(dst.iter_mut()) {
-                let v = s.to_f64();
-                let q = if negate { -v } else { v };
-                let p = self.tail.pvalue(q, d.to_f64());
-                *d = T::from_f64(if self.complement { 1.0 - p } else { p });
+            let (mut q, mut p) = ([0.0f64; GROUP], [0.0f64; GROUP]);
+            for (s, d) in src.chunks(GROUP).zip(dst.chunks_mut(GROUP)) {
+                let (q, p) = (&mut q[..s.len()], &mut p[..s.len()]);
+                for (((qi, pi), s), d) in q.iter_mut().zip(p.iter_mut()).zip(s).zip(d.iter()) {
+                    let v = s.to_f64();
+                    *qi = if negate { -v } else { v };
+                    *pi = d.to_f64();
+                }
+                self.tail.pvalues_in_place(q, p);
+                for (d, &p) in d.iter_mut().zip(p.iter()) {
+                    *d = T::from_f64(if self.complement { 1.0 - p } else { p });
+                }
             }
         });
         Ok(())
@@ -459,8 +523,9 @@ fn gamma(sorted: &[f64]) -> Option<Model> {
     })
 }
 
-/// `sup |F̂ − F|` of sorted values `y` against the continuous CDF `cdf`.
-fn kolmogorov(y: &[f64], cdf: impl Fn(f64) -> f64) -> f64 {
+/// `sup |F̂ − F|` of sorted values `y` against the continuous CDF, `cdf(i)`
+/// its value at `y[i]`.
+fn kolmogorov(y: &[f64], cdf: impl Fn(usize) -> f64) -> f64 {
     let m = y.len() as f64;
     let mut d = 0.0f64;
     let mut i = 0;
@@ -470,7 +535,7 @@ fn kolmogorov(y: &[f64], cdf: impl Fn(f64) -> f64) -> f64 {
         while k < y.len() && y[k] == v {
             k += 1;
         }
-        let f = cdf(v);
+        let f = cdf(i);
         d = d
             .max((k as f64 / m - f).abs())
             .max((f - i as f64 / m).abs());

@@ -22,7 +22,10 @@
 //! `a >= 10`: the naive `exp(a ln x − x − lnΓ(a))` subtracts numbers of
 //! size `a ln a` and would lose `log10(a ln a)` digits.
 
+mod lanes;
 mod temme;
+
+pub use lanes::LANES;
 
 use core::f64::consts::PI;
 
