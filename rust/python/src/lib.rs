@@ -18,6 +18,7 @@ mod conformal;
 mod conformal_labelled;
 mod convert;
 mod distributed;
+mod drift;
 mod error;
 mod estimators;
 mod fit;
@@ -172,6 +173,8 @@ mod _core {
     use crate::conformal_labelled::{Integrative, Weighted};
     #[pymodule_export]
     use crate::distributed::{PyColumnPlan, PyPartial, PyPass};
+    #[pymodule_export]
+    use crate::drift::{drift_check_decayed, drift_decayed_gaussian, PyDriftPolicy};
     #[pymodule_export]
     use crate::estimators::{
         check_scores, m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std,
