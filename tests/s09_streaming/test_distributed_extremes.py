@@ -106,6 +106,9 @@ def test_a_scale_beyond_the_double_range_gets_the_in_memory_message(name):
 # term in the location step is t·σ (the limit), not 0.
 @example(base=[0.0, 1.0, 2.2250738585e-313], ties=0, k=0, name="huber", chunks=1, gathered=False)
 @example(base=[0.0, 1.0, 2.2250738585e-313], ties=0, k=0, name="huber", chunks=2, gathered=True)
+# −0 and +0 are one value to the extremes and two order keys to the brackets.
+@example(base=[0.0, 1.0, -0.0], ties=0, k=0, name="huber", chunks=1, gathered=True)
+@example(base=[-0.0, 0.0, -1.0], ties=2, k=0, name="trimmed_mean_nmad", chunks=1, gathered=False)
 @given(
     base=st.lists(st.floats(-8, 8, allow_nan=False), min_size=3, max_size=80),
     ties=st.integers(0, 20),

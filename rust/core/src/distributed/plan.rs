@@ -316,6 +316,16 @@ fn sketch_k(n_hint: Option<u64>, collect_max: u64) -> u16 {
     }
 }
 
+/// The order keys of every value in `[lo, hi]` as numbers: the extremes
+/// compare −0 equal to +0, their keys do not, so a bracket that ends at a
+/// zero takes in both zeros (a −0 left below it was lost to the fit).
+fn key_bracket(lo: f64, hi: f64) -> (u64, u64) {
+    (
+        order_key(if lo == 0.0 { -0.0 } else { lo }),
+        order_key(if hi == 0.0 { 0.0 } else { hi }),
+    )
+}
+
 /// `(lo, hi)` of the oriented extremes `(min, max)`.
 fn oriented(negate: bool, min: f64, max: f64) -> (f64, f64) {
     if negate {
@@ -455,7 +465,7 @@ impl<'a, 'k> Column<'a, 'k> {
         hi_value: f64,
         ranks: &[u64],
     ) -> Step<Vec<(u64, f64)>> {
-        let (lo0, hi0) = (order_key(lo_value), order_key(hi_value));
+        let (lo0, hi0) = key_bracket(lo_value, hi_value);
         let mut wanted: Vec<u64> = ranks.to_vec();
         wanted.sort_unstable();
         wanted.dedup();
@@ -613,7 +623,7 @@ impl<'a, 'k> Column<'a, 'k> {
                     items[at((r + 1) as f64 - slack)].0,
                     items[at((r + 1) as f64 + slack)].0,
                 );
-                (r, (order_key(a), order_key(b)))
+                (r, key_bracket(a, b))
             })
             .collect();
         let mut brackets: Vec<(u64, u64)> = keys.iter().map(|k| k.1).collect();
@@ -901,7 +911,7 @@ impl<'a, 'k> Column<'a, 'k> {
         let from = (mu0, sigma0);
         let largest = self.hi.abs().max(self.lo.abs());
         let e = if self.n <= self.collect_max {
-            let keys = vec![(order_key(self.lo), order_key(self.hi))];
+            let keys = vec![key_bracket(self.lo, self.hi)];
             let oriented = match self.run(PassKind::Collect {
                 key: self.key(None),
                 brackets: keys,

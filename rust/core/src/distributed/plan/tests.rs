@@ -347,6 +347,32 @@ fn m_estimates_and_trimmed_sums_at_the_ends_of_the_range() {
     }
 }
 
+#[test]
+fn signed_zeros_are_one_value_to_the_brackets() {
+    // The extremes compare −0 equal to +0 while their order keys differ:
+    // a bracket opened at the key of the minimum +0 left −0 below it, and
+    // the planner took the miss for a column that changed between passes.
+    let columns: [&[f64]; 4] = [
+        &[0.0, 1.0, -0.0],
+        &[-0.0, -1.0, 0.0, -0.0],
+        &[0.0, -0.0, 0.0, -0.0, 0.0, 2.0, -3.0],
+        &[-0.0, 0.0],
+    ];
+    for x in columns {
+        for (center, scale) in EXTREME_PAIRS {
+            for negate in [false, true] {
+                let spec = GaussianSpec {
+                    negate,
+                    ..GaussianSpec::new(center, scale)
+                };
+                for (collect_max, chunk) in [(1 << 20, 1), (1, 1), (1, 2)] {
+                    assert_same_as_in_memory(x, spec, collect_max, chunk);
+                }
+            }
+        }
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
 
