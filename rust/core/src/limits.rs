@@ -241,8 +241,11 @@ mod tests {
     #[test]
     fn a_real_limit_refuses_nan_and_outside() {
         assert_eq!(HALF_LIFE.check_real(1.0), Ok(1.0));
-        assert_eq!(HALF_LIFE.check_real(1099511627776.0), Ok(1099511627776.0));
-        for bad in [0.999, f64::NAN, f64::INFINITY, -1.0, 1099511627776.5] {
+        assert_eq!(
+            HALF_LIFE.check_real(1_099_511_627_776.0),
+            Ok(1_099_511_627_776.0)
+        );
+        for bad in [0.999, f64::NAN, f64::INFINITY, -1.0, 1_099_511_627_776.5] {
             let e = HALF_LIFE.check_real(bad).unwrap_err().to_string();
             assert!(
                 e.starts_with("half_life") && e.contains("[1, 1099511627776]"),

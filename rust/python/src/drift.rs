@@ -19,6 +19,8 @@ locked!(
 
 /// An event as (kind, index, log_statistic, n_fit, fitted, message).
 type EventTuple = (String, u64, f64, u64, Option<(f64, f64)>, String);
+/// A stored event, its kind parsed by the core.
+type StoredEvent = (Wrap<EventKind>, u64, f64, u64, Option<(f64, f64)>, String);
 
 fn tuple(e: &Event) -> EventTuple {
     (
@@ -107,7 +109,7 @@ impl PyDriftPolicy {
         n: u64,
         pending: Option<u64>,
         recent: Vec<f64>,
-        events: Vec<(Wrap<EventKind>, u64, f64, u64, Option<(f64, f64)>, String)>,
+        events: Vec<StoredEvent>,
     ) -> Result<Self> {
         let events = events
             .into_iter()

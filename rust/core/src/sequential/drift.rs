@@ -244,8 +244,12 @@ impl Policy {
     /// stop (the refit due, else all of them); at least one if any remain.
     pub fn span(&self, remaining: usize) -> usize {
         match self.pending {
-            // pending ≥ n while a refit is due (`advance` refits at n − 1).
-            Some(due) => remaining.min(usize::try_from(due + 1 - self.n).unwrap_or(usize::MAX)),
+            // A refit due before n (one the caller did not record) stops
+            // after the next score, so a batch always moves on.
+            Some(due) => {
+                let left = (due + 1).saturating_sub(self.n).max(1);
+                remaining.min(usize::try_from(left).unwrap_or(usize::MAX))
+            }
             None => remaining,
         }
     }
@@ -278,9 +282,7 @@ impl Policy {
             self.events.push(e);
             self.pending = Some(self.n - 1 + self.delay);
         }
-        Ok(self
-            .pending
-            .is_some_and(|due| self.n >= 1 && due <= self.n - 1))
+        Ok(self.pending.is_some_and(|due| due < self.n))
     }
 
     /// Records the refit due as done with `n_fit` scores (a decayed
@@ -301,7 +303,7 @@ impl Policy {
 
     fn due(&mut self, kind: EventKind) -> Result<Event, Error> {
         match self.pending {
-            Some(due) if self.n >= 1 && due <= self.n - 1 => {
+            Some(due) if due < self.n => {
                 self.pending = None;
                 Ok(Event::at(kind, self.n - 1))
             }
@@ -343,8 +345,8 @@ impl Policy {
             ));
         }
         if let Some(due) = p.pending {
-            // due + 1 > n and due + 1 ≤ n + delay, without underflow at n = 0.
-            if due + 1 <= p.n || due + 1 > p.n + delay {
+            // n − 1 < due ≤ n − 1 + delay, without underflow at n = 0.
+            if due < p.n || due + 1 > p.n + delay {
                 return Err(Error::invalid(
                     "pending",
                     "must be None or a refit due after n - 1 and within delay scores",
@@ -464,9 +466,9 @@ pub fn decayed_gaussian(
 }
 
 /// 1/Φ⁻¹(3/4) (contract §2).
-const NMAD_FACTOR: f64 = 1.482602218505602;
+const NMAD_FACTOR: f64 = 1.482_602_218_505_602;
 /// Φ⁻¹(3/4) − Φ⁻¹(1/4) (contract §2).
-const NIQR_DIVISOR: f64 = 1.3489795003921634;
+const NIQR_DIVISOR: f64 = 1.348_979_500_392_163_4;
 
 #[cfg(test)]
 mod tests {
@@ -507,6 +509,11 @@ mod tests {
     fn a_delay_of_zero_refits_at_the_alarm() {
         let mut p = Policy::new(Refit::Decayed, 10, 4.0, Some(0)).unwrap();
         assert!(p.advance(&[1.0, 2.0], Some(3.0)).unwrap());
+        assert_eq!(
+            p.span(5),
+            1,
+            "a refit due and not recorded: one score at a time"
+        );
         p.refit_failed("the decayed std scale is 0").unwrap();
         assert_eq!(p.events()[1].kind, EventKind::RefitFailed);
         assert!(p.recent().is_empty());
