@@ -288,9 +288,13 @@ class RefitOnDrift(PickledAsDict):
         decayed = None if st["decayed"] is None else DecayedFit.from_dict(st["decayed"])
         if (decayed is None) != (p["refit"] == "window"):
             raise ValueError("'state' 'decayed' must be present exactly for refit='decayed'")
-        obj = cls(scaler, refit=p["refit"], window=p["window"], delay=p["delay"],
-                  monitor=Martingale.from_dict(st["monitor"]), seed=p["seed"],
-                  half_life=1.0 if decayed is None else decayed.params["half_life"])
+        try:
+            obj = cls(scaler, refit=p["refit"], window=p["window"], delay=p["delay"],
+                      monitor=Martingale.from_dict(st["monitor"]), seed=p["seed"],
+                      half_life=1.0 if decayed is None else decayed.params["half_life"])
+        except TypeError as exc:
+            # A stored value of the wrong type is a corrupt state.
+            raise ValueError(f"'params' {exc}") from None
         n, pending = st["n"], st["pending"]
         for key, value in (("n", n), ("pending", pending)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
