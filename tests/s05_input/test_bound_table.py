@@ -43,7 +43,7 @@ def test_the_contract_table_names_every_bound_of_the_core():
     table = text[text.index("- Bounds of size and count parameters"):text.index("- The ends of the float range")]
     rows = [r for r in table.splitlines() if r.strip().startswith("|")]
     limits = _core.limits()
-    assert len({key for key, *_ in limits}) == len(limits) == 17
+    assert len({key for key, *_ in limits}) == len(limits) == 21
     for key, name, lo, hi in limits:
         low, high = f"[{_rendered(lo)}, ", _rendered(hi)
         found = [r for r in rows if low in r and (f"{high}]" in r or f"= {high}]" in r or high.endswith(")") and high in r)]

@@ -148,3 +148,32 @@ def test_a_batch_past_two_to_the_53_is_refused_whole(kind):
     with pytest.raises(ValueError, match="2\\^53"):
         _feed(kind, obj, [0.5])
     assert obj.n == COUNT
+
+
+@pytest.mark.parametrize("value", [2**64, 2**70, -1, 0, 2**33])
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda v: outprob.DecayedFit(10, epochs_per_half_life=v), "epochs_per_half_life"),
+        (lambda v: outprob.DecayedFit(10, horizon=v), "horizon"),
+        (lambda v: outprob.DecayedFit(10, k=v), "k"),
+        (lambda v: outprob.RefitOnDrift(outprob.GaussianScaler().fit([0.0, 1.0]), window=v), "window"),
+    ],
+)
+def test_decayed_and_refit_sizes_are_bounded_for_any_int(make, name, value):
+    """§5's table: epochs_per_half_life ∈ [1, 1024], horizon ∈ [1, 64],
+    k ∈ [8, 65535], window ∈ [1, 2³²] — any Python int outside is a
+    ValueError naming the parameter, never OverflowError."""
+    with pytest.raises(ValueError, match=name):
+        make(value)
+
+
+@pytest.mark.parametrize("value", [0.5, 2.0**40 + 1, np.nan, np.inf])
+def test_half_life_is_bounded_by_the_core(value):
+    """§5's table: half_life ∈ [1, 2⁴⁰] scores, NaN outside every range."""
+    with pytest.raises(ValueError, match="half_life"):
+        outprob.DecayedFit(value)
+    with pytest.raises(ValueError, match="half_life"):
+        outprob.RefitOnDrift(outprob.GaussianScaler().fit([0.0, 1.0]), refit="decayed", half_life=value)
+    with pytest.raises(ValueError, match="delay"):
+        outprob.RefitOnDrift(outprob.GaussianScaler().fit([0.0, 1.0]), delay=2**33)

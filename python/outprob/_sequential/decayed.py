@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import numbers
 from typing import Any, Dict, Union
 
 import numpy as np
@@ -11,18 +10,13 @@ import numpy.typing as npt
 
 from .. import _core
 from .._common.public import public
+from .._common.validation import check_count, check_real
 from .stored import VERSION, PickledAsDict, one_d, param, seed_value, stored
 
 FORMAT = "outprob.DecayedFit"
 #: 1/Φ⁻¹(3/4) and Φ⁻¹(3/4) − Φ⁻¹(1/4) (contract §2).
 NMAD_FACTOR = 1.482602218505602
 NIQR_DIVISOR = 1.3489795003921634
-
-
-def _integer(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    return int(value)
 
 
 @public("outprob")
@@ -61,20 +55,15 @@ class DecayedFit(PickledAsDict):
 
     def __init__(self, half_life: float, *, epochs_per_half_life: int = 8, horizon: int = 20,
                  k: int = 200, seed: int = 0) -> None:
-        if isinstance(half_life, (bool, np.bool_)) or not isinstance(half_life, numbers.Real):
-            raise TypeError(f"half_life must be a number of scores, got {half_life!r}")
+        # The bounds are the core's (§5's table); Python checks a Python int
+        # of any size against them before it crosses.
         self._params: Dict[str, Any] = {
-            "half_life": float(half_life),
-            "epochs_per_half_life": _integer(epochs_per_half_life, "epochs_per_half_life"),
-            "horizon": _integer(horizon, "horizon"),
-            "k": _integer(k, "k"),
+            "half_life": check_real(half_life, "half_life"),
+            "epochs_per_half_life": check_count(epochs_per_half_life, "epochs_per_half_life"),
+            "horizon": check_count(horizon, "horizon"),
+            "k": check_count(k, "sketch_k"),
             "seed": seed_value(seed),
         }
-        if not 0 <= self._params["k"] < 2**16:
-            raise ValueError(f"k must be in [8, 65535], got {k}")
-        for name in ("epochs_per_half_life", "horizon"):
-            if not 1 <= self._params[name] <= 2**20:
-                raise ValueError(f"{name} must be a positive integer, got {self._params[name]}")
         self._state: _core.DecayedFitState = _core.DecayedFitState(**self._params)
 
     def update(self, scores: npt.ArrayLike) -> "DecayedFit":

@@ -13,17 +13,15 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
+from .. import _core
 from .._common.public import public
+from .._common.validation import check_count, check_real
 from .decayed import DecayedFit
 from .martingale import Martingale
 from .online_pvalues import OnlineConformal
 from .stored import VERSION, PickledAsDict, one_d, param, seed_value, stored
 
 FORMAT = "outprob.RefitOnDrift"
-
-#: Centers and scales a decayed fit gives (contract §12).
-DECAYED_CENTERS = ("mean", "median")
-DECAYED_SCALES = ("std", "nmad", "niqr")
 
 
 @public("outprob")
@@ -142,63 +140,76 @@ class RefitOnDrift(PickledAsDict):
     def __init__(self, scaler: Any, *, refit: str = "window", window: int = 1000,
                  half_life: float = 1000.0, delay: Optional[int] = None,
                  monitor: Optional[Martingale] = None, seed: int = 0) -> None:
-        if refit not in ("window", "decayed"):
+        # The rules (parameters, when to refit, the events, the stored
+        # state's checks) are the core's; this class maps, monitors and
+        # calls the scaler.
+        if not isinstance(refit, str):
             raise ValueError(f"refit must be 'window' or 'decayed', got {refit!r}")
-        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or not 1 <= window <= 2**32:
-            raise ValueError(f"window must be an integer in [1, 2**32], got {window!r}")
+        window = check_count(window, "window")
+        delay = None if delay is None else check_count(delay, "refit_delay")
+        self._policy = _core.DriftPolicyState(refit, window=window,
+                                              half_life=check_real(half_life, "half_life"),
+                                              delay=delay)
         self.scaler = scaler
-        self.refit = refit
-        self.window = int(window)
         self._seed = seed_value(seed)
         self._decayed: Optional[DecayedFit] = None
         if refit == "decayed":
             self._check_decayed(scaler)
             self._decayed = DecayedFit(half_life)
-        default = self.window if refit == "window" else math.ceil(2 * float(half_life))
-        self.delay = default if delay is None else int(delay)
-        if not 0 <= self.delay <= 2**32:
-            raise ValueError(f"delay must be an integer in [0, 2**32], got {delay!r}")
         self.monitor = Martingale("jumper", threshold=100.0) if monitor is None else monitor
         if self.monitor.alarmed:
             raise ValueError("the monitor has alarmed already: reset() it first")
         self._pvalues = OnlineConformal(seed=self._seed)
-        self._recent = np.empty(0)
-        self._pending: Optional[int] = None  # index of the refit due
-        self.n = 0
         self.events: List[DriftEvent] = []
+
+    @property
+    def refit(self) -> str:
+        """``"window"`` or ``"decayed"``."""
+        return str(self._policy.params()[0])
+
+    @property
+    def window(self) -> int:
+        """Scores kept for a window refit."""
+        return int(self._policy.params()[1])
+
+    @property
+    def delay(self) -> int:
+        """Scores from an alarm to its refit."""
+        return int(self._policy.params()[2])
+
+    @property
+    def n(self) -> int:
+        """Scores seen (NaN included)."""
+        return int(self._policy.n())
 
     @staticmethod
     def _check_decayed(scaler: Any) -> None:
         p = scaler.get_params() if hasattr(scaler, "get_params") else {}
-        if (type(scaler).__name__ != "GaussianScaler" or p.get("center") not in DECAYED_CENTERS
-                or p.get("scale") not in DECAYED_SCALES or p.get("pretransform") is not None
-                or p.get("fixed_center") is not None):
-            raise ValueError(
-                "refit='decayed' needs a GaussianScaler with center 'mean' or 'median', scale "
-                "'std', 'nmad' or 'niqr', no pretransform and no fixed_center (a "
-                "ConformalScaler is re-calibrated on a window: refit='window')"
-            )
+        gaussian = type(scaler).__name__ == "GaussianScaler"
+        _core.drift_check_decayed(
+            str(p.get("center")) if gaussian else "", str(p.get("scale")) if gaussian else "",
+            p.get("pretransform") is not None, p.get("fixed_center") is not None,
+        )  # fmt: skip
 
     def update(self, scores: npt.ArrayLike) -> DriftSteps:
         """Maps a batch (in arrival order) with the fit in force at each
         score, monitors it, and refits where an alarm calls for it."""
         x = one_d(scores, "scores")
-        if np.isinf(x).any():
-            raise ValueError("scores hold ±inf: a stream of finite scores (NaN for missing) is monitored")
+        policy = self._policy
+        policy.check_scores(x)
         out = np.empty(x.size)
         pv = np.full(x.size, np.nan)
         logm = np.full(x.size, np.nan)
         alarm = np.zeros(x.size, dtype=bool)
-        events: List[DriftEvent] = []
+        first = len(self.events)
         at = 0
         while at < x.size:
-            # The next stop: the refit due, or the end of the batch.
-            end = x.size if self._pending is None else min(x.size, at + max(0, self._pending - self.n + 1))
-            seg = x[at:end]
+            seg = x[at:at + policy.span(x.size - at)]  # up to the refit due
             ok = ~np.isnan(seg)
             p = self._pvalues.pvalues(seg[ok])
             steps = self.monitor.update(p)
             hits = np.flatnonzero(steps.alarm)
+            stat = None
             if hits.size:  # cut the segment after the alarming score
                 cut = int(np.flatnonzero(ok)[hits[0]]) + 1
                 seg, ok, p = seg[:cut], ok[:cut], p[: hits[0] + 1]
@@ -206,20 +217,18 @@ class RefitOnDrift(PickledAsDict):
             out[at:at + seg.size] = self.scaler.transform(seg)
             where = at + np.flatnonzero(ok)
             pv[where], logm[where] = p, steps.log_martingale[: p.size]
-            self._remember(seg[ok])
-            self.n += seg.size
+            if self._decayed is not None:
+                self._decayed.update(seg[ok])
+            due = policy.advance(seg, stat)
             at += seg.size
-            if hits.size:
+            if stat is not None:
                 alarm[at - 1] = True
-                events.append(DriftEvent("alarm", self.n - 1, log_statistic=stat))
                 self.monitor.reset()
                 self._pvalues = OnlineConformal(seed=self._seed)
-                self._pending = self.n - 1 + self.delay
-            if self._pending is not None and self.n - 1 >= self._pending:
-                events.append(self._do_refit())
-                self._pending = None
-        self.events.extend(events)
-        return DriftSteps(out, pv, logm, alarm, tuple(events))
+            if due:
+                self._do_refit()
+        self.events.extend(_event(*e) for e in policy.events(len(self.events)))
+        return DriftSteps(out, pv, logm, alarm, tuple(self.events[first:]))
 
     def _log_statistic(self, steps: Any, i: int) -> float:
         which = self.monitor.params.get("statistic", "martingale")
@@ -227,54 +236,36 @@ class RefitOnDrift(PickledAsDict):
                "shiryaev_roberts": steps.log_shiryaev_roberts}[which]
         return float(arr[i])
 
-    def _remember(self, scores: npt.NDArray[np.float64]) -> None:
-        if self._decayed is not None:
-            self._decayed.update(scores)
-        else:
-            self._recent = np.concatenate([self._recent, scores])[-self.window:]
-
-    def _do_refit(self) -> DriftEvent:
+    def _do_refit(self) -> None:
         index = self.n - 1
         try:
             if self._decayed is None:
-                self.scaler.fit(self._recent)
-                return DriftEvent("refit", index, n_fit=int(self._recent.size))
-            fitted = self._decayed_params()
-            self.scaler._set_fitted([fitted], 1)
-            return DriftEvent("refit", index, n_fit=self._decayed.n,
-                              fitted={"center": fitted["center_"], "scale": fitted["scale_"]})
+                recent = self._policy.recent()
+                self.scaler.fit(recent)
+                self._policy.refitted(int(recent.size))
+                return
+            p = self.scaler.get_params()
+            center, scale, used = _core.drift_decayed_gaussian(
+                self._decayed._state, p["center"], p["scale"], list(p.get("fallbacks", ())))
+            self.scaler._set_fitted([{"center_": center, "scale_": scale, "scale_used_": used}], 1)
+            self._policy.refitted(self._decayed.n, (center, scale))
         except ValueError as exc:
             warnings.warn(f"refit after score {index} failed, the previous fit is kept: {exc}",
                           RuntimeWarning, stacklevel=3)
-            return DriftEvent("refit_failed", index, message=str(exc))
-
-    def _decayed_params(self) -> Dict[str, Any]:
-        d = self._decayed
-        assert d is not None
-        p = self.scaler.get_params()
-        center = d.mean if p["center"] == "mean" else d.median
-        scales = {"std": lambda: d.std, "nmad": lambda: d.nmad, "niqr": lambda: d.niqr}
-        chain = [p["scale"], *(f for f in p.get("fallbacks", ()) if f in scales)]
-        used, s = chain[0], scales[chain[0]]()
-        for fallback in chain[1:]:
-            if s > 0:
-                break
-            used, s = fallback, scales[fallback]()
-        if not s > 0:
-            raise ValueError(f"the decayed {used} scale is 0")
-        return {"center_": float(center), "scale_": float(s), "scale_used_": used}
+            self._policy.refit_failed(str(exc))
 
     # -- stored state ---------------------------------------------------------------
     def to_dict(self) -> Dict[str, Any]:
         """Everything to continue bit for bit, as JSON-serialisable builtins:
         the scaler's, monitor's, p-values' and decayed fit's ``to_dict()``,
         the window's scores, the refit due and the events."""
+        n, pending, recent = self._policy.state()
         return {
             "format": FORMAT, "version": VERSION,
             "params": {"refit": self.refit, "window": self.window, "delay": self.delay,
                        "seed": self._seed},
             "state": {
-                "n": self.n, "pending": self._pending, "recent": self._recent.tolist(),
+                "n": n, "pending": pending, "recent": list(recent),
                 "scaler": self.scaler.to_dict(), "monitor": self.monitor.to_dict(),
                 "pvalues": self._pvalues.to_dict(),
                 "decayed": None if self._decayed is None else self._decayed.to_dict(),
@@ -285,8 +276,8 @@ class RefitOnDrift(PickledAsDict):
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "RefitOnDrift":
         """The state of :meth:`to_dict`, checked: each part by its own
-        ``from_dict``, the window's scores finite and at most ``window``,
-        n and the refit due consistent (n − 1 < due ≤ n − 1 + delay)."""
+        ``from_dict``; n, the window's scores, the refit due and the events
+        by the core (contract §12)."""
         from .._registry import from_dict as scaler_from_dict
 
         params, state = stored(data, FORMAT)
@@ -297,36 +288,64 @@ class RefitOnDrift(PickledAsDict):
         decayed = None if st["decayed"] is None else DecayedFit.from_dict(st["decayed"])
         if (decayed is None) != (p["refit"] == "window"):
             raise ValueError("'state' 'decayed' must be present exactly for refit='decayed'")
-        obj = cls(scaler, refit=p["refit"], window=p["window"], delay=p["delay"],
-                  monitor=Martingale.from_dict(st["monitor"]), seed=p["seed"],
-                  half_life=1.0 if decayed is None else decayed.params["half_life"])
-        n = st["n"]
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 2**53:
-            raise ValueError(f"'state' 'n' must be an integer in [0, 2**53], got {n!r}")
-        recent = np.asarray(st["recent"], dtype=np.float64).reshape(-1)
-        if recent.size > obj.window or recent.size > n or not np.isfinite(recent).all():
-            raise ValueError("'state' 'recent' must hold at most window (and n) finite scores")
-        pending = st["pending"]
-        if pending is not None and (isinstance(pending, bool) or not isinstance(pending, int)
-                                    or not n - 1 < pending <= n - 1 + obj.delay):
-            raise ValueError("'state' 'pending' must be None or a refit due after n - 1 and "
-                             "within delay scores")
-        if not isinstance(st["events"], list):
-            raise ValueError("'state' 'events' must be a list")
+        try:
+            obj = cls(scaler, refit=p["refit"], window=p["window"], delay=p["delay"],
+                      monitor=Martingale.from_dict(st["monitor"]), seed=p["seed"],
+                      half_life=1.0 if decayed is None else decayed.params["half_life"])
+        except TypeError as exc:
+            # A stored value of the wrong type is a corrupt state.
+            raise ValueError(f"'params' {exc}") from None
+        n, pending = st["n"], st["pending"]
+        for key, value in (("n", n), ("pending", pending)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 0):
+                raise ValueError(f"'state' {key!r} must be a non-negative integer, got {value!r}")
+        if n is None:
+            raise ValueError("'state' 'n' must be a non-negative integer, got None")
+        try:
+            recent = np.asarray(st["recent"], dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            raise ValueError("'state' 'recent' must be a list of scores") from None
+        if not isinstance(st["events"], list) or not all(isinstance(e, dict) for e in st["events"]):
+            raise ValueError("'state' 'events' must be a list of dicts")
         try:
             events = [DriftEvent(**e) for e in st["events"]]
-        except TypeError as exc:
+            tuples = [_event_tuple(e) for e in events]
+            obj._policy = _core.DriftPolicyState.from_parts(
+                obj.refit, obj.window, obj.delay, n, pending, recent.tolist(), tuples)
+        except (TypeError, OverflowError) as exc:
             raise ValueError(f"'state' 'events': {exc}") from None
-        if any(e.kind not in ("alarm", "refit", "refit_failed") or not 0 <= e.index < n
-               for e in events):
-            raise ValueError("'state' 'events' hold an unknown kind or an index beyond n")
+        except ValueError as exc:
+            raise ValueError(f"'state' {exc}") from None
         obj._pvalues = OnlineConformal.from_dict(st["pvalues"])
-        obj._decayed, obj._recent, obj._pending = decayed, recent, pending
-        obj.n, obj.events = n, events
+        obj._decayed = decayed
+        obj.events = events
         return obj
 
     def __repr__(self) -> str:
         return f"RefitOnDrift({self.scaler!r}, refit={self.refit!r})  # n={self.n}, events={len(self.events)}"
+
+
+def _event(kind: str, index: int, log_statistic: float, n_fit: int,
+           fitted: Optional[Tuple[float, float]], message: str) -> DriftEvent:
+    """A core event record as a :class:`DriftEvent`."""
+    f = None if fitted is None else {"center": fitted[0], "scale": fitted[1]}
+    # The default's NaN object: events compare equal field by field.
+    stat = math.nan if math.isnan(log_statistic) else log_statistic
+    return DriftEvent(kind, index, log_statistic=stat, n_fit=n_fit, fitted=f, message=message)
+
+
+def _event_tuple(e: DriftEvent) -> Tuple[str, int, float, int, Optional[Tuple[float, float]], str]:
+    """A stored :class:`DriftEvent` as the core's record (its consistency
+    is the core's to check)."""
+    fitted = None
+    if e.fitted is not None:
+        if not isinstance(e.fitted, dict) or set(e.fitted) != {"center", "scale"}:
+            raise ValueError("'state' 'events': fitted must be None or a dict of center, scale")
+        fitted = (float(e.fitted["center"]), float(e.fitted["scale"]))
+    if not isinstance(e.kind, str) or not isinstance(e.message, str):
+        raise ValueError("'state' 'events': kind and message must be strings")
+    return (e.kind, e.index, float(e.log_statistic), e.n_fit, fitted, e.message)
 
 
 __all__ = ["DriftEvent", "DriftSteps", "RefitOnDrift"]

@@ -60,6 +60,25 @@ impl Limit {
         }
     }
 
+    /// `value` if it is a real number in `[min, max]` (a bound on a real
+    /// parameter such as a half-life), else an error naming the parameter
+    /// and its range; NaN is outside every range.
+    pub fn check_real(self, value: f64) -> Result<f64, Error> {
+        // Bounds up to 2⁵³ are exact doubles (§5's counts), so the
+        // comparison is that of the integers.
+        if value >= self.min as f64 && value <= self.max as f64 {
+            Ok(value)
+        } else {
+            Err(Error::invalid(
+                self.name,
+                format!(
+                    "must be a number in [{}, {}], got {value}",
+                    self.min, self.max
+                ),
+            ))
+        }
+    }
+
     /// [`Limit::check`] of a `usize` (every `usize` fits a `u64`).
     pub fn check_usize(self, value: usize) -> Result<usize, Error> {
         self.check(value as u64).map(|_| value)
@@ -156,8 +175,25 @@ pub const SEED: Limit = Limit::new("seed", 0, u64::MAX);
 /// Threads of one call: each count gets a thread pool that is kept.
 pub const THREADS: Limit = Limit::new("threads", 1, 1024);
 
+/// A decayed fit's half-life h, in scores (§12): a real number. Below one
+/// score the newest score would outweigh the rest by more than 2:1 per
+/// step and epochs would be shorter than a score; at 2⁴⁰ the decay per
+/// score, 2^(−1/h), is still distinct from 1 as a double.
+pub const HALF_LIFE: Limit = Limit::new("half_life", 1, 1 << 40);
+
+/// Epochs per half-life of a decayed fit (§12): one KLL sketch each, and
+/// `horizon` half-lives of them are kept.
+pub const EPOCHS_PER_HALF_LIFE: Limit = Limit::new("epochs_per_half_life", 1, 1024);
+
+/// Half-lives of epochs a decayed fit keeps (§12): the dropped weight share
+/// 2^(−H)/(1 − 2^(−H)) is below a double's resolution long before 64.
+pub const HORIZON: Limit = Limit::new("horizon", 1, 64);
+
+/// Scores between a drift alarm and its refit (§12): 0 refits at once.
+pub const REFIT_DELAY: Limit = Limit::new("delay", 0, 1 << 32);
+
 /// Every bound, by the key the Python layer looks it up with.
-pub const ALL: [(&str, Limit); 17] = [
+pub const ALL: [(&str, Limit); 21] = [
     ("mc_simulations", MC_SIMULATIONS),
     ("adjusted_n", ADJUSTED_N),
     ("simes_k", SIMES_K),
@@ -175,6 +211,10 @@ pub const ALL: [(&str, Limit); 17] = [
     ("gamma_terms", GAMMA_TERMS),
     ("seed", SEED),
     ("threads", THREADS),
+    ("half_life", HALF_LIFE),
+    ("epochs_per_half_life", EPOCHS_PER_HALF_LIFE),
+    ("horizon", HORIZON),
+    ("refit_delay", REFIT_DELAY),
 ];
 
 #[cfg(test)]
@@ -195,6 +235,22 @@ mod tests {
                 assert!(e.starts_with(limit.name) && e.contains("at most"), "{e}");
                 assert!(limit.check(u64::MAX).is_err());
             }
+        }
+    }
+
+    #[test]
+    fn a_real_limit_refuses_nan_and_outside() {
+        assert_eq!(HALF_LIFE.check_real(1.0), Ok(1.0));
+        assert_eq!(
+            HALF_LIFE.check_real(1_099_511_627_776.0),
+            Ok(1_099_511_627_776.0)
+        );
+        for bad in [0.999, f64::NAN, f64::INFINITY, -1.0, 1_099_511_627_776.5] {
+            let e = HALF_LIFE.check_real(bad).unwrap_err().to_string();
+            assert!(
+                e.starts_with("half_life") && e.contains("[1, 1099511627776]"),
+                "{e}"
+            );
         }
     }
 

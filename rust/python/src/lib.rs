@@ -18,6 +18,7 @@ mod conformal;
 mod conformal_labelled;
 mod convert;
 mod distributed;
+mod drift;
 mod error;
 mod estimators;
 mod fit;
@@ -166,6 +167,7 @@ mod _core {
         },
         conformal_labelled::{Integrative, Weighted},
         distributed::{PyColumnPlan, PyPartial, PyPass},
+        drift::{drift_check_decayed, drift_decayed_gaussian, PyDriftPolicy},
         estimators::{
             check_scores, m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std,
             upper_trimmed_mean,

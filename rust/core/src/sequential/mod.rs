@@ -7,6 +7,8 @@
 //!   simple jumper) with CUSUM and Shiryaev–Roberts statistics and alarms.
 //! * [`decayed`]: exponentially decayed moments and order statistics, for
 //!   refits after a drift.
+//! * [`drift`]: when a scaler is refitted after the martingale alarms, and
+//!   the record of the alarms and refits.
 //! * [`online_pvalues`]: online smoothed conformal p-values, each score
 //!   ranked against every earlier one — independent and uniform under
 //!   exchangeability, which the martingales' guarantee needs.
@@ -16,6 +18,7 @@
 //! tampered one is refused with the field named.
 
 pub mod decayed;
+pub mod drift;
 pub mod martingale;
 pub mod online_fdr;
 pub mod online_pvalues;

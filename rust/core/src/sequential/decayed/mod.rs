@@ -31,18 +31,11 @@
 //! cover every score; order statistics the kept epochs.
 
 use crate::error::Error;
+use crate::limits;
 use crate::streaming::kll::{serde, KllSketch};
 use std::collections::VecDeque;
 
-/// Largest half-life, in scores.
-pub const MAX_HALF_LIFE: f64 = 1_099_511_627_776.0; // 2^40
-/// Largest `epochs_per_half_life`.
-pub const MAX_EPOCHS_PER_HALF_LIFE: u32 = 1024;
-/// Largest `horizon`, in half-lives.
-pub const MAX_HORIZON: u32 = 64;
 const MAGIC: &[u8; 5] = b"OPDF1";
-/// At most 2^53 scores: n and every count exact as doubles.
-const MAX_N: u64 = 1 << 53;
 
 #[derive(Debug, Clone)]
 struct Epoch {
@@ -82,8 +75,8 @@ pub struct Moments {
 }
 
 impl DecayedFit {
-    /// An empty fit; `half_life` in [1, 2⁴⁰] scores, `epochs_per_half_life`
-    /// in [1, 1024], `horizon` in [1, 64] half-lives, `k` as the KLL's.
+    /// An empty fit; `half_life`, `epochs_per_half_life`, `horizon` within
+    /// their [`limits`] (§5's table), `k` as the KLL's.
     pub fn new(
         half_life: f64,
         epochs_per_half_life: u32,
@@ -91,24 +84,9 @@ impl DecayedFit {
         k: u16,
         seed: u64,
     ) -> Result<Self, Error> {
-        if !(1.0..=MAX_HALF_LIFE).contains(&half_life) {
-            return Err(Error::invalid(
-                "half_life",
-                format!("must be a number of scores in [1, 2**40], got {half_life}"),
-            ));
-        }
-        if !(1..=MAX_EPOCHS_PER_HALF_LIFE).contains(&epochs_per_half_life) {
-            return Err(Error::invalid(
-                "epochs_per_half_life",
-                format!("must be an integer in [1, 1024], got {epochs_per_half_life}"),
-            ));
-        }
-        if !(1..=MAX_HORIZON).contains(&horizon) {
-            return Err(Error::invalid(
-                "horizon",
-                format!("must be an integer in [1, 64] half-lives, got {horizon}"),
-            ));
-        }
+        limits::HALF_LIFE.check_real(half_life)?;
+        limits::EPOCHS_PER_HALF_LIFE.check(u64::from(epochs_per_half_life))?;
+        limits::HORIZON.check(u64::from(horizon))?;
         KllSketch::<f64>::new(k, seed)?;
         let epoch_len = (half_life / f64::from(epochs_per_half_life))
             .ceil()
@@ -145,12 +123,7 @@ impl DecayedFit {
             });
         }
         let scores: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
-        if self.n + scores.len() as u64 > MAX_N {
-            return Err(Error::invalid(
-                "scores",
-                "a decayed fit counts at most 2**53 scores",
-            ));
-        }
+        limits::check_room("scores", self.n, scores.len())?;
         let rho = (-self.rate()).exp();
         let (mut weight, mut mean, mut m2) = (self.weight, self.mean, self.m2);
         for &x in &scores {
@@ -354,9 +327,7 @@ impl DecayedFit {
             1 => true,
             _ => return Err(bad("dropped", "must be 0 or 1")),
         };
-        if fit.n > MAX_N {
-            return Err(bad("n", "a decayed fit counts at most 2**53 scores"));
-        }
+        limits::COUNT.named("n").check(fit.n)?;
         let c = fit.rate();
         let expect = (-c * fit.n as f64).exp_m1() / (-c).exp_m1();
         if (fit.weight - expect).abs() > 1e-9 * expect.max(1.0) {

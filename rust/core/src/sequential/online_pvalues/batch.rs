@@ -8,9 +8,9 @@
 //! * against the tree as it was before the batch: the keys are inserted in
 //!   ascending order, so the batch keys already inserted are never greater
 //!   and the equal ones among them are known (the run of equal keys so
-//!   far). In key order consecutive inserts share their inner nodes, so
-//!   the leaf a few keys ahead is found through nodes already in cache
-//!   and prefetched while the inserts before it run;
+//!   far). In key order consecutive inserts share their upper inner
+//!   nodes, so the lowest inner node a few keys ahead, and then the leaf
+//!   under it, are prefetched while the inserts before them run;
 //! * against the batch: a Fenwick tree over the batch's distinct keys (in
 //!   cache), filled in arrival order.
 //!
@@ -19,8 +19,10 @@
 
 use super::tree::CountTree;
 
-/// Keys ahead whose leaf is prefetched before an insert.
-const AHEAD: usize = 8;
+/// Keys ahead whose leaf is prefetched before an insert; the lowest inner
+/// node on the path is prefetched twice as far ahead, since finding the
+/// leaf reads it.
+const AHEAD: usize = 16;
 
 /// Fills `greater[j]`, `equal[j]` for each key of `keys` (arrival order)
 /// and inserts them all into `tree`.
@@ -40,6 +42,9 @@ pub fn insert_batch(tree: &mut CountTree, keys: &[u64], greater: &mut [u64], equ
         if t > 0 && order[t - 1].0 != k {
             distinct += 1;
             run_start = t;
+        }
+        if let Some(&(ahead, _)) = order.get(t + 2 * AHEAD) {
+            tree.prefetch_inner(ahead);
         }
         if let Some(&(ahead, _)) = order.get(t + AHEAD) {
             tree.prefetch(ahead);

@@ -21,8 +21,13 @@ const FILL: usize = CAP * 3 / 4;
 /// for the insert that splits it). Fixed arrays: a node is one block of
 /// memory, read without a further indirection.
 #[derive(Debug, Clone)]
+#[repr(C)] // len and ones in the cache line of the first keys: prefetched with them
 struct Leaf {
     len: usize,
+    /// Every key seen once: `counts` (all ones) is neither read, fetched
+    /// nor moved, so in a stream of distinct scores an insert touches only
+    /// the keys' cache lines.
+    ones: bool,
     keys: [u64; CAP + 1],
     counts: [u64; CAP + 1],
 }
@@ -30,6 +35,7 @@ struct Leaf {
 /// An inner node: up to CAP children (leaves if it is on the lowest inner
 /// level, else inner nodes), each with its smallest key and total count.
 #[derive(Debug, Clone)]
+#[repr(C)]
 struct Inner {
     len: usize,
     mins: [u64; CAP + 1],
@@ -41,6 +47,7 @@ impl Leaf {
     fn empty() -> Self {
         Leaf {
             len: 0,
+            ones: true,
             keys: [0; CAP + 1],
             counts: [0; CAP + 1],
         }
@@ -53,12 +60,40 @@ impl Leaf {
     #[inline(always)]
     fn place(&self, key: u64) -> (usize, u64) {
         let n = self.len;
+        if self.ones {
+            let mut below = 0usize;
+            let mut above = 0usize;
+            for &k in &self.keys[..n] {
+                below += usize::from(k < key);
+                above += usize::from(k > key);
+            }
+            return (below, above as u64);
+        }
         let (mut below, mut above) = (0usize, 0u64);
         for (&k, &c) in self.keys[..n].iter().zip(&self.counts[..n]) {
             below += usize::from(k < key);
             above += if k > key { c } else { 0 };
         }
         (below, above)
+    }
+
+    /// The count of key `j`.
+    #[inline(always)]
+    fn count(&self, j: usize) -> u64 {
+        if self.ones {
+            1
+        } else {
+            self.counts[j]
+        }
+    }
+
+    /// The counts of keys `range`, summed.
+    fn total(&self, range: std::ops::Range<usize>) -> u64 {
+        if self.ones {
+            range.len() as u64
+        } else {
+            self.counts[range].iter().sum()
+        }
     }
 }
 
@@ -73,17 +108,25 @@ impl Inner {
     }
 
     /// (the child whose range holds `key`, total count of the children
-    /// right of it): the children j ≥ 1 with min ≤ `key` precede it (mins
-    /// increase), the others follow. Branch-free for the reason of
+    /// right of it), `total` being the node's own: the children j ≥ 1 with
+    /// min ≤ `key` precede it (mins increase), the others follow. The
+    /// mins are scanned without branches for the reason of
     /// [`Leaf::place`].
     #[inline(always)]
-    fn place(&self, key: u64) -> (usize, u64) {
+    fn place(&self, key: u64, total: u64) -> (usize, u64) {
         let n = self.len;
-        let (mut at, mut above) = (0usize, 0u64);
-        for (&m, &t) in self.mins[1..n].iter().zip(&self.totals[1..n]) {
+        let mut at = 0usize;
+        for &m in &self.mins[1..n] {
             at += usize::from(m <= key);
-            above += if m > key { t } else { 0 };
         }
+        // The totals of the shorter side: the node's `total` (its entry in
+        // the parent) less those up to `at`, or those right of it. Half the
+        // totals' cache lines on average.
+        let above = if 2 * at + 1 >= n {
+            self.totals[at + 1..n].iter().sum()
+        } else {
+            total - self.totals[..=at].iter().sum::<u64>()
+        };
         (at, above)
     }
 
@@ -153,11 +196,14 @@ impl CountTree {
         let mut path = [(0u32, 0usize); MAX_DEPTH];
         let mut node = self.root;
         let mut greater = 0u64;
+        // The total of `node` before this insert.
+        let mut total = self.len;
         self.len += 1;
         for slot in path.iter_mut().take(self.height) {
             let inner = &mut self.inners[node as usize];
-            let (i, above) = inner.place(key);
+            let (i, above) = inner.place(key, total);
             greater += above;
+            total = inner.totals[i];
             inner.totals[i] += 1;
             *slot = (node, i);
             node = inner.children[i];
@@ -167,13 +213,20 @@ impl CountTree {
         let (pos, above) = leaf.place(key);
         greater += above;
         if pos < n && leaf.keys[pos] == key {
+            if leaf.ones {
+                leaf.counts[..n].fill(1);
+                leaf.ones = false;
+            }
             let equal = leaf.counts[pos];
             leaf.counts[pos] += 1;
             return (greater, equal);
         }
         leaf.keys.copy_within(pos..n, pos + 1);
-        leaf.counts.copy_within(pos..n, pos + 1);
-        (leaf.keys[pos], leaf.counts[pos]) = (key, 1);
+        leaf.keys[pos] = key;
+        if !leaf.ones {
+            leaf.counts.copy_within(pos..n, pos + 1);
+            leaf.counts[pos] = 1;
+        }
         leaf.len += 1;
         if leaf.len <= CAP {
             return (greater, 0);
@@ -201,6 +254,32 @@ impl CountTree {
         (greater, 0)
     }
 
+    /// Asks the memory for the lowest inner node on the path of `key`
+    /// (through the levels above it, small enough to stay in cache):
+    /// called further ahead than [`prefetch`](Self::prefetch), so that
+    /// the node is there when that prefetch reads it to find the leaf. A
+    /// no-op while the root is the only inner node.
+    #[inline]
+    pub fn prefetch_inner(&self, key: u64) {
+        if self.height < 2 {
+            return;
+        }
+        let mut node = self.root;
+        for _ in 0..self.height - 1 {
+            let inner = &self.inners[node as usize];
+            node = inner.children[inner.mins[1..inner.len].partition_point(|&m| m <= key)];
+        }
+        let inner = &self.inners[node as usize];
+        prefetch_lines(&inner.mins);
+        prefetch_lines(&inner.totals);
+        #[cfg(target_arch = "x86_64")]
+        for chunk in inner.children.chunks(16) {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: as in prefetch_lines.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(chunk.as_ptr().cast()) };
+        }
+    }
+
     /// Asks the memory for the leaf where `key` would go, without waiting
     /// for it: called a few keys ahead of [`insert`](Self::insert), the
     /// leaf — out of cache in a large tree — arrives while the inserts
@@ -213,10 +292,11 @@ impl CountTree {
             let inner = &self.inners[node as usize];
             node = inner.children[inner.mins[1..inner.len].partition_point(|&m| m <= key)];
         }
-        // The whole leaf, its length unread: reading it would wait.
+        // The leaf's keys, its length unread: reading it would wait. Its
+        // counts are read only once a key repeats, and then fetched on
+        // demand.
         let leaf = &self.leaves[node as usize];
         prefetch_lines(&leaf.keys);
-        prefetch_lines(&leaf.counts);
     }
 
     /// Moves the upper half of leaf `i` into a new leaf: its smallest key,
@@ -226,10 +306,13 @@ impl CountTree {
         let (n, h) = (leaf.len, leaf.len / 2);
         let mut new = Leaf::empty();
         new.len = n - h;
+        new.ones = leaf.ones;
         new.keys[..n - h].copy_from_slice(&leaf.keys[h..n]);
-        new.counts[..n - h].copy_from_slice(&leaf.counts[h..n]);
+        if !leaf.ones {
+            new.counts[..n - h].copy_from_slice(&leaf.counts[h..n]);
+        }
         leaf.len = h;
-        let out = (new.keys[0], new.counts[..new.len].iter().sum());
+        let out = (new.keys[0], new.total(0..new.len));
         self.leaves.push(new);
         (out.0, out.1, (self.leaves.len() - 1) as u32)
     }
@@ -256,7 +339,7 @@ impl CountTree {
             if h == 0 {
                 let leaf = &self.leaves[i as usize];
                 for j in 0..leaf.len {
-                    f(leaf.keys[j], leaf.counts[j]);
+                    f(leaf.keys[j], leaf.count(j));
                 }
             } else {
                 let inner = &self.inners[i as usize];
@@ -292,6 +375,7 @@ impl CountTree {
                 leaf.len = k.len();
                 leaf.keys[..k.len()].copy_from_slice(k);
                 leaf.counts[..c.len()].copy_from_slice(c);
+                leaf.ones = c.iter().all(|&x| x == 1);
                 t.leaves.push(leaf);
                 ((t.leaves.len() - 1) as u32, k[0], c.iter().sum())
             })
