@@ -160,6 +160,8 @@ fn limits() -> Vec<(&'static str, &'static str, u64, u64)> {
 #[pymodule]
 mod _core {
     #[pymodule_export]
+    use crate::text_stream::PyTextStream;
+    #[pymodule_export]
     use crate::{
         conformal::{
             conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,
@@ -192,6 +194,4 @@ mod _core {
         tails::{combine_pvalues, ensemble_scores, Tail},
         text::{csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows},
     };
-    #[pymodule_export]
-    use crate::text_stream::PyTextStream;
 }
