@@ -91,22 +91,36 @@ pub fn center(i: u32, c: f64) -> f64 {
     c + ((i64::from(i) - HALF) as f64 + 0.5) / (1i64 << BITS) as f64
 }
 
-/// One bucket: count, extremes, moments `P_1 .. P_{K−1}` (P_0 = n).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Bucket {
+/// Count, extremes and power sums `Σ t^k`, k = 1..=M, of scaled scores
+/// `y`, each with its own base `t`: a bucket's moments or a far tail's
+/// inverse-power sums. Adds up across partitions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PowerSums<const M: usize> {
     /// Scores.
     pub n: u64,
     /// Smallest scaled score.
     pub min: f64,
     /// Largest scaled score.
     pub max: f64,
-    /// `P_k = Σ ((y − b)/H)^k`, k = 1..K.
-    pub p: [f64; K - 1],
+    /// `Σ t^k`, k = 1..=M (zero when built without them).
+    pub sums: [f64; M],
 }
 
-impl Bucket {
+impl<const M: usize> Default for PowerSums<M> {
+    fn default() -> Self {
+        PowerSums {
+            n: 0,
+            min: 0.0,
+            max: 0.0,
+            sums: [0.0; M],
+        }
+    }
+}
+
+impl<const M: usize> PowerSums<M> {
+    /// Adds score `y`, and the powers of `t` when there is one.
     #[inline]
-    fn add(&mut self, y: f64, b: f64) {
+    fn add(&mut self, y: f64, t: Option<f64>) {
         if self.n == 0 || y < self.min {
             self.min = y;
         }
@@ -114,65 +128,16 @@ impl Bucket {
             self.max = y;
         }
         self.n += 1;
-        let t = (y - b) / H;
-        let mut q = t;
-        for p in &mut self.p {
-            *p += q;
-            q *= t;
-        }
-    }
-
-    fn merge(&mut self, o: &Bucket) {
-        if o.n == 0 {
-            return;
-        }
-        if self.n == 0 {
-            *self = *o;
-            return;
-        }
-        self.n += o.n;
-        self.min = self.min.min(o.min);
-        self.max = self.max.max(o.max);
-        for (a, b) in self.p.iter_mut().zip(&o.p) {
-            *a += b;
-        }
-    }
-}
-
-/// A far tail: count, extremes and `R_k = Σ 1/d^(k+1)`, `d = y − c`.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Tail {
-    /// Scores.
-    pub n: u64,
-    /// Smallest scaled score.
-    pub min: f64,
-    /// Largest scaled score.
-    pub max: f64,
-    /// Inverse-power sums (zero when the summary was built without them).
-    pub r: [f64; FAR_TERMS],
-}
-
-impl Tail {
-    #[inline]
-    fn add(&mut self, y: f64, c: f64, series: bool) {
-        if self.n == 0 || y < self.min {
-            self.min = y;
-        }
-        if self.n == 0 || y > self.max {
-            self.max = y;
-        }
-        self.n += 1;
-        if series {
-            let r = 1.0 / (y - c);
-            let mut q = r;
-            for s in &mut self.r {
+        if let Some(t) = t {
+            let mut q = t;
+            for s in &mut self.sums {
                 *s += q;
-                q *= r;
+                q *= t;
             }
         }
     }
 
-    fn merge(&mut self, o: &Tail) {
+    fn merge(&mut self, o: &Self) {
         if o.n == 0 {
             return;
         }
@@ -183,11 +148,18 @@ impl Tail {
         self.n += o.n;
         self.min = self.min.min(o.min);
         self.max = self.max.max(o.max);
-        for (a, b) in self.r.iter_mut().zip(&o.r) {
+        for (a, b) in self.sums.iter_mut().zip(&o.sums) {
             *a += b;
         }
     }
 }
+
+/// One bucket: count, extremes, moments `P_k = Σ ((y − b)/H)^k`,
+/// k = 1..K−1 (P_0 = n), `b` the bucket's center.
+pub type Bucket = PowerSums<{ K - 1 }>;
+
+/// A far tail: count, extremes and `R_k = Σ 1/d^(k+1)`, `d = y − c`.
+pub type Tail = PowerSums<FAR_TERMS>;
 
 /// The buckets, as a sorted list of the non-empty ones or the full grid.
 #[derive(Debug, Clone)]
@@ -237,9 +209,9 @@ impl MSummary {
             let mut grid = vec![Bucket::default(); BUCKETS];
             for y in scaled {
                 match locate(y, c) {
-                    Place::Bucket(i) => grid[i as usize].add(y, center(i, c)),
-                    Place::Left => left.add(y, c, huber),
-                    Place::Right => right.add(y, c, huber),
+                    Place::Bucket(i) => grid[i as usize].add(y, Some((y - center(i, c)) / H)),
+                    Place::Left => left.add(y, huber.then(|| 1.0 / (y - c))),
+                    Place::Right => right.add(y, huber.then(|| 1.0 / (y - c))),
                 }
             }
             Store::Dense(grid)
@@ -248,8 +220,8 @@ impl MSummary {
             for y in scaled {
                 match locate(y, c) {
                     Place::Bucket(i) => items.push((i, y)),
-                    Place::Left => left.add(y, c, huber),
-                    Place::Right => right.add(y, c, huber),
+                    Place::Left => left.add(y, huber.then(|| 1.0 / (y - c))),
+                    Place::Right => right.add(y, huber.then(|| 1.0 / (y - c))),
                 }
             }
             items.sort_unstable_by_key(|p| p.0);
@@ -259,7 +231,7 @@ impl MSummary {
                     list.push((i, Bucket::default()));
                 }
                 if let Some(l) = list.last_mut() {
-                    l.1.add(y, center(i, c));
+                    l.1.add(y, Some((y - center(i, c)) / H));
                 }
             }
             Store::Sparse(list)
@@ -437,7 +409,7 @@ impl MSummary {
                 let mut qj = 1.0;
                 for j in 1..=deg {
                     qj *= q;
-                    mom[j] = qj * b.p[j - 1];
+                    mom[j] = qj * b.sums[j - 1];
                 }
                 for k in 0..=deg {
                     let (mut binom, mut total, mut gp) = (1.0, 0.0, 1.0);
@@ -463,7 +435,7 @@ impl MSummary {
                 let recip = if series {
                     let ratio = -H / dd;
                     let (mut total, mut r) = (n, 1.0);
-                    for pk in &b.p {
+                    for pk in &b.sums {
                         r *= ratio;
                         total += r * pk;
                     }
@@ -522,7 +494,7 @@ impl MSummary {
             if huber {
                 // 1/(y − m) = Σ_k δ^k / d^(k+1), d = y − c, δ = m − c.
                 let (mut total, mut dk) = (0.0, 1.0);
-                for r in &tail.r {
+                for r in &tail.sums {
                     total += dk * r;
                     dk *= delta;
                 }

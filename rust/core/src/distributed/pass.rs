@@ -998,7 +998,7 @@ impl Partial {
                     w.u64(t.n);
                     w.f64(t.min);
                     w.f64(t.max);
-                    w.f64s(&t.r);
+                    w.f64s(&t.sums);
                 }
                 let entries: Vec<(u32, &Bucket)> = s.entries().collect();
                 w.u64(entries.len() as u64);
@@ -1007,7 +1007,7 @@ impl Partial {
                     w.u64(b.n);
                     w.f64(b.min);
                     w.f64(b.max);
-                    for &p in &b.p {
+                    for &p in &b.sums {
                         w.f64(p);
                     }
                 }
@@ -1086,10 +1086,10 @@ impl Partial {
                         max,
                         ..Tail::default()
                     };
-                    if terms.len() != t.r.len() {
+                    if terms.len() != t.sums.len() {
                         return Err(corrupt());
                     }
-                    t.r.copy_from_slice(&terms);
+                    t.sums.copy_from_slice(&terms);
                     Ok(t)
                 };
                 let (left, right) = (tail()?, tail()?);
@@ -1101,7 +1101,7 @@ impl Partial {
                         max: r.f64()?,
                         ..Bucket::default()
                     };
-                    for p in &mut b.p {
+                    for p in &mut b.sums {
                         *p = r.f64()?;
                     }
                     Ok((i, b))

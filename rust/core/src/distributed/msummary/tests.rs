@@ -115,7 +115,7 @@ fn summaries_refuse_parts_out_of_order() {
         n: 1,
         min: 0.0,
         max: 0.0,
-        p: [0.0; K - 1],
+        sums: [0.0; K - 1],
     };
     let t = Tail::default();
     assert!(MSummary::from_parts(vec![(3, b), (2, b)], t, t).is_err());
