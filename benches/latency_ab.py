@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-call latency of two builds of outprob, side by side, in CPU time.
 
-    python benches/latency_ab.py --a DIR_A --b DIR_B [--rounds 5] [--markdown]
+    python benches/latency_ab.py --a DIR_A --b DIR_B [--rounds 5] [--repeat 5] [--min-ms 20]
 
 ``DIR_A`` and ``DIR_B`` each hold an installed outprob (``pip install
 --no-deps --target DIR wheel``); each round runs one child process per

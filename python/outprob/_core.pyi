@@ -1,7 +1,7 @@
 """Type stubs of the compiled core (``rust/python``). Arrays are 1-D (or, for
 transforms and streaming batches, any-shape C-contiguous) float32/float64,
 native byte order. ``threads``: 0 for every core, else a count (see
-``_input.check_threads``). Names of estimators, NaN policies, binning
+``_common.validation.check_threads``). Names of estimators, NaN policies, binning
 schemes, ... are parsed by the core, whose ``ValueError`` names the
 parameter. Checked against the extension by ``tests/s07_api/test_typing.py``."""
 
