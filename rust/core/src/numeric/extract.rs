@@ -27,13 +27,79 @@ const HEADROOM_BITS: i32 = 17;
 /// Independent accumulators per level (the additions are latency-bound).
 const LANES: usize = 8;
 
+/// A chunk's level sums as they accumulate: `LANES` independent sums per
+/// level, and the magnitude left below the last level.
+struct LevelSums {
+    acc: [[f64; LANES]; LEVELS],
+    rest: [f64; LANES],
+}
+
+impl LevelSums {
+    #[inline(always)]
+    fn new() -> Self {
+        LevelSums {
+            acc: [[0.0; LANES]; LEVELS],
+            rest: [0.0; LANES],
+        }
+    }
+
+    /// Splits one group of scores (NaN already 0) over the levels σ_j = s[j].
+    #[inline(always)]
+    fn add_group(&mut self, s: &[f64; LEVELS], mut p: [f64; LANES]) {
+        for (acc, &sj) in self.acc.iter_mut().zip(s) {
+            for i in 0..LANES {
+                let q = (sj + p[i]) - sj;
+                p[i] -= q;
+                acc[i] += q;
+            }
+        }
+        for i in 0..LANES {
+            self.rest[i] += p[i].abs();
+        }
+    }
+
+    /// Splits one score of the remainder into lane `i`.
+    #[inline(always)]
+    fn add_one(&mut self, s: &[f64; LEVELS], i: usize, mut p: f64) {
+        for (acc, &sj) in self.acc.iter_mut().zip(s) {
+            let q = (sj + p) - sj;
+            p -= q;
+            acc[i] += q;
+        }
+        self.rest[i] += p.abs();
+    }
+
+    /// The level sums, and whether nothing was left below the last level.
+    #[inline(always)]
+    fn finish(&self) -> ([f64; LEVELS], bool) {
+        let sums = self.acc.map(|lanes| lanes.iter().sum());
+        (sums, self.rest.iter().all(|&r| r == 0.0))
+    }
+}
+
+/// σ_j = 2^(t − 36·j), the levels' units.
+#[inline(always)]
+fn level_units(t: i32) -> [f64; LEVELS] {
+    std::array::from_fn(|j| pow2(t - LEVEL_BITS * j as i32))
+}
+
+/// The exact sum of level sums [`levels`] proved exact.
+fn total_of_levels<'a>(sums: impl IntoIterator<Item = &'a f64>) -> ExactSum {
+    let mut total = ExactSum::zero();
+    for &s in sums {
+        if s != 0.0 {
+            total.merge(&ExactSum::from(s));
+        }
+    }
+    total
+}
+
 multiversion! {
     /// The three level sums of a chunk (NaN skipped) with σ₁ = 2^t, and
     /// whether the remainder is zero.
     fn levels<T: Float>(x: &[T], t: i32) -> ([f64; LEVELS], bool) {
-        let s: [f64; LEVELS] = std::array::from_fn(|j| pow2(t - LEVEL_BITS * j as i32));
-        let (mut a0, mut a1, mut a2) = ([0.0f64; LANES], [0.0f64; LANES], [0.0f64; LANES]);
-        let mut rest = [0.0f64; LANES];
+        let s = level_units(t);
+        let mut sums = LevelSums::new();
         let mut groups = x.chunks_exact(LANES);
         for g in &mut groups {
             let mut p = [0.0f64; LANES];
@@ -41,29 +107,13 @@ multiversion! {
                 let v = g[i].to_f64();
                 p[i] = if v.is_nan() { 0.0 } else { v };
             }
-            for (acc, &sj) in [&mut a0, &mut a1, &mut a2].into_iter().zip(&s) {
-                for i in 0..LANES {
-                    let q = (sj + p[i]) - sj;
-                    p[i] -= q;
-                    acc[i] += q;
-                }
-            }
-            for i in 0..LANES {
-                rest[i] += p[i].abs();
-            }
+            sums.add_group(&s, p);
         }
         for (i, &v) in groups.remainder().iter().enumerate() {
             let v = v.to_f64();
-            let mut p = if v.is_nan() { 0.0 } else { v };
-            for (j, acc) in [&mut a0, &mut a1, &mut a2].into_iter().enumerate() {
-                let q = (s[j] + p) - s[j];
-                p -= q;
-                acc[i] += q;
-            }
-            rest[i] += p.abs();
+            sums.add_one(&s, i, if v.is_nan() { 0.0 } else { v });
         }
-        let sums = [a0, a1, a2].map(|lanes| lanes.iter().sum());
-        (sums, rest.iter().all(|&r| r == 0.0))
+        sums.finish()
     }
 }
 
@@ -84,13 +134,7 @@ fn chunk_sum<T: Float>(x: &[T], bound: f64) -> ExactSum {
     if (-900..=1006).contains(&e) {
         let (sums, exact) = levels(x, t);
         if exact {
-            let mut total = ExactSum::from(sums[0]);
-            for &s in &sums[1..] {
-                if s != 0.0 {
-                    total.merge(&ExactSum::from(s));
-                }
-            }
-            return total;
+            return total_of_levels(&sums);
         }
     }
     let kept: Vec<T> = x.iter().copied().filter(|v| !v.is_nan()).collect();
@@ -102,9 +146,8 @@ multiversion! {
     /// extremes of the non-NaN scores (±inf included; an infinite score
     /// makes the level sums meaningless, which its extremes show).
     fn levels_and_census<T: Float>(x: &[T], t: i32) -> ([f64; LEVELS], bool, usize, f64, f64) {
-        let s: [f64; LEVELS] = std::array::from_fn(|j| pow2(t - LEVEL_BITS * j as i32));
-        let (mut a0, mut a1, mut a2) = ([0.0f64; LANES], [0.0f64; LANES], [0.0f64; LANES]);
-        let mut rest = [0.0f64; LANES];
+        let s = level_units(t);
+        let mut sums = LevelSums::new();
         let mut nan = [0usize; LANES];
         let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
         let mut groups = x.chunks_exact(LANES);
@@ -119,16 +162,7 @@ multiversion! {
                 hi[i] = if v > hi[i] { v } else { hi[i] };
                 p[i] = if missing { 0.0 } else { v };
             }
-            for (acc, &sj) in [&mut a0, &mut a1, &mut a2].into_iter().zip(&s) {
-                for i in 0..LANES {
-                    let q = (sj + p[i]) - sj;
-                    p[i] -= q;
-                    acc[i] += q;
-                }
-            }
-            for i in 0..LANES {
-                rest[i] += p[i].abs();
-            }
+            sums.add_group(&s, p);
         }
         for (i, &v) in groups.remainder().iter().enumerate() {
             let v = v.to_f64();
@@ -136,18 +170,12 @@ multiversion! {
             nan[i] += usize::from(missing);
             lo[i] = if v < lo[i] { v } else { lo[i] };
             hi[i] = if v > hi[i] { v } else { hi[i] };
-            let mut p = if missing { 0.0 } else { v };
-            for (j, acc) in [&mut a0, &mut a1, &mut a2].into_iter().enumerate() {
-                let q = (s[j] + p) - s[j];
-                p -= q;
-                acc[i] += q;
-            }
-            rest[i] += p.abs();
+            sums.add_one(&s, i, if missing { 0.0 } else { v });
         }
-        let sums = [a0, a1, a2].map(|lanes| lanes.iter().sum());
+        let (sums, exact) = sums.finish();
         let min = lo.iter().fold(f64::INFINITY, |m, &v| m.min(v));
         let max = hi.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
-        (sums, rest.iter().all(|&r| r == 0.0), nan.iter().sum(), min, max)
+        (sums, exact, nan.iter().sum(), min, max)
     }
 }
 
@@ -180,17 +208,8 @@ pub fn scan_within_exponent<T: Float>(x: &[T], e: i32) -> ScannedBatch {
     // Every term below 2^e (so below σ·2^-17 at each level) and nothing
     // left below the last level: the level sums are exact.
     let bound = min.abs().max(max.abs());
-    let sum = (exact && bound < pow2(e)).then(|| {
-        let mut total = ExactSum::zero();
-        for (sums, ..) in &parts {
-            for &s in sums {
-                if s != 0.0 {
-                    total.merge(&ExactSum::from(s));
-                }
-            }
-        }
-        total
-    });
+    let sum = (exact && bound < pow2(e))
+        .then(|| total_of_levels(parts.iter().flat_map(|(sums, ..)| sums)));
     ScannedBatch { nan, min, max, sum }
 }
 
