@@ -16,6 +16,7 @@ use crate::limits::TOP_K;
 use crate::numeric::float::{
     from_order_key, from_order_key_f32, order_key, order_key_f32, Buffers, Float,
 };
+use crate::numeric::radix::{radix_sort, RadixItem};
 use crate::numeric::scratch::zeroed;
 use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::{NanPolicy, Sample};
@@ -66,7 +67,11 @@ pub fn fit_transform_rank<T: Float>(
     }
     Ok(match T::buffers(x, dst) {
         Buffers::F64(x, dst) => {
-            let mut items = zeroed::<Keyed<u64>>(s.len());
+            // One 8-byte word per score: the key's high bits above the
+            // position (half the bytes of a (key, position) pair per radix
+            // pass); runs whose high bits tie are put in full-key order after.
+            let low = position_bits(x.len());
+            let mut packed = zeroed::<u64>(s.len());
             let mut j = 0;
             for (i, (&v, d)) in x.iter().zip(dst.iter_mut()).enumerate() {
                 if v.is_nan() {
@@ -74,12 +79,12 @@ pub fn fit_transform_rank<T: Float>(
                 } else {
                     // + 0.0: −0.0 and +0.0 are one score.
                     let key = order_key(s.orient(v) + 0.0);
-                    items[j] = Keyed { key, pos: i as u32 };
+                    packed[j] = (key & !low_mask(low)) | i as u64;
                     j += 1;
                 }
             }
-            items.sort_unstable_by_key(|e| e.key);
-            walk_ties(&items, dst, log, from_order_key)
+            let mut packed = radix_sort(packed, low);
+            walk_packed(&mut packed, low, |i| s.orient(x[i]) + 0.0, dst, log)
         }
         Buffers::F32(x, dst) => {
             let mut items = zeroed::<Keyed<u32>>(s.len());
@@ -97,7 +102,7 @@ pub fn fit_transform_rank<T: Float>(
                     j += 1;
                 }
             }
-            items.sort_unstable_by_key(|e| e.key);
+            let items = radix_sort(items, 0);
             walk_ties(&items, dst, log, |k| f64::from(from_order_key_f32(k)))
         }
     })
@@ -108,6 +113,79 @@ pub fn fit_transform_rank<T: Float>(
 struct Keyed<K> {
     key: K,
     pos: u32,
+}
+
+/// Bits that hold a position below `len` (at least 1).
+fn position_bits(len: usize) -> u32 {
+    (usize::BITS - (len.max(2) - 1).leading_zeros()).max(1)
+}
+
+/// The mask of the `low` low bits.
+fn low_mask(low: u32) -> u64 {
+    (1u64 << low) - 1
+}
+
+/// [`walk_ties`] for `packed` words (a key's high bits above `low`
+/// position bits) sorted by their high bits: the values are read again
+/// by `value_at(position)` (one scattered read each, written in order as
+/// the sorted copy), each run of equal high bits is put in value order
+/// (rare for continuous scores; a tie group's run is in order already),
+/// then the tie groups are walked. Returns the sorted values.
+#[allow(clippy::cast_possible_truncation)]
+fn walk_packed<T: Float>(
+    packed: &mut [u64],
+    low: u32,
+    value_at: impl Fn(usize) -> f64,
+    dst: &mut [T],
+    log: bool,
+) -> Vec<f64> {
+    let mask = low_mask(low);
+    let n = packed.len();
+    let mut sorted = zeroed::<f64>(n);
+    for (v, &w) in sorted.iter_mut().zip(packed.iter()) {
+        *v = value_at((w & mask) as usize);
+    }
+    let mut lo = 0;
+    while lo < n {
+        let high = packed[lo] & !mask;
+        let mut hi = lo + 1;
+        while hi < n && packed[hi] & !mask == high {
+            hi += 1;
+        }
+        if !sorted[lo..hi].is_sorted_by_key(|&v| order_key(v)) {
+            let mut run: Vec<(u64, u64)> = (lo..hi)
+                .map(|j| (order_key(sorted[j]), packed[j]))
+                .collect();
+            run.sort_unstable_by_key(|e| e.0);
+            for (j, (k, w)) in (lo..hi).zip(run) {
+                sorted[j] = from_order_key(k);
+                packed[j] = w;
+            }
+        }
+        lo = hi;
+    }
+    let mut lo = 0;
+    while lo < n {
+        let bits = sorted[lo].to_bits();
+        let mut hi = lo + 1;
+        while hi < n && sorted[hi].to_bits() == bits {
+            hi += 1;
+        }
+        let p = T::from_f64(tie_probability(lo, hi, n, log));
+        for &w in &packed[lo..hi] {
+            dst[(w & mask) as usize] = p;
+        }
+        lo = hi;
+    }
+    sorted
+}
+
+impl RadixItem for Keyed<u32> {
+    const KEY_BITS: u32 = 32;
+    #[inline(always)]
+    fn radix_key(&self) -> u64 {
+        u64::from(self.key)
+    }
 }
 
 /// The mid-rank of each tie group of the sorted `items` written to their
@@ -409,7 +487,9 @@ pub fn fit_top_k<T: Float>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::radix::MIN_RADIX;
     use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     #[test]
     fn elki_mid_ranks() {
@@ -590,27 +670,56 @@ mod tests {
             negate in any::<bool>(),
         ) {
             // f64 and f32, up to the lengths where pdqsort leaves insertion sort.
-            let Ok(s) = Sample::new(&xs, NanPolicy::Omit, negate) else {
-                return Ok(());
-            };
-            let mut want = vec![0.0f64; xs.len()];
-            let sorted = fit_transform_rank_by_pairs(&s, &mut want, log);
-            prop_assert_eq!(&fit_sorted(&xs, NanPolicy::Omit, negate).unwrap(), &sorted);
-            let mut got = vec![0.0f64; xs.len()];
-            prop_assert_eq!(&fit_transform_rank(&xs, &mut got, NanPolicy::Omit, negate, log).unwrap(), &sorted);
-            prop_assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
-            let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
-            // Scores beyond f32's range become ±inf: refused as in f64.
-            let Ok(s32) = Sample::new(&x32, NanPolicy::Omit, negate) else {
-                return Ok(());
-            };
-            let mut want32 = vec![0.0f32; xs.len()];
-            let sorted32 = fit_transform_rank_by_pairs(&s32, &mut want32, log);
-            let mut got32 = vec![0.0f32; xs.len()];
-            prop_assert_eq!(&fit_transform_rank(&x32, &mut got32, NanPolicy::Omit, negate, log).unwrap(), &sorted32);
-            prop_assert!(got32.iter().zip(&want32).all(|(g, w)| g.to_bits() == w.to_bits()));
+            same_as_the_pair_sort(&xs, log, negate)?;
         }
+    }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Lengths that take the radix sort, with scores whose keys differ
+        /// only in the bits the packed words give the positions (runs of
+        /// equal high bits put in order after the sort).
+        #[test]
+        fn radix_sort_is_the_pair_sort(
+            xs in prop::collection::vec(prop_oneof![
+                Just(0.0f64), Just(-0.0), Just(f64::NAN), Just(f64::INFINITY),
+                Just(f64::NEG_INFINITY), -3.0f64..3.0, (-5i32..5).prop_map(f64::from),
+                (0u64..40_000).prop_map(|k| f64::from_bits(1.5f64.to_bits() + k)),
+                (0u64..40_000).prop_map(|k| -f64::from_bits(1e-310f64.to_bits() + k)),
+                prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL,
+            ], MIN_RADIX..MIN_RADIX + 4000),
+            log in any::<bool>(),
+            negate in any::<bool>(),
+        ) {
+            same_as_the_pair_sort(&xs, log, negate)?;
+        }
+    }
+
+    /// `fit_transform_rank` and `fit_sorted` against the pair sort, in f64 and f32: the same bits.
+    fn same_as_the_pair_sort(xs: &[f64], log: bool, negate: bool) -> Result<(), TestCaseError> {
+        let Ok(s) = Sample::new(xs, NanPolicy::Omit, negate) else {
+            return Ok(());
+        };
+        let mut want = vec![0.0f64; xs.len()];
+        let sorted = fit_transform_rank_by_pairs(&s, &mut want, log);
+        prop_assert_eq!(&fit_sorted(xs, NanPolicy::Omit, negate).unwrap(), &sorted);
+        let mut got = vec![0.0f64; xs.len()];
+        prop_assert_eq!(&fit_transform_rank(xs, &mut got, NanPolicy::Omit, negate, log).unwrap(), &sorted);
+        prop_assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
+        let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+        // Scores beyond f32's range become ±inf: refused as in f64.
+        let Ok(s32) = Sample::new(&x32, NanPolicy::Omit, negate) else {
+            return Ok(());
+        };
+        let mut want32 = vec![0.0f32; xs.len()];
+        let sorted32 = fit_transform_rank_by_pairs(&s32, &mut want32, log);
+        let mut got32 = vec![0.0f32; xs.len()];
+        prop_assert_eq!(&fit_transform_rank(&x32, &mut got32, NanPolicy::Omit, negate, log).unwrap(), &sorted32);
+        prop_assert!(got32.iter().zip(&want32).all(|(g, w)| g.to_bits() == w.to_bits()));
+        Ok(())
+    }
+
+    proptest! {
         #[test]
         fn rank_is_monotone_in_unit_interval(
             mut xs in prop::collection::vec(-1e6f64..1e6, 1..50),
