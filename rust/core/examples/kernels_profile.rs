@@ -9,6 +9,8 @@ mod cpu_time;
 mod scores;
 use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
 use outprob_core::conformal::pvalues::{PValues, Reference, TieBreak};
+use outprob_core::numeric::float::order_key;
+use outprob_core::numeric::radix::{radix_sort, RadixItem};
 use outprob_core::numeric::search_index::SearchIndex;
 use outprob_core::sample::NanPolicy;
 use outprob_core::sample::Sample;
@@ -16,8 +18,6 @@ use outprob_core::transformations::gamma::{fit_gamma, GammaMethod, GammaSpec};
 use outprob_core::transformations::gamma_table::{transform_tabled, GammaTable};
 use outprob_core::transformations::rank::{fit_transform_rank, fit_transform_rank_by_pairs};
 use outprob_core::transformations::sigmoid::fit_sigmoid;
-use outprob_core::numeric::float::order_key;
-use outprob_core::numeric::radix::{radix_sort, RadixItem};
 use std::hint::black_box;
 
 /// The rank sort's item: a score's order key and its position.
@@ -30,7 +30,6 @@ impl RadixItem for Keyed {
         self.0
     }
 }
-
 
 /// A float32 score's order key and its position (the payload the sort
 /// carries, never read here).
@@ -45,9 +44,9 @@ impl RadixItem for Keyed32 {
 }
 
 /// The sort alone: pdqsort (the keyed sort before the radix sort) against
-/// the radix sort, on (order key, position) items, on the packed words of
-/// the float64 path (44 key bits above a 20-bit position) and on the
-/// float32 path's (u32 key, u32 position) items.
+/// the radix sort, on the float64 (u64 key, u32 position) items (the
+/// radix sort is not used there) and the float32 path's (u32 key, u32
+/// position) items.
 fn sorts(x: &[f64]) {
     let items: Vec<Keyed> = x
         .iter()
@@ -62,31 +61,22 @@ fn sorts(x: &[f64]) {
     });
     println!("  sort (u64 key, u32 position), pdqsort: {ns:.2} ns/score (copy included)");
     let ns = best(11, n, &mut || {
-        black_box(radix_sort(items.clone(), 0));
+        black_box(radix_sort(items.clone()));
     });
     println!("  sort (u64 key, u32 position), radix: {ns:.2} ns/score (copy included)");
     let ns = best(11, n, &mut || {
         black_box(items.clone());
     });
     println!("  the copy alone: {ns:.2} ns/score");
-    let packed: Vec<u64> = items
-        .iter()
-        .map(|e| (e.0 >> 20 << 20) | u64::from(e.1))
-        .collect();
-    let ns = best(11, n, &mut || {
-        black_box(radix_sort(packed.clone(), 20));
-    });
-    println!("  sort packed (44-bit key | 20-bit position), radix: {ns:.2} ns/score");
-    let ns = best(11, n, &mut || {
-        let mut v = packed.clone();
-        v.sort_unstable();
-        black_box(v);
-    });
-    println!("  sort packed, pdqsort: {ns:.2} ns/score");
     let k32: Vec<Keyed32> = x
         .iter()
         .enumerate()
-        .map(|(i, &v)| Keyed32(outprob_core::numeric::float::order_key_f32(v as f32), i as u32))
+        .map(|(i, &v)| {
+            Keyed32(
+                outprob_core::numeric::float::order_key_f32(v as f32),
+                i as u32,
+            )
+        })
         .collect();
     let ns = best(11, n, &mut || {
         let mut v = k32.clone();
@@ -95,7 +85,7 @@ fn sorts(x: &[f64]) {
     });
     println!("  sort (u32 key, u32 position), pdqsort: {ns:.2} ns/score");
     let ns = best(11, n, &mut || {
-        black_box(radix_sort(k32.clone(), 0));
+        black_box(radix_sort(k32.clone()));
     });
     println!("  sort (u32 key, u32 position), radix: {ns:.2} ns/score");
 }

@@ -3,18 +3,16 @@
 //! digits, one counting read for every digit's histogram, then one stable
 //! scatter per digit between the items and a buffer of the same size — a
 //! digit that every item shares (the exponent of scores of one magnitude)
-//! is skipped. Key bits below a given one are ignored, so that a 64-bit
-//! word can hold a key's high bits above a position (the caller orders the
-//! runs of equal high bits). The result is the order of a stable sort by
-//! the sorted bits, so any run of equal keys holds the same items as a
-//! comparison sort's.
+//! is skipped. The result is the order of a stable sort by the key, so any
+//! run of equal keys holds the same items as a comparison sort's.
 //!
-//! Trade-offs: a scatter per digit moves every item through memory (four
-//! for 44 key bits, three for 32-bit keys), against a comparison sort's
-//! ~log₂ n branchy partitions; with 2048 buckets the scatter's open cache
-//! lines stay in L2. Items of 8 bytes: on a shared 2-vCPU Xeon a pass over
-//! 16-byte (u64 key, u32 position) items cost four times a pass over 8-byte
-//! ones, and six such passes lost to pdqsort. Below [`MIN_RADIX`] items
+//! Trade-offs: a scatter per digit moves every item through memory (three
+//! for 32-bit keys), against a comparison sort's ~log₂ n branchy
+//! partitions; with 2048 buckets the scatter's open cache lines stay in
+//! L2. It pays for 8-byte items (the float32 rank sort): on a shared
+//! 2-vCPU Xeon a pass over 16-byte (u64 key, u32 position) items cost four
+//! times a pass over 8-byte ones, and the six passes of a float64 key lost
+//! to pdqsort. Below [`MIN_RADIX`] items
 //! the histograms' fixed cost dominates and `sort_unstable` is used
 //! instead (its order of equal keys differs, which callers that group
 //! equal keys do not see).
@@ -44,22 +42,20 @@ impl RadixItem for u64 {
     }
 }
 
-/// Sorts `items` by the bits of their key from `low_bit` up (ascending;
-/// the bits below are ignored) and returns them; the buffer the last pass
-/// wrote is the one returned (no copy back).
-pub fn radix_sort<T: RadixItem>(mut items: Vec<T>, low_bit: u32) -> Vec<T> {
+/// Sorts `items` by their key (ascending) and returns them; the buffer the
+/// last pass wrote is the one returned (no copy back).
+pub fn radix_sort<T: RadixItem>(mut items: Vec<T>) -> Vec<T> {
     let n = items.len();
-    let low_bit = low_bit.min(T::KEY_BITS);
     if n < MIN_RADIX || u32::try_from(n).is_err() {
-        items.sort_unstable_by_key(|e| high_bits(e.radix_key(), low_bit));
+        items.sort_unstable_by_key(RadixItem::radix_key);
         return items;
     }
-    let passes = (T::KEY_BITS - low_bit).div_ceil(DIGIT) as usize;
+    let passes = T::KEY_BITS.div_ceil(DIGIT) as usize;
     let mut counts = vec![[0u32; BUCKETS]; passes];
-    histograms(&items, &mut counts, low_bit);
+    histograms(&items, &mut counts);
     let mut buf = zeroed::<T>(n);
     for (p, count) in counts.iter().enumerate() {
-        let shift = low_bit + p as u32 * DIGIT;
+        let shift = p as u32 * DIGIT;
         // A digit every item shares leaves the order as it is.
         let first = digit(items[0].radix_key(), shift);
         if count[first] as usize == n {
@@ -77,23 +73,17 @@ pub fn radix_sort<T: RadixItem>(mut items: Vec<T>, low_bit: u32) -> Vec<T> {
     items
 }
 
-/// `key` without its bits below `low_bit`.
-#[inline(always)]
-fn high_bits(key: u64, low_bit: u32) -> u64 {
-    key.checked_shr(low_bit).unwrap_or(0)
-}
-
 #[inline(always)]
 fn digit(key: u64, shift: u32) -> usize {
     ((key >> shift) as usize) & (BUCKETS - 1)
 }
 
 /// Every digit's histogram in one read.
-fn histograms<T: RadixItem>(items: &[T], counts: &mut [[u32; BUCKETS]], low_bit: u32) {
+fn histograms<T: RadixItem>(items: &[T], counts: &mut [[u32; BUCKETS]]) {
     for e in items {
         let k = e.radix_key();
         for (p, c) in counts.iter_mut().enumerate() {
-            c[digit(k, low_bit + p as u32 * DIGIT)] += 1;
+            c[digit(k, p as u32 * DIGIT)] += 1;
         }
     }
 }
@@ -130,12 +120,12 @@ mod tests {
         }
     }
 
-    /// The oracle: a stable comparison sort by the key's bits from `low_bit` up.
-    fn check<T: RadixItem + PartialEq + core::fmt::Debug>(items: Vec<T>, low_bit: u32) {
-        let high = |e: &T| high_bits(e.radix_key(), low_bit);
+    /// The oracle: a stable comparison sort by the key.
+    fn check<T: RadixItem + PartialEq + core::fmt::Debug>(items: Vec<T>) {
+        let high = |e: &T| e.radix_key();
         let mut want = items.clone();
         want.sort_by_key(high);
-        let got = radix_sort(items, low_bit);
+        let got = radix_sort(items);
         if got.len() >= MIN_RADIX {
             assert_eq!(got, want);
         } else {
@@ -152,22 +142,19 @@ mod tests {
             let random: Vec<Item> = (0..n)
                 .map(|i| Item((u() * 2f64.powi(64)) as u64 ^ (u() * 1e6) as u64, i as u32))
                 .collect();
-            check(random.clone(), 0);
-            check(random.clone(), 20);
-            check(random, 64);
+            check(random);
             let narrow: Vec<Item> = (0..n)
                 .map(|i| Item(0xBFF0_0000_0000_0000 | (u() * 1e9) as u64, i as u32))
                 .collect();
-            check(narrow, 0);
+            check(narrow);
             let ties: Vec<Item> = (0..n).map(|i| Item((u() * 7.0) as u64, i as u32)).collect();
-            check(ties, 0);
+            check(ties);
             let same: Vec<Item> = (0..n).map(|i| Item(u64::MAX, i as u32)).collect();
-            check(same, 0);
+            check(same);
             let k32: Vec<Item32> = (0..n)
                 .map(|i| Item32((u() * 2f64.powi(32)) as u32, i as u32))
                 .collect();
-            check(k32.clone(), 0);
-            check(k32, 7);
+            check(k32);
         }
     }
 
@@ -176,10 +163,9 @@ mod tests {
         fn equals_a_stable_sort(
             keys in prop::collection::vec(any::<u64>(), MIN_RADIX..MIN_RADIX + 300),
             mask: u64,
-            low_bit in 0u32..40,
         ) {
             let items: Vec<Item> = keys.iter().enumerate().map(|(i, &k)| Item(k & mask, i as u32)).collect();
-            check(items, low_bit);
+            check(items);
         }
     }
 }

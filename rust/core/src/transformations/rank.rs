@@ -67,11 +67,7 @@ pub fn fit_transform_rank<T: Float>(
     }
     Ok(match T::buffers(x, dst) {
         Buffers::F64(x, dst) => {
-            // One 8-byte word per score: the key's high bits above the
-            // position (half the bytes of a (key, position) pair per radix
-            // pass); runs whose high bits tie are put in full-key order after.
-            let low = position_bits(x.len());
-            let mut packed = zeroed::<u64>(s.len());
+            let mut items = zeroed::<Keyed<u64>>(s.len());
             let mut j = 0;
             for (i, (&v, d)) in x.iter().zip(dst.iter_mut()).enumerate() {
                 if v.is_nan() {
@@ -79,12 +75,15 @@ pub fn fit_transform_rank<T: Float>(
                 } else {
                     // + 0.0: −0.0 and +0.0 are one score.
                     let key = order_key(s.orient(v) + 0.0);
-                    packed[j] = (key & !low_mask(low)) | i as u64;
+                    items[j] = Keyed { key, pos: i as u32 };
                     j += 1;
                 }
             }
-            let mut packed = radix_sort(packed, low);
-            walk_packed(&mut packed, low, |i| s.orient(x[i]) + 0.0, dst, log)
+            // pdqsort: a radix sort of 16-byte items, or of 8-byte words of
+            // the key's high bits above the position (which then reads
+            // every score again at a scattered position), was not faster.
+            items.sort_unstable_by_key(|e| e.key);
+            walk_ties(&items, dst, log, from_order_key)
         }
         Buffers::F32(x, dst) => {
             let mut items = zeroed::<Keyed<u32>>(s.len());
@@ -102,7 +101,8 @@ pub fn fit_transform_rank<T: Float>(
                     j += 1;
                 }
             }
-            let items = radix_sort(items, 0);
+            // 8-byte items: an LSD radix sort of three passes.
+            let items = radix_sort(items);
             walk_ties(&items, dst, log, |k| f64::from(from_order_key_f32(k)))
         }
     })
@@ -113,71 +113,6 @@ pub fn fit_transform_rank<T: Float>(
 struct Keyed<K> {
     key: K,
     pos: u32,
-}
-
-/// Bits that hold a position below `len` (at least 1).
-fn position_bits(len: usize) -> u32 {
-    (usize::BITS - (len.max(2) - 1).leading_zeros()).max(1)
-}
-
-/// The mask of the `low` low bits.
-fn low_mask(low: u32) -> u64 {
-    (1u64 << low) - 1
-}
-
-/// [`walk_ties`] for `packed` words (a key's high bits above `low`
-/// position bits) sorted by their high bits: the values are read again
-/// by `value_at(position)` (one scattered read each, written in order as
-/// the sorted copy), each run of equal high bits is put in value order
-/// (rare for continuous scores; a tie group's run is in order already),
-/// then the tie groups are walked. Returns the sorted values.
-#[allow(clippy::cast_possible_truncation)]
-fn walk_packed<T: Float>(
-    packed: &mut [u64],
-    low: u32,
-    value_at: impl Fn(usize) -> f64,
-    dst: &mut [T],
-    log: bool,
-) -> Vec<f64> {
-    let mask = low_mask(low);
-    let n = packed.len();
-    let mut sorted = zeroed::<f64>(n);
-    for (v, &w) in sorted.iter_mut().zip(packed.iter()) {
-        *v = value_at((w & mask) as usize);
-    }
-    let mut lo = 0;
-    while lo < n {
-        let high = packed[lo] & !mask;
-        let mut hi = lo + 1;
-        while hi < n && packed[hi] & !mask == high {
-            hi += 1;
-        }
-        if !sorted[lo..hi].is_sorted_by_key(|&v| order_key(v)) {
-            let mut run: Vec<(u64, u64)> = (lo..hi)
-                .map(|j| (order_key(sorted[j]), packed[j]))
-                .collect();
-            run.sort_unstable_by_key(|e| e.0);
-            for (j, (k, w)) in (lo..hi).zip(run) {
-                sorted[j] = from_order_key(k);
-                packed[j] = w;
-            }
-        }
-        lo = hi;
-    }
-    let mut lo = 0;
-    while lo < n {
-        let bits = sorted[lo].to_bits();
-        let mut hi = lo + 1;
-        while hi < n && sorted[hi].to_bits() == bits {
-            hi += 1;
-        }
-        let p = T::from_f64(tie_probability(lo, hi, n, log));
-        for &w in &packed[lo..hi] {
-            dst[(w & mask) as usize] = p;
-        }
-        lo = hi;
-    }
-    sorted
 }
 
 impl RadixItem for Keyed<u32> {
@@ -676,9 +611,8 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
-        /// Lengths that take the radix sort, with scores whose keys differ
-        /// only in the bits the packed words give the positions (runs of
-        /// equal high bits put in order after the sort).
+        /// Lengths that take the radix sort (float32), with scores whose
+        /// keys differ in their lowest bits only.
         #[test]
         fn radix_sort_is_the_pair_sort(
             xs in prop::collection::vec(prop_oneof![
@@ -704,8 +638,14 @@ mod tests {
         let sorted = fit_transform_rank_by_pairs(&s, &mut want, log);
         prop_assert_eq!(&fit_sorted(xs, NanPolicy::Omit, negate).unwrap(), &sorted);
         let mut got = vec![0.0f64; xs.len()];
-        prop_assert_eq!(&fit_transform_rank(xs, &mut got, NanPolicy::Omit, negate, log).unwrap(), &sorted);
-        prop_assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
+        prop_assert_eq!(
+            &fit_transform_rank(xs, &mut got, NanPolicy::Omit, negate, log).unwrap(),
+            &sorted
+        );
+        prop_assert!(got
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| g.to_bits() == w.to_bits()));
         let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
         // Scores beyond f32's range become ±inf: refused as in f64.
         let Ok(s32) = Sample::new(&x32, NanPolicy::Omit, negate) else {
@@ -714,8 +654,14 @@ mod tests {
         let mut want32 = vec![0.0f32; xs.len()];
         let sorted32 = fit_transform_rank_by_pairs(&s32, &mut want32, log);
         let mut got32 = vec![0.0f32; xs.len()];
-        prop_assert_eq!(&fit_transform_rank(&x32, &mut got32, NanPolicy::Omit, negate, log).unwrap(), &sorted32);
-        prop_assert!(got32.iter().zip(&want32).all(|(g, w)| g.to_bits() == w.to_bits()));
+        prop_assert_eq!(
+            &fit_transform_rank(&x32, &mut got32, NanPolicy::Omit, negate, log).unwrap(),
+            &sorted32
+        );
+        prop_assert!(got32
+            .iter()
+            .zip(&want32)
+            .all(|(g, w)| g.to_bits() == w.to_bits()));
         Ok(())
     }
 
