@@ -20,9 +20,10 @@ use outprob_core::transformations::rank::{fit_transform_rank, fit_transform_rank
 use outprob_core::transformations::sigmoid::fit_sigmoid;
 use std::hint::black_box;
 
-/// The rank sort's item: a score's order key and its position.
+/// The rank sort's item: a score's order key and its position (the
+/// payload the sort carries, never read here).
 #[derive(Clone, Copy, Default)]
-struct Keyed(u64, u32);
+struct Keyed(u64, #[allow(dead_code)] u32);
 
 impl RadixItem for Keyed {
     const KEY_BITS: u32 = 64;
