@@ -9,6 +9,8 @@ mod cpu_time;
 mod scores;
 use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
 use outprob_core::conformal::pvalues::{PValues, Reference, TieBreak};
+use outprob_core::numeric::float::order_key;
+use outprob_core::numeric::radix::{radix_sort, RadixItem};
 use outprob_core::numeric::search_index::SearchIndex;
 use outprob_core::sample::NanPolicy;
 use outprob_core::sample::Sample;
@@ -17,6 +19,77 @@ use outprob_core::transformations::gamma_table::{transform_tabled, GammaTable};
 use outprob_core::transformations::rank::{fit_transform_rank, fit_transform_rank_by_pairs};
 use outprob_core::transformations::sigmoid::fit_sigmoid;
 use std::hint::black_box;
+
+/// The rank sort's item: a score's order key and its position (the
+/// payload the sort carries, never read here).
+#[derive(Clone, Copy, Default)]
+struct Keyed(u64, #[allow(dead_code)] u32);
+
+impl RadixItem for Keyed {
+    const KEY_BITS: u32 = 64;
+    fn radix_key(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A float32 score's order key and its position (the payload the sort
+/// carries, never read here).
+#[derive(Clone, Copy, Default)]
+struct Keyed32(u32, #[allow(dead_code)] u32);
+
+impl RadixItem for Keyed32 {
+    const KEY_BITS: u32 = 32;
+    fn radix_key(&self) -> u64 {
+        u64::from(self.0)
+    }
+}
+
+/// The sort alone: pdqsort (the keyed sort before the radix sort) against
+/// the radix sort, on the float64 (u64 key, u32 position) items (the
+/// radix sort is not used there) and the float32 path's (u32 key, u32
+/// position) items.
+fn sorts(x: &[f64]) {
+    let items: Vec<Keyed> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| Keyed(order_key(v), i as u32))
+        .collect();
+    let n = x.len();
+    let ns = best(11, n, &mut || {
+        let mut v = items.clone();
+        v.sort_unstable_by_key(|e| e.0);
+        black_box(v);
+    });
+    println!("  sort (u64 key, u32 position), pdqsort: {ns:.2} ns/score (copy included)");
+    let ns = best(11, n, &mut || {
+        black_box(radix_sort(items.clone()));
+    });
+    println!("  sort (u64 key, u32 position), radix: {ns:.2} ns/score (copy included)");
+    let ns = best(11, n, &mut || {
+        black_box(items.clone());
+    });
+    println!("  the copy alone: {ns:.2} ns/score");
+    let k32: Vec<Keyed32> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            Keyed32(
+                outprob_core::numeric::float::order_key_f32(v as f32),
+                i as u32,
+            )
+        })
+        .collect();
+    let ns = best(11, n, &mut || {
+        let mut v = k32.clone();
+        v.sort_unstable_by_key(|e| e.0);
+        black_box(v);
+    });
+    println!("  sort (u32 key, u32 position), pdqsort: {ns:.2} ns/score");
+    let ns = best(11, n, &mut || {
+        black_box(radix_sort(k32.clone()));
+    });
+    println!("  sort (u32 key, u32 position), radix: {ns:.2} ns/score");
+}
 
 fn main() {
     rayon::ThreadPoolBuilder::new()
@@ -101,6 +174,7 @@ fn profile() {
             );
         });
         println!("rank fit_transform float32: {ns:.2} ns/score");
+        sorts(&x);
     }
     if which.contains("conformal") {
         // benches/conformal.py's shapes: 10 queries per calibration score,

@@ -11,6 +11,7 @@ pub mod extract;
 pub mod float;
 pub mod gamma;
 pub mod par;
+pub mod radix;
 pub mod rank;
 pub mod reduce;
 pub mod scratch;

@@ -16,6 +16,7 @@ use crate::limits::TOP_K;
 use crate::numeric::float::{
     from_order_key, from_order_key_f32, order_key, order_key_f32, Buffers, Float,
 };
+use crate::numeric::radix::{radix_sort, RadixItem};
 use crate::numeric::scratch::zeroed;
 use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::{NanPolicy, Sample};
@@ -78,6 +79,9 @@ pub fn fit_transform_rank<T: Float>(
                     j += 1;
                 }
             }
+            // pdqsort: a radix sort of 16-byte items, or of 8-byte words of
+            // the key's high bits above the position (which then reads
+            // every score again at a scattered position), was not faster.
             items.sort_unstable_by_key(|e| e.key);
             walk_ties(&items, dst, log, from_order_key)
         }
@@ -97,7 +101,8 @@ pub fn fit_transform_rank<T: Float>(
                     j += 1;
                 }
             }
-            items.sort_unstable_by_key(|e| e.key);
+            // 8-byte items: an LSD radix sort of three passes.
+            let items = radix_sort(items);
             walk_ties(&items, dst, log, |k| f64::from(from_order_key_f32(k)))
         }
     })
@@ -108,6 +113,14 @@ pub fn fit_transform_rank<T: Float>(
 struct Keyed<K> {
     key: K,
     pos: u32,
+}
+
+impl RadixItem for Keyed<u32> {
+    const KEY_BITS: u32 = 32;
+    #[inline(always)]
+    fn radix_key(&self) -> u64 {
+        u64::from(self.key)
+    }
 }
 
 /// The mid-rank of each tie group of the sorted `items` written to their
@@ -409,7 +422,9 @@ pub fn fit_top_k<T: Float>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::radix::MIN_RADIX;
     use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     #[test]
     fn elki_mid_ranks() {
@@ -590,27 +605,67 @@ mod tests {
             negate in any::<bool>(),
         ) {
             // f64 and f32, up to the lengths where pdqsort leaves insertion sort.
-            let Ok(s) = Sample::new(&xs, NanPolicy::Omit, negate) else {
-                return Ok(());
-            };
-            let mut want = vec![0.0f64; xs.len()];
-            let sorted = fit_transform_rank_by_pairs(&s, &mut want, log);
-            prop_assert_eq!(&fit_sorted(&xs, NanPolicy::Omit, negate).unwrap(), &sorted);
-            let mut got = vec![0.0f64; xs.len()];
-            prop_assert_eq!(&fit_transform_rank(&xs, &mut got, NanPolicy::Omit, negate, log).unwrap(), &sorted);
-            prop_assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
-            let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
-            // Scores beyond f32's range become ±inf: refused as in f64.
-            let Ok(s32) = Sample::new(&x32, NanPolicy::Omit, negate) else {
-                return Ok(());
-            };
-            let mut want32 = vec![0.0f32; xs.len()];
-            let sorted32 = fit_transform_rank_by_pairs(&s32, &mut want32, log);
-            let mut got32 = vec![0.0f32; xs.len()];
-            prop_assert_eq!(&fit_transform_rank(&x32, &mut got32, NanPolicy::Omit, negate, log).unwrap(), &sorted32);
-            prop_assert!(got32.iter().zip(&want32).all(|(g, w)| g.to_bits() == w.to_bits()));
+            same_as_the_pair_sort(&xs, log, negate)?;
         }
+    }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Lengths that take the radix sort (float32), with scores whose
+        /// keys differ in their lowest bits only.
+        #[test]
+        fn radix_sort_is_the_pair_sort(
+            xs in prop::collection::vec(prop_oneof![
+                Just(0.0f64), Just(-0.0), Just(f64::NAN), Just(f64::INFINITY),
+                Just(f64::NEG_INFINITY), -3.0f64..3.0, (-5i32..5).prop_map(f64::from),
+                (0u64..40_000).prop_map(|k| f64::from_bits(1.5f64.to_bits() + k)),
+                (0u64..40_000).prop_map(|k| -f64::from_bits(1e-310f64.to_bits() + k)),
+                prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL,
+            ], MIN_RADIX..MIN_RADIX + 4000),
+            log in any::<bool>(),
+            negate in any::<bool>(),
+        ) {
+            same_as_the_pair_sort(&xs, log, negate)?;
+        }
+    }
+
+    /// `fit_transform_rank` and `fit_sorted` against the pair sort, in f64 and f32: the same bits.
+    fn same_as_the_pair_sort(xs: &[f64], log: bool, negate: bool) -> Result<(), TestCaseError> {
+        let Ok(s) = Sample::new(xs, NanPolicy::Omit, negate) else {
+            return Ok(());
+        };
+        let mut want = vec![0.0f64; xs.len()];
+        let sorted = fit_transform_rank_by_pairs(&s, &mut want, log);
+        prop_assert_eq!(&fit_sorted(xs, NanPolicy::Omit, negate).unwrap(), &sorted);
+        let mut got = vec![0.0f64; xs.len()];
+        prop_assert_eq!(
+            &fit_transform_rank(xs, &mut got, NanPolicy::Omit, negate, log).unwrap(),
+            &sorted
+        );
+        prop_assert!(got
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| g.to_bits() == w.to_bits()));
+        let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+        // Scores beyond f32's range become ±inf: refused as in f64.
+        let Ok(s32) = Sample::new(&x32, NanPolicy::Omit, negate) else {
+            return Ok(());
+        };
+        let mut want32 = vec![0.0f32; xs.len()];
+        let sorted32 = fit_transform_rank_by_pairs(&s32, &mut want32, log);
+        let mut got32 = vec![0.0f32; xs.len()];
+        prop_assert_eq!(
+            &fit_transform_rank(&x32, &mut got32, NanPolicy::Omit, negate, log).unwrap(),
+            &sorted32
+        );
+        prop_assert!(got32
+            .iter()
+            .zip(&want32)
+            .all(|(g, w)| g.to_bits() == w.to_bits()));
+        Ok(())
+    }
+
+    proptest! {
         #[test]
         fn rank_is_monotone_in_unit_interval(
             mut xs in prop::collection::vec(-1e6f64..1e6, 1..50),
