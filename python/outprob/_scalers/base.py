@@ -332,7 +332,11 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         kinds = self._KINDS
         attributes: Dict[str, Any] = {}
         if ndim == 1:  # one column: its attributes as they are
-            attributes = {name: value for name, value in fits[0].items() if name in kinds}
+            fit = fits[0]
+            if kinds.keys() >= fit.keys():  # (the fit's own dict, made for this state)
+                attributes = fit
+            else:
+                attributes = {name: value for name, value in fit.items() if name in kinds}
         else:
             for name, kind in kinds.items():
                 values = [f[name] for f in fits if name in f]
@@ -346,7 +350,7 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         """The state of these fitted attributes, with their map."""
         n = len(np.atleast_1d(attributes[self._PAIR[0]])) if ndim == 2 else 1
         fitted = _core.FittedMap(self._map_state(attributes, ndim, negate))
-        return new_state(attributes, ndim, n, names, negate, fitted, self._map_key())
+        return _new_tuple(State, (attributes, ndim, n, names, negate, fitted, self._map_key()))
 
     def _map_state(self, attributes: Dict[str, Any], ndim: int, negate: bool) -> Dict[str, Any]:
         """The state of the map of these fitted attributes, as

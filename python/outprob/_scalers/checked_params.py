@@ -18,7 +18,7 @@ every call.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Dict, Tuple, TypeVar
+from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -36,17 +36,54 @@ _is = operator.is_
 
 class _Memo:
     """One class's getter of its parameter values (from the instance's
-    ``__dict__``, where scikit-learn estimators keep them) and its caches."""
+    ``__dict__``, where scikit-learn estimators keep them), its caches and,
+    per purpose, the entry found last (a class fitted again and again with
+    one parameter set finds it without hashing the set)."""
 
-    __slots__ = ("values", "caches")
+    __slots__ = ("cls", "values", "caches", "last")
 
-    def __init__(self, names: Tuple[str, ...]) -> None:
+    def __init__(self, cls: Any, names: Tuple[str, ...]) -> None:
+        self.cls = cls
         getter = operator.itemgetter(*names) if names else (lambda d: ())
         # itemgetter of one name returns the value itself, not a 1-tuple.
         self.values: Callable[[Dict[str, Any]], Any] = (
             (lambda d: (getter(d),)) if len(names) == 1 else getter
         )
         self.caches: Dict[str, Dict[Tuple[Any, ...], Tuple[Tuple[Any, ...], Any]]] = {}
+        self.last: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
+
+
+def _memo_of(cls: Any) -> _Memo:
+    # A class attribute, so read through the type's attribute cache; a
+    # subclass finds its parent's memo (other parameters) and makes its own.
+    memo: Optional[_Memo] = getattr(cls, "_checked_memo", None)
+    if memo is None or memo.cls is not cls:
+        memo = _Memo(cls, tuple(cls._get_param_names()))
+        setattr(cls, "_checked_memo", memo)
+    return memo
+
+
+def snapshot(obj: Any) -> Optional[Tuple[Any, ...]]:
+    """``obj``'s constructor parameters, the very objects, or None where one
+    is of a type whose value may change in place (or is kept elsewhere):
+    what :func:`unchanged` compares a later call's parameters with."""
+    try:
+        values = _memo_of(type(obj)).values(obj.__dict__)
+    except KeyError:
+        return None
+    return values if IMMUTABLE.issuperset(map(type, values)) else None
+
+
+def unchanged(obj: Any, seen: Optional[Tuple[Any, ...]]) -> bool:
+    """Whether ``obj``'s parameters are the very objects of ``seen`` (a
+    :func:`snapshot` of ``obj`` itself: no hashing, no cache lookup)."""
+    if seen is None:
+        return False
+    try:
+        values = _memo_of(type(obj)).values(obj.__dict__)
+    except KeyError:
+        return False
+    return all(map(_is, values, seen))
 
 
 def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
@@ -55,23 +92,31 @@ def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
     before by ``obj``'s class for this ``purpose``. A ``make`` that raises
     caches nothing."""
     cls = type(obj)
-    memo = cls.__dict__.get("_checked_memo")
-    if memo is None:
-        memo = _Memo(tuple(cls._get_param_names()))
-        setattr(cls, "_checked_memo", memo)
+    memo: Optional[_Memo] = getattr(cls, "_checked_memo", None)
+    if memo is None or memo.cls is not cls:
+        memo = _memo_of(cls)
+    try:
+        values = memo.values(obj.__dict__)
+    except KeyError:  # a parameter kept elsewhere
+        return make()
+    last = memo.last.get(purpose)
+    if last is not None and all(map(_is, values, last[0])):
+        return last[1]  # type: ignore[no-any-return]
     cache = memo.caches.get(purpose)
     if cache is None:
         cache = memo.caches.setdefault(purpose, {})
     try:
-        values = memo.values(obj.__dict__)
         hit = cache.get(values)
-    except (KeyError, TypeError):  # a parameter kept elsewhere, or unhashable
+    except TypeError:  # unhashable
         return make()
     if hit is not None and all(map(_is, values, hit[0])):
+        memo.last[purpose] = hit
         return hit[1]  # type: ignore[no-any-return]
     made = make()
     if IMMUTABLE.issuperset(map(type, values)):
         if len(cache) >= LIMIT:
             cache.clear()
-        cache[values] = (values, made)
+        entry = (values, made)
+        cache[values] = entry
+        memo.last[purpose] = entry
     return made
