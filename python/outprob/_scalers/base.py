@@ -348,9 +348,17 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         self, attributes: Dict[str, Any], ndim: int, names: Optional[np.ndarray], negate: bool
     ) -> State:
         """The state of these fitted attributes, with their map."""
+        fitted = self._one_column_map(attributes, negate) if ndim == 1 else None
+        if fitted is None:
+            fitted = _core.FittedMap(self._map_state(attributes, ndim, negate))
         n = len(np.atleast_1d(attributes[self._PAIR[0]])) if ndim == 2 else 1
-        fitted = _core.FittedMap(self._map_state(attributes, ndim, negate))
         return _new_tuple(State, (attributes, ndim, n, names, negate, fitted, self._map_key()))
+
+    def _one_column_map(self, attributes: Dict[str, Any], negate: bool) -> Any:
+        """The map of a 1-D fit made from its two parameters alone
+        (``FittedMap.one_column``: no state dict to build and read), or None
+        where the family's map needs its state (``_map_state``)."""
+        return None
 
     def _map_state(self, attributes: Dict[str, Any], ndim: int, negate: bool) -> Dict[str, Any]:
         """The state of the map of these fitted attributes, as

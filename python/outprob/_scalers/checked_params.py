@@ -35,22 +35,24 @@ _is = operator.is_
 
 
 class _Memo:
-    """One class's getter of its parameter values (from the instance's
-    ``__dict__``, where scikit-learn estimators keep them), its caches and,
-    per purpose, the entry found last (a class fitted again and again with
-    one parameter set finds it without hashing the set)."""
+    """One class's parameter names and getter of their values (from the
+    instance's ``__dict__``, where scikit-learn estimators keep them), its
+    caches and, per purpose, the entry found last with its identity test
+    (a class fitted again and again with one parameter set finds it
+    without making or hashing the tuple of values)."""
 
-    __slots__ = ("cls", "values", "caches", "last")
+    __slots__ = ("cls", "names", "values", "caches", "last")
 
     def __init__(self, cls: Any, names: Tuple[str, ...]) -> None:
         self.cls = cls
+        self.names = names
         getter = operator.itemgetter(*names) if names else (lambda d: ())
         # itemgetter of one name returns the value itself, not a 1-tuple.
         self.values: Callable[[Dict[str, Any]], Any] = (
             (lambda d: (getter(d),)) if len(names) == 1 else getter
         )
         self.caches: Dict[str, Dict[Tuple[Any, ...], Tuple[Tuple[Any, ...], Any]]] = {}
-        self.last: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
+        self.last: Dict[str, Tuple[Callable[[Any], bool], Any]] = {}
 
 
 def _memo_of(cls: Any) -> _Memo:
@@ -63,27 +65,51 @@ def _memo_of(cls: Any) -> _Memo:
     return memo
 
 
-def snapshot(obj: Any) -> Optional[Tuple[Any, ...]]:
-    """``obj``'s constructor parameters, the very objects, or None where one
-    is of a type whose value may change in place (or is kept elsewhere):
-    what :func:`unchanged` compares a later call's parameters with."""
+Test = Callable[[Any], bool]
+
+
+def identity_test(names: Tuple[str, ...], values: Tuple[Any, ...]) -> Test:
+    """A function of an estimator: whether its attributes ``names`` are
+    ``values``, the very objects (AttributeError where one is missing).
+    Generated as one expression (``o.center is _0 and ...``, the names
+    being identifiers of a constructor's signature): a few times faster
+    than ``all(map(operator.is_, ...))`` over a tuple of the values made
+    first, and it reads no ``__dict__`` (which Python makes on demand)."""
+    if not names:
+        return lambda d: True
+    for name in names:
+        if not name.isidentifier():  # pragma: no cover - a signature's names are
+            raise ValueError(f"not a parameter name: {name!r}")
+    bound = ", ".join(f"_{i}=_v[{i}]" for i in range(len(names)))
+    test = " and ".join(f"o.{name} is _{i}" for i, name in enumerate(names))
+    made: Test = eval(f"lambda o, {bound}: {test}", {"_v": values})  # noqa: S307
+    return made
+
+
+def snapshot(obj: Any) -> Optional[Test]:
+    """The identity test of ``obj``'s constructor parameters as they are
+    now (:func:`identity_test`), or None where one is of a type whose value
+    may change in place (or is kept elsewhere): what :func:`unchanged`
+    checks a later call's parameters with."""
+    memo = _memo_of(type(obj))
     try:
-        values = _memo_of(type(obj)).values(obj.__dict__)
+        values = memo.values(obj.__dict__)
     except KeyError:
         return None
-    return values if IMMUTABLE.issuperset(map(type, values)) else None
+    if not IMMUTABLE.issuperset(map(type, values)):
+        return None
+    return identity_test(memo.names, values)
 
 
-def unchanged(obj: Any, seen: Optional[Tuple[Any, ...]]) -> bool:
-    """Whether ``obj``'s parameters are the very objects of ``seen`` (a
-    :func:`snapshot` of ``obj`` itself: no hashing, no cache lookup)."""
+def unchanged(obj: Any, seen: Optional[Test]) -> bool:
+    """Whether ``obj``'s parameters are the very objects ``seen`` (a
+    :func:`snapshot` of ``obj`` itself) tests for."""
     if seen is None:
         return False
     try:
-        values = _memo_of(type(obj)).values(obj.__dict__)
-    except KeyError:
+        return seen(obj)
+    except AttributeError:
         return False
-    return all(map(_is, values, seen))
 
 
 def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
@@ -95,13 +121,13 @@ def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
     memo: Optional[_Memo] = getattr(cls, "_checked_memo", None)
     if memo is None or memo.cls is not cls:
         memo = _memo_of(cls)
-    try:
-        values = memo.values(obj.__dict__)
-    except KeyError:  # a parameter kept elsewhere
-        return make()
     last = memo.last.get(purpose)
-    if last is not None and all(map(_is, values, last[0])):
-        return last[1]  # type: ignore[no-any-return]
+    try:
+        if last is not None and last[0](obj):
+            return last[1]  # type: ignore[no-any-return]
+        values = memo.values(obj.__dict__)
+    except (KeyError, AttributeError):  # a parameter kept elsewhere
+        return make()
     cache = memo.caches.get(purpose)
     if cache is None:
         cache = memo.caches.setdefault(purpose, {})
@@ -110,13 +136,12 @@ def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
     except TypeError:  # unhashable
         return make()
     if hit is not None and all(map(_is, values, hit[0])):
-        memo.last[purpose] = hit
+        memo.last[purpose] = (identity_test(memo.names, hit[0]), hit[1])
         return hit[1]  # type: ignore[no-any-return]
     made = make()
     if IMMUTABLE.issuperset(map(type, values)):
         if len(cache) >= LIMIT:
             cache.clear()
-        entry = (values, made)
-        cache[values] = entry
-        memo.last[purpose] = entry
+        cache[values] = (values, made)
+        memo.last[purpose] = (identity_test(memo.names, values), made)
     return made

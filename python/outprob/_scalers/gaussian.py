@@ -278,7 +278,10 @@ class GaussianScaler(ScalerBase):
         if plan is None:
             return None
         spec, threads, negate, key = plan
-        done = _core.fit_transform_gaussian(X, spec=spec, threads=threads)
+        done = (
+            _core.fit_transform_gaussian(X, spec=spec) if threads == 0
+            else _core.fit_transform_gaussian(X, spec=spec, threads=threads)
+        )
         if done is None:
             return None
         fit, result, fitted = done
@@ -294,7 +297,7 @@ class GaussianScaler(ScalerBase):
         state = _new_tuple(State, (attributes, 1, 1, None, negate, fitted, key))
         self._state = state
         self._stream = None
-        if "_sklearn_output_config" not in self.__dict__ and THREAD_CONFIG.__dict__.get(
+        if getattr(self, "_sklearn_output_config", None) is None and THREAD_CONFIG.__dict__.get(
             "config", NO_CONFIG
         ).get("transform_output") == "default":
             return result
@@ -427,6 +430,17 @@ class GaussianScaler(ScalerBase):
                     np.asarray(mins, dtype=float), (len(params["center"]),)
                 )]
         return state
+
+    def _one_column_map(self, attributes: Dict[str, Any], negate: bool) -> Any:
+        if self.pretransform is not None:
+            return None
+        center, scale = _values(attributes["center_"]), _values(attributes["scale_"])
+        if len(center) != 1 or len(scale) != 1:
+            return None  # (the state's check explains)
+        lam = float(self.lam)
+        if lam != 1.0:  # as _map_state scales σ
+            scale = [lam * scale[0]]
+        return _core.FittedMap.one_column("gaussian", negate, [center[0], scale[0]])
 
     def _map_key(self) -> Any:
         return (self.lam, self.pretransform)

@@ -7,7 +7,7 @@ import base64
 import binascii
 import inspect
 import threading
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -130,7 +130,7 @@ class StreamingFit:
         self._fitted: Optional[List[StreamingResult]] = None
         # The parameters of the scaler whose partial_fit feeds this fit, as
         # last checked (outprob._scalers.checked_params.snapshot).
-        self._checked: Optional[Tuple[Any, ...]] = None
+        self._checked: Optional[Callable[[Any], bool]] = None
         # Serialises the first batch's state and merges into an empty fit
         # (the core's state serialises everything after).
         self._lock = threading.RLock()
