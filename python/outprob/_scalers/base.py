@@ -205,13 +205,15 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
             )
-        d = self.__dict__
         key = state.map_key
-        fitted = state.map if key is None or key == self._MAP_KEY(d) else self._current_map(state)
-        threads = self.threads
-        if out is None and state.names is None and type(X) is np.ndarray:
+        if key is None or key == self._MAP_KEY(self):
+            fitted = state.map
+        else:
+            fitted = self._current_map(state)
+        if out is None and type(X) is np.ndarray and state.names is None:
             # A float ndarray the map takes as it is (contract §4's latency
             # path): one call into the extension.
+            threads = self.threads
             result = fitted.transform(X) if threads is None else fitted.transform(
                 X, threads=check_threads(threads)
             )
@@ -219,9 +221,10 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
                 # default_output inlined (this path is a few attribute reads
                 # around the extension's call): no set_output of its own and
                 # scikit-learn's setting of this thread, once read, default.
-                if "_sklearn_output_config" not in d and THREAD_CONFIG.__dict__.get(
-                    "config", NO_CONFIG
-                ).get("transform_output") == "default":
+                if getattr(self, "_sklearn_output_config", None) is None and (
+                    THREAD_CONFIG.__dict__.get("config", NO_CONFIG).get("transform_output")
+                    == "default"
+                ):
                     return result
                 return self._output(result, X, state)
         x = as_float_array(X)
@@ -252,10 +255,10 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         family whose map depends on some: GaussianScaler's λ)."""
         return state.map
 
-    #: ``_map_key()`` read from the scaler's ``__dict__`` by a C getter
-    #: (``transform`` reads it at every call; families whose map depends on
-    #: transform parameters set it).
-    _MAP_KEY: ClassVar[Any] = staticmethod(lambda d: None)
+    #: ``_map_key()`` read from the scaler by a C getter (``transform``
+    #: reads it at every call; families whose map depends on transform
+    #: parameters set it).
+    _MAP_KEY: ClassVar[Any] = staticmethod(lambda scaler: None)
 
     @overload
     def fit_transform(self, X: _F32, y: Any = None, out: _Out = None) -> _F32: ...

@@ -297,9 +297,9 @@ class GaussianScaler(ScalerBase):
         state = _new_tuple(State, (attributes, 1, 1, None, negate, fitted, key))
         self._state = state
         self._stream = None
-        if getattr(self, "_sklearn_output_config", None) is None and THREAD_CONFIG.__dict__.get(
-            "config", NO_CONFIG
-        ).get("transform_output") == "default":
+        if getattr(self, "_sklearn_output_config", None) is None and (
+            THREAD_CONFIG.__dict__.get("config", NO_CONFIG).get("transform_output") == "default"
+        ):
             return result
         return self._output(result, X, state)
 
@@ -445,7 +445,7 @@ class GaussianScaler(ScalerBase):
     def _map_key(self) -> Any:
         return (self.lam, self.pretransform)
 
-    _MAP_KEY = staticmethod(operator.itemgetter("lam", "pretransform"))
+    _MAP_KEY = staticmethod(operator.attrgetter("lam", "pretransform"))
 
     def _current_map(self, state: State) -> Any:
         if state.map_key == (self.lam, self.pretransform):
