@@ -12,7 +12,11 @@ the entry holds (equal values may still check differently: ``True == 1``,
 NumPy scalar types are kept, so the same object holds the same value, and
 the entry keeps its objects alive, so their identities are not reused.
 Values of any other type (a list, an array, a subclass) are checked at
-every call.
+every call. Before the lookup, the entry found last for the class and
+purpose is tried by an identity test generated for it
+(:func:`identity_test`), and a stream keeps such a test of the scaler's
+parameters it last checked (:func:`snapshot`, :func:`unchanged`); each
+test holds its objects too.
 """
 
 from __future__ import annotations
@@ -72,9 +76,9 @@ def identity_test(names: Tuple[str, ...], values: Tuple[Any, ...]) -> Test:
     """A function of an estimator: whether its attributes ``names`` are
     ``values``, the very objects (AttributeError where one is missing).
     Generated as one expression (``o.center is _0 and ...``, the names
-    being identifiers of a constructor's signature): a few times faster
-    than ``all(map(operator.is_, ...))`` over a tuple of the values made
-    first, and it reads no ``__dict__`` (which Python makes on demand)."""
+    being identifiers of a constructor's signature), so that a call with
+    the parameter set found last makes no tuple of its values, hashes
+    nothing and reads no ``__dict__`` (which Python makes on demand)."""
     if not names:
         return lambda d: True
     for name in names:

@@ -292,8 +292,9 @@ class GaussianScaler(ScalerBase):
                 warnings.warn(message, category, stacklevel=3)
         else:  # no iteration ran and the chosen scale was used: nothing to warn of
             attributes = {"center_": fit.center, "scale_": scale, "scale_used_": used}
-        # _publish_fused, inlined (a fit of 100 scores costs about as much
-        # as two Python calls).
+        # _publish_fused inlined: on a small fit the Python frames around
+        # the extension's call are the bulk of fit_transform (contract §4's
+        # latency path).
         state = _new_tuple(State, (attributes, 1, 1, None, negate, fitted, key))
         self._state = state
         self._stream = None
