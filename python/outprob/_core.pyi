@@ -332,6 +332,10 @@ class FittedMap:
     """A scaler's fitted map, checked by the core; pickles by its state."""
 
     def __new__(cls, state: Dict[str, Any]) -> "FittedMap": ...
+    @staticmethod
+    def one_column(kind: str, negate: bool, params: List[float]) -> "FittedMap":
+        """The map of a 1-D fit without pretransform from one value of each
+        named parameter (center, scale; min, max), checked."""
     def state(self) -> Dict[str, Any]:
         """``kind``, ``negate``, ``two_d``, ``pretransform``, ``params`` (each
         named parameter's values, one per column) and ``sorted``."""

@@ -186,3 +186,54 @@ def test_latency_path_equals_general_path_and_reference(name, dtype, n):
     s2 = outprob.scaler(name).fit(np.column_stack([fit, fit[::-1]]))
     two = np.column_stack([x, x[::-1]])
     assert_array_equal(s2.transform(two), s2.transform(np.asfortranarray(two)))
+
+
+# Parameter checks are kept per parameter set, found by the very objects:
+# a value equal to the one checked but of another type (30.0 == 30,
+# 1 == True, False == 0) is a new parameter set, checked as fit checks it.
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("maxiter", 30.0, "maxiter must be an integer"),
+    ("higher_is_outlier", 1, "higher_is_outlier must be a bool"),
+    ("ddof", False, "ddof must be an integer"),
+])
+def test_equal_parameters_of_another_type_are_checked_again(name, value, message):
+    x = np.random.default_rng(5).lognormal(size=100)
+    for _ in range(2):  # the second call finds the parameter set checked
+        outprob.GaussianScaler("mean", "nmad").fit_transform(x)
+    s = outprob.GaussianScaler("mean", "nmad")
+    s.fit_transform(x)
+    setattr(s, name, value)
+    with pytest.raises(TypeError, match=message):
+        s.fit_transform(x)
+    with pytest.raises(TypeError, match=message):
+        outprob.GaussianScaler("mean", "nmad", **{name: value}).fit_transform(x)
+    streamed = outprob.GaussianScaler("mean", "std")
+    for _ in range(3):
+        streamed.partial_fit(x)
+    setattr(streamed, name, value)
+    with pytest.raises(TypeError, match=message):
+        streamed.partial_fit(x)
+    assert streamed.n_samples_seen_ == 300  # the refused batch is not kept
+
+
+# contract §4: a 1-D Gaussian or linear fit's map, made from its two
+# parameters (FittedMap.one_column) or from its state, is the same map.
+@pytest.mark.parametrize(("kind", "params", "formula"), [
+    ("gaussian", [1.5, 0.25], lambda x, neg: ref.gaussian_scaling(-x if neg else x, 1.5, 0.25)),
+    ("linear", [-1.0, 3.0], lambda x, neg: ref.linear_scaling(-x if neg else x, -1.0, 3.0)),
+])
+@pytest.mark.parametrize("negate", [False, True])
+def test_one_column_map_is_the_map_of_its_state(kind, params, formula, negate):
+    names = {"gaussian": ("center", "scale"), "linear": ("min", "max")}[kind]
+    state = {"kind": kind, "negate": negate, "two_d": False, "pretransform": None,
+             "params": {n: [v] for n, v in zip(names, params)}, "sorted": None}
+    made = _core.FittedMap.one_column(kind, negate, params)
+    assert made.state() == _core.FittedMap(state).state()
+    x = np.random.default_rng(6).normal(1.0, 2.0, size=257)
+    assert_array_equal(made.transform(x), _core.FittedMap(state).transform(x))
+    assert_allclose(made.transform(x), formula(x, negate), rtol=1e-12, atol=1e-15)
+    bad = [1.5, -0.25] if kind == "gaussian" else [3.0, -1.0]
+    with pytest.raises(ValueError):
+        _core.FittedMap.one_column(kind, negate, bad)
+    with pytest.raises(ValueError):
+        _core.FittedMap.one_column(kind, negate, params[:1])

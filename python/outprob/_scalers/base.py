@@ -205,13 +205,15 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(scores) first"
             )
-        d = self.__dict__
         key = state.map_key
-        fitted = state.map if key is None or key == self._MAP_KEY(d) else self._current_map(state)
-        threads = self.threads
-        if out is None and state.names is None and type(X) is np.ndarray:
+        if key is None or key == self._MAP_KEY(self):
+            fitted = state.map
+        else:
+            fitted = self._current_map(state)
+        if out is None and type(X) is np.ndarray and state.names is None:
             # A float ndarray the map takes as it is (contract §4's latency
             # path): one call into the extension.
+            threads = self.threads
             result = fitted.transform(X) if threads is None else fitted.transform(
                 X, threads=check_threads(threads)
             )
@@ -219,9 +221,10 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
                 # default_output inlined (this path is a few attribute reads
                 # around the extension's call): no set_output of its own and
                 # scikit-learn's setting of this thread, once read, default.
-                if "_sklearn_output_config" not in d and THREAD_CONFIG.__dict__.get(
-                    "config", NO_CONFIG
-                ).get("transform_output") == "default":
+                if getattr(self, "_sklearn_output_config", None) is None and (
+                    THREAD_CONFIG.__dict__.get("config", NO_CONFIG).get("transform_output")
+                    == "default"
+                ):
                     return result
                 return self._output(result, X, state)
         x = as_float_array(X)
@@ -252,10 +255,10 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         family whose map depends on some: GaussianScaler's λ)."""
         return state.map
 
-    #: ``_map_key()`` read from the scaler's ``__dict__`` by a C getter
-    #: (``transform`` reads it at every call; families whose map depends on
-    #: transform parameters set it).
-    _MAP_KEY: ClassVar[Any] = staticmethod(lambda d: None)
+    #: ``_map_key()`` read from the scaler by a C getter (``transform``
+    #: reads it at every call; families whose map depends on transform
+    #: parameters set it).
+    _MAP_KEY: ClassVar[Any] = staticmethod(lambda scaler: None)
 
     @overload
     def fit_transform(self, X: _F32, y: Any = None, out: _Out = None) -> _F32: ...
@@ -332,7 +335,11 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         kinds = self._KINDS
         attributes: Dict[str, Any] = {}
         if ndim == 1:  # one column: its attributes as they are
-            attributes = {name: value for name, value in fits[0].items() if name in kinds}
+            fit = fits[0]
+            if kinds.keys() >= fit.keys():  # (the fit's own dict, made for this state)
+                attributes = fit
+            else:
+                attributes = {name: value for name, value in fit.items() if name in kinds}
         else:
             for name, kind in kinds.items():
                 values = [f[name] for f in fits if name in f]
@@ -344,9 +351,17 @@ class ScalerBase(Incremental, _Estimator, auto_wrap_output_keys=None):
         self, attributes: Dict[str, Any], ndim: int, names: Optional[np.ndarray], negate: bool
     ) -> State:
         """The state of these fitted attributes, with their map."""
+        fitted = self._one_column_map(attributes, negate) if ndim == 1 else None
+        if fitted is None:
+            fitted = _core.FittedMap(self._map_state(attributes, ndim, negate))
         n = len(np.atleast_1d(attributes[self._PAIR[0]])) if ndim == 2 else 1
-        fitted = _core.FittedMap(self._map_state(attributes, ndim, negate))
-        return new_state(attributes, ndim, n, names, negate, fitted, self._map_key())
+        return _new_tuple(State, (attributes, ndim, n, names, negate, fitted, self._map_key()))
+
+    def _one_column_map(self, attributes: Dict[str, Any], negate: bool) -> Any:
+        """The map of a 1-D fit made from its two parameters alone
+        (``FittedMap.one_column``: no state dict to build and read), or None
+        where the family's map needs its state (``_map_state``)."""
+        return None
 
     def _map_state(self, attributes: Dict[str, Any], ndim: int, negate: bool) -> Dict[str, Any]:
         """The state of the map of these fitted attributes, as

@@ -12,13 +12,17 @@ the entry holds (equal values may still check differently: ``True == 1``,
 NumPy scalar types are kept, so the same object holds the same value, and
 the entry keeps its objects alive, so their identities are not reused.
 Values of any other type (a list, an array, a subclass) are checked at
-every call.
+every call. Before the lookup, the entry found last for the class and
+purpose is tried by an identity test generated for it
+(:func:`identity_test`), and a stream keeps such a test of the scaler's
+parameters it last checked (:func:`snapshot`, :func:`unchanged`); each
+test holds its objects too.
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Dict, Tuple, TypeVar
+from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -35,18 +39,81 @@ _is = operator.is_
 
 
 class _Memo:
-    """One class's getter of its parameter values (from the instance's
-    ``__dict__``, where scikit-learn estimators keep them) and its caches."""
+    """One class's parameter names and getter of their values (from the
+    instance's ``__dict__``, where scikit-learn estimators keep them), its
+    caches and, per purpose, the entry found last with its identity test
+    (a class fitted again and again with one parameter set finds it
+    without making or hashing the tuple of values)."""
 
-    __slots__ = ("values", "caches")
+    __slots__ = ("cls", "names", "values", "caches", "last")
 
-    def __init__(self, names: Tuple[str, ...]) -> None:
+    def __init__(self, cls: Any, names: Tuple[str, ...]) -> None:
+        self.cls = cls
+        self.names = names
         getter = operator.itemgetter(*names) if names else (lambda d: ())
         # itemgetter of one name returns the value itself, not a 1-tuple.
         self.values: Callable[[Dict[str, Any]], Any] = (
             (lambda d: (getter(d),)) if len(names) == 1 else getter
         )
         self.caches: Dict[str, Dict[Tuple[Any, ...], Tuple[Tuple[Any, ...], Any]]] = {}
+        self.last: Dict[str, Tuple[Callable[[Any], bool], Any]] = {}
+
+
+def _memo_of(cls: Any) -> _Memo:
+    # A class attribute, so read through the type's attribute cache; a
+    # subclass finds its parent's memo (other parameters) and makes its own.
+    memo: Optional[_Memo] = getattr(cls, "_checked_memo", None)
+    if memo is None or memo.cls is not cls:
+        memo = _Memo(cls, tuple(cls._get_param_names()))
+        setattr(cls, "_checked_memo", memo)
+    return memo
+
+
+Test = Callable[[Any], bool]
+
+
+def identity_test(names: Tuple[str, ...], values: Tuple[Any, ...]) -> Test:
+    """A function of an estimator: whether its attributes ``names`` are
+    ``values``, the very objects (AttributeError where one is missing).
+    Generated as one expression (``o.center is _0 and ...``, the names
+    being identifiers of a constructor's signature), so that a call with
+    the parameter set found last makes no tuple of its values, hashes
+    nothing and reads no ``__dict__`` (which Python makes on demand)."""
+    if not names:
+        return lambda d: True
+    for name in names:
+        if not name.isidentifier():  # pragma: no cover - a signature's names are
+            raise ValueError(f"not a parameter name: {name!r}")
+    bound = ", ".join(f"_{i}=_v[{i}]" for i in range(len(names)))
+    test = " and ".join(f"o.{name} is _{i}" for i, name in enumerate(names))
+    made: Test = eval(f"lambda o, {bound}: {test}", {"_v": values})  # noqa: S307
+    return made
+
+
+def snapshot(obj: Any) -> Optional[Test]:
+    """The identity test of ``obj``'s constructor parameters as they are
+    now (:func:`identity_test`), or None where one is of a type whose value
+    may change in place (or is kept elsewhere): what :func:`unchanged`
+    checks a later call's parameters with."""
+    memo = _memo_of(type(obj))
+    try:
+        values = memo.values(obj.__dict__)
+    except KeyError:
+        return None
+    if not IMMUTABLE.issuperset(map(type, values)):
+        return None
+    return identity_test(memo.names, values)
+
+
+def unchanged(obj: Any, seen: Optional[Test]) -> bool:
+    """Whether ``obj``'s parameters are the very objects ``seen`` (a
+    :func:`snapshot` of ``obj`` itself) tests for."""
+    if seen is None:
+        return False
+    try:
+        return seen(obj)
+    except AttributeError:
+        return False
 
 
 def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
@@ -55,23 +122,30 @@ def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
     before by ``obj``'s class for this ``purpose``. A ``make`` that raises
     caches nothing."""
     cls = type(obj)
-    memo = cls.__dict__.get("_checked_memo")
-    if memo is None:
-        memo = _Memo(tuple(cls._get_param_names()))
-        setattr(cls, "_checked_memo", memo)
+    memo: Optional[_Memo] = getattr(cls, "_checked_memo", None)
+    if memo is None or memo.cls is not cls:
+        memo = _memo_of(cls)
+    last = memo.last.get(purpose)
+    try:
+        if last is not None and last[0](obj):
+            return last[1]  # type: ignore[no-any-return]
+        values = memo.values(obj.__dict__)
+    except (KeyError, AttributeError):  # a parameter kept elsewhere
+        return make()
     cache = memo.caches.get(purpose)
     if cache is None:
         cache = memo.caches.setdefault(purpose, {})
     try:
-        values = memo.values(obj.__dict__)
         hit = cache.get(values)
-    except (KeyError, TypeError):  # a parameter kept elsewhere, or unhashable
+    except TypeError:  # unhashable
         return make()
     if hit is not None and all(map(_is, values, hit[0])):
+        memo.last[purpose] = (identity_test(memo.names, hit[0]), hit[1])
         return hit[1]  # type: ignore[no-any-return]
     made = make()
     if IMMUTABLE.issuperset(map(type, values)):
         if len(cache) >= LIMIT:
             cache.clear()
         cache[values] = (values, made)
+        memo.last[purpose] = (identity_test(memo.names, values), made)
     return made

@@ -14,11 +14,11 @@ from .._common.public import public
 from .. import _core
 from .auto_trim import FALLBACK as FALLBACK_TRIM
 from .auto_trim import auto_trim
-from .base import Notes, ScalerBase, column_label
+from .base import Notes, ScalerBase, _new_tuple, _values, column_label
 from .checked_params import cached
 from .._common.exceptions import ConvergenceWarning, ZeroScaleWarning
 from .fitted_attributes import Fitted, Bools, Floats, Intervals, Ints, Strs
-from .incremental import bounds, refit_every
+from .incremental import add_bounds, refit_every
 from .._common.fit_warnings import scale_notes, stream_notes
 from .._common.validation import (
     check_count,
@@ -28,6 +28,7 @@ from .._common.validation import (
     estimator_spec,
 )
 from .._maps.stored_state import State
+from .output import NO_CONFIG, THREAD_CONFIG
 from ..streaming._sketch import DEFAULT_K
 from ..streaming._state import StreamingResult
 
@@ -276,27 +277,47 @@ class GaussianScaler(ScalerBase):
         plan = cached(self, "fused", self._fused_plan)
         if plan is None:
             return None
-        spec, threads = plan
-        done = _core.fit_transform_gaussian(X, spec=spec, threads=threads)
+        spec, threads, negate, key = plan
+        done = (
+            _core.fit_transform_gaussian(X, spec=spec) if threads == 0
+            else _core.fit_transform_gaussian(X, spec=spec, threads=threads)
+        )
         if done is None:
             return None
         fit, result, fitted = done
-        attributes, notes = self._fused_attributes(fit)
-        for category, message in notes:
-            warnings.warn(message, category, stacklevel=3)
-        return self._publish_fused(attributes, fitted, (self.lam, None), result, X)
+        scale, used = fit.scale, fit.scale_used
+        if scale == 0.0 or used != self.scale or fit.m_estimates:
+            attributes, notes = self._fit_attributes(fit, None, None)
+            for category, message in notes:
+                warnings.warn(message, category, stacklevel=3)
+        else:  # no iteration ran and the chosen scale was used: nothing to warn of
+            attributes = {"center_": fit.center, "scale_": scale, "scale_used_": used}
+        # _publish_fused inlined: on a small fit the Python frames around
+        # the extension's call are the bulk of fit_transform (contract §4's
+        # latency path).
+        state = _new_tuple(State, (attributes, 1, 1, None, negate, fitted, key))
+        self._state = state
+        self._stream = None
+        if getattr(self, "_sklearn_output_config", None) is None and (
+            THREAD_CONFIG.__dict__.get("config", NO_CONFIG).get("transform_output") == "default"
+        ):
+            return result
+        return self._output(result, X, state)
 
-    def _fused_plan(self) -> Optional[Tuple[_core.GaussianSpec, int]]:
+    def _fused_plan(self) -> Optional[Tuple[_core.GaussianSpec, int, bool, Tuple[Any, None]]]:
         """The core's spec and thread count of a fused fit of these
-        parameters (checked), or None where the fit has options the fused
-        call does not take."""
+        parameters (checked), the fit's negation and its map's key; None
+        where the fit has options the fused call does not take."""
         if (
             self.window is not None or self._options() or isinstance(self.trim, str)
             or self.lam != 1.0
         ):
             return None
         self._check_params()
-        return self._spec(float(self.trim)), check_threads(self.threads)
+        return (
+            self._spec(float(self.trim)), check_threads(self.threads),
+            not self.higher_is_outlier, (self.lam, None),
+        )
 
     def _spec(self, trim: float) -> _core.GaussianSpec:
         """The core's specification of this scaler's fit (trim fraction
@@ -313,13 +334,6 @@ class GaussianScaler(ScalerBase):
             pretransform=self.pretransform,
             fixed_center=self.fixed_center,
         )
-
-    def _fused_attributes(self, fit: Any) -> Tuple[Dict[str, Any], Notes]:
-        scale, used = fit.scale, fit.scale_used
-        if scale == 0.0 or used != self.scale or fit.m_estimates:
-            return self._fit_attributes(fit, None, None)
-        # No iteration ran and the chosen scale was used: nothing to warn of.
-        return {"center_": fit.center, "scale_": scale, "scale_used_": used}, []
 
     def _fit_attributes(
         self, fit: Any, chosen_trim: Optional[float], column: Optional[int]
@@ -383,12 +397,15 @@ class GaussianScaler(ScalerBase):
         self, result: StreamingResult, column: Optional[int]
     ) -> Tuple[Dict[str, Any], Notes]:
         r = result
-        fit: Dict[str, Any] = {"center_": r.center, "scale_": r.scale, "scale_used_": r.scale_used}
+        center, scale, used = r.center, r.scale, r.scale_used
+        fit: Dict[str, Any] = {"center_": center, "scale_": scale, "scale_used_": used}
         if r.n_iter is not None:
             fit["n_iter_"], fit["converged_"] = r.n_iter, r.converged
-        fit.update(bounds(r, "center", "scale"))
-        notes = stream_notes(r, self._chosen_scale(), self.maxiter, self.tol, column_label(column))
-        return fit, notes
+        add_bounds(fit, r, "center_interval_", "scale_interval_")
+        chosen = self.scale if isinstance(self.scale, str) else "value"
+        if scale != 0.0 and used == chosen and r.converged is not False:
+            return fit, []  # stream_notes has nothing to say
+        return fit, stream_notes(r, chosen, self.maxiter, self.tol, column_label(column))
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:
         if any(s < 0 for s in second):
@@ -398,9 +415,14 @@ class GaussianScaler(ScalerBase):
         # ELKI's λ scales σ in the map (scale_ stays σ); its pretransform
         # maps the raw scores first, "sqrt" from the fitted minimum.
         lam = float(self.lam)
-        state = super()._map_state(attributes, ndim, negate)
-        params = state["params"]
-        params["scale"] = [lam * s for s in params["scale"]]
+        scale = _values(attributes["scale_"])
+        if lam != 1.0:  # (1.0·σ is σ bit for bit)
+            scale = [lam * s for s in scale]
+        params = {"center": _values(attributes["center_"]), "scale": scale}
+        state = {
+            "kind": "gaussian", "negate": negate, "two_d": ndim == 2, "pretransform": None,
+            "params": params, "sorted": None,
+        }
         if self.pretransform is not None:
             state["pretransform"] = self.pretransform
             if self.pretransform == "sqrt":
@@ -410,10 +432,21 @@ class GaussianScaler(ScalerBase):
                 )]
         return state
 
+    def _one_column_map(self, attributes: Dict[str, Any], negate: bool) -> Any:
+        if self.pretransform is not None:
+            return None
+        center, scale = _values(attributes["center_"]), _values(attributes["scale_"])
+        if len(center) != 1 or len(scale) != 1:
+            return None  # (the state's check explains)
+        lam = float(self.lam)
+        if lam != 1.0:  # as _map_state scales σ
+            scale = [lam * scale[0]]
+        return _core.FittedMap.one_column("gaussian", negate, [center[0], scale[0]])
+
     def _map_key(self) -> Any:
         return (self.lam, self.pretransform)
 
-    _MAP_KEY = staticmethod(operator.itemgetter("lam", "pretransform"))
+    _MAP_KEY = staticmethod(operator.attrgetter("lam", "pretransform"))
 
     def _current_map(self, state: State) -> Any:
         if state.map_key == (self.lam, self.pretransform):

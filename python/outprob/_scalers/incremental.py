@@ -32,7 +32,7 @@ from .._common.validation import (
 )
 from ..streaming._fit import StreamingFit
 from ..streaming._state import StreamingResult
-from .checked_params import cached
+from .checked_params import cached, snapshot, unchanged
 
 if TYPE_CHECKING:
     from .._maps.stored_state import State
@@ -78,6 +78,22 @@ class Incremental:
     #: The running state of ``partial_fit`` (None: fitted by ``fit``, or
     #: not at all).
     _stream: Optional[StreamingFit] = None
+
+    if not TYPE_CHECKING:
+
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            # A class that streams gets the plain methods (a descriptor read
+            # at every partial_fit would cost a bound method made in
+            # Python); one that does not keeps the descriptor that refuses
+            # them. Methods a class defines itself stay.
+            super().__init_subclass__(**kwargs)
+            for name in _STREAM_METHODS:
+                found = inspect.getattr_static(cls, name, None)
+                guarded = Incremental.__dict__[name]
+                if found is guarded and cls._CAN_STREAM:
+                    setattr(cls, name, guarded.fn)
+                elif found is guarded.fn and not cls._CAN_STREAM:
+                    setattr(cls, name, guarded)
 
     if TYPE_CHECKING:  # provided by ScalerBase and scikit-learn's BaseEstimator
         _state: Optional[State]
@@ -249,12 +265,17 @@ class Incremental:
             _check_first_batch(x)
             stream = fresh
         else:
-            params = cached(self, "stream", self._checked_stream_params)
-            if stream.params is not params and stream.params != params:
-                raise ValueError(
-                    f"the parameters of this {type(self).__name__} changed since its first "
-                    "partial_fit; call fit() to start again with the new ones"
-                )
+            # The parameters the stream last checked, the very objects: not
+            # checked again (the first batch, set_params and assignment
+            # leave other objects).
+            if not unchanged(self, stream._checked):
+                params = cached(self, "stream", self._checked_stream_params)
+                if stream.params is not params and stream.params != params:
+                    raise ValueError(
+                        f"the parameters of this {type(self).__name__} changed since its "
+                        "first partial_fit; call fit() to start again with the new ones"
+                    )
+                stream._checked = snapshot(self)
             state = self._fitted_state()
             if state.ndim == 2 and (x.ndim != 2 or x.shape[1] != state.n_features):
                 raise ValueError(shape_message(type(self).__name__, x, state.n_features))
@@ -266,7 +287,7 @@ class Incremental:
                 check_names(self, names, state.names)
                 names = state.names
         # A batch whose fit is refused is not kept (contract §9).
-        results = stream._update_and_results(x)
+        results = stream._update_checked(x)
         self._publish(stream, results, x.ndim, names, stacklevel + 1)
 
     def _publish(
@@ -274,6 +295,14 @@ class Incremental:
         stacklevel: int,
     ) -> None:
         """Builds the fitted state from the stream's results and publishes it."""
+        if ndim == 1:  # one column (a batch of partial_fit's most common kind)
+            fit, notes = self._stream_column(results[0], None)
+            for category, message in notes:
+                warnings.warn(message, category, stacklevel=stacklevel)
+            state = self._state_of([fit], 1, names)
+            self._stream = stream
+            self._state = state
+            return
         fits = []
         for j, r in enumerate(results):
             fit, notes = self._stream_column(r, j if ndim == 2 else None)
@@ -366,16 +395,23 @@ class Incremental:
         raise NotImplementedError
 
 
-def bounds(r: StreamingResult, first: str, second: str) -> Dict[str, Any]:
-    """The stream's size and error bounds as fitted attributes."""
-    fit: Dict[str, Any] = {"n_samples_seen_": r.n, "rank_error_": r.rank_error}
-    if r.center_interval is not None:
-        fit[f"{first}_interval_"] = tuple(r.center_interval)
-    if r.scale_interval is not None:
-        fit[f"{second}_interval_"] = tuple(r.scale_interval)
+#: The methods that exist only on scalers that stream.
+_STREAM_METHODS = ("partial_fit", "merge", "refit")
+
+
+def add_bounds(fit: Dict[str, Any], r: StreamingResult, first: str, second: str) -> None:
+    """Adds the stream's size and error bounds to ``fit`` as fitted
+    attributes (the intervals named ``first`` and ``second``)."""
+    fit["n_samples_seen_"] = r.n
+    fit["rank_error_"] = r.rank_error
+    interval = r.center_interval
+    if interval is not None:
+        fit[first] = tuple(interval)
+    interval = r.scale_interval
+    if interval is not None:
+        fit[second] = tuple(interval)
     if r.probability_error is not None:
         fit["probability_error_"] = r.probability_error
-    return fit
 
 
 def refit_every(window: Optional[int], refit_every: Optional[int]) -> Optional[int]:

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from .._common.public import public
 from .. import _core
-from .base import Notes, ScalerBase
+from .base import Notes, ScalerBase, _values
 from .fitted_attributes import Fitted, Floats
 from .incremental import refit_every
 from .._common.validation import check_threads
@@ -114,6 +114,12 @@ class LinearScaler(ScalerBase):
         self, result: StreamingResult, column: Optional[int]
     ) -> Tuple[Dict[str, Any], Notes]:
         return {"min_": result.center, "max_": result.scale, "n_samples_seen_": result.n}, []
+
+    def _one_column_map(self, attributes: Dict[str, Any], negate: bool) -> Any:
+        low, high = _values(attributes["min_"]), _values(attributes["max_"])
+        if len(low) != 1 or len(high) != 1:
+            return None  # (the state's check explains)
+        return _core.FittedMap.one_column("linear", negate, [low[0], high[0]])
 
     def _check_pair(self, first: List[float], second: List[float]) -> None:
         if any(a > b for a, b in zip(first, second)):

@@ -7,7 +7,7 @@ import base64
 import binascii
 import inspect
 import threading
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -128,6 +128,9 @@ class StreamingFit:
         # state (to_dict), so that a resumed window continues as the
         # original.
         self._fitted: Optional[List[StreamingResult]] = None
+        # The parameters of the scaler whose partial_fit feeds this fit, as
+        # last checked (outprob._scalers.checked_params.snapshot).
+        self._checked: Optional[Callable[[Any], bool]] = None
         # Serialises the first batch's state and merges into an empty fit
         # (the core's state serialises everything after).
         self._lock = threading.RLock()
@@ -190,6 +193,18 @@ class StreamingFit:
             self._fitted = self._window_fits(fits)
         assert self._fitted is not None  # the first batch of a window refits
         return list(self._fitted)
+
+    def _update_checked(self, a: np.ndarray) -> List[StreamingResult]:
+        """:meth:`_update_and_results` of a float array (``as_float_array``)
+        of the kind of the batches before (checked by the caller; the core
+        checks its columns again)."""
+        state = self._state
+        if state is None or self.params["window"] is not None:
+            return self._update_and_results(a)
+        fits = state.update_and_fit(a)
+        if len(fits) == 1:
+            return [_streaming_result(fits[0])]
+        return [_streaming_result(r) for r in fits]
 
     def _batch(self, scores: Any) -> Tuple[np.ndarray, Any]:
         """The batch as a float array of the fit's kind, and the state it

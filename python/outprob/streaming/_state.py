@@ -35,9 +35,16 @@ class StreamingResult(NamedTuple):
 
 def _streaming_result(r: Any) -> StreamingResult:
     """A :class:`StreamingResult` from the core's streaming result."""
-    n_iter, converged = _iterations(r)
-    return StreamingResult(r.center, r.scale, r.scale_used, r.center_interval, r.scale_interval,
-                           r.probability_error, r.rank_error, n_iter, converged, r.n)
+    ms = r.m_estimates
+    n_iter, converged = (ms[-1].n_iter, all(m.converged for m in ms)) if ms else (None, None)
+    # tuple.__new__: the named tuple's generated __new__ is a Python call.
+    return _new_tuple(StreamingResult, (
+        r.center, r.scale, r.scale_used, r.center_interval, r.scale_interval,
+        r.probability_error, r.rank_error, n_iter, converged, r.n,
+    ))
+
+
+_new_tuple = tuple.__new__
 
 
 #: What a window's stored last fit holds per column (its bounds are the

@@ -8,7 +8,7 @@ use crate::Result;
 use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use outprob_core::numeric::gamma::gamma_pq_pairs;
-use outprob_core::transformations::fitted::FittedMap;
+use outprob_core::transformations::fitted::{FittedMap, MapKind, MapParts};
 use outprob_core::transformations::stored::MAP;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -25,6 +25,17 @@ impl PyFittedMap {
     fn new(state: &Bound<'_, PyDict>) -> Result<Self> {
         let record = record_from_dict(state, MAP)?;
         Ok(PyFittedMap(FittedMap::from_record(record)?))
+    }
+
+    /// The map of a 1-D fit of `kind` without pretransform, from one value
+    /// of each named parameter in the family's order (a Gaussian map's
+    /// center and scale, a linear map's min and max), checked as the state
+    /// is: what a streaming fit publishes after every batch, without a
+    /// state dict.
+    #[staticmethod]
+    fn one_column(kind: &str, negate: bool, params: Vec<f64>) -> Result<Self> {
+        let parts = MapParts::one_column(kind.parse::<MapKind>()?, negate, &params);
+        Ok(PyFittedMap(FittedMap::new(parts)?))
     }
 
     /// The map's state as builtins: `kind`, `negate`, `two_d`,
