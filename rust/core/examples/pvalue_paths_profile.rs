@@ -81,6 +81,17 @@ fn main() {
     };
     let t_plain = best(runs, &mut plain);
     println!("plain fit+pvalues: {t_plain:.4} s");
+    if which == "plain" {
+        let mut s = cal.clone();
+        s.sort_unstable_by(f64::total_cmp);
+        let mut fitted = None;
+        let t_index = best(runs, &mut || {
+            fitted = Some(Calibration::from_sorted(&s, &spec, false).unwrap());
+        });
+        let c = fitted.unwrap();
+        let t_map = best(runs, &mut || c.pvalues(false).map(&x, &mut out).unwrap());
+        println!("plain: calibration (copy + index) {t_index:.4} s, map {t_map:.4} s");
+    }
     if which == "all" || which == "integrative" {
         let (ia, ib) = pairs(n, 0.0, 3);
         let (_, ob) = pairs(n / 10, 2.5, 4);

@@ -37,8 +37,8 @@
 //! (n + 1)(k + 1) < 2⁵⁰ as their f64 quotients — two fractions with
 //! numerators ≤ n + 1 and denominators ≤ k + 1 that differ, differ by at
 //! least 1/((k + 1)²), more than the two roundings, and equal fractions
-//! round alike — so that the lookups go through a [`SearchIndex`] (one
-//! table read instead of a binary search's cache misses); beyond that by
+//! round alike — so that the lookups go through a [`LineIndex`] (one
+//! cache line read instead of a binary search's cache misses); beyond that by
 //! cross-multiplied counts and binary searches.
 //!
 //! With one score (b = a) the ratio falls as a rises and p is exactly the
@@ -47,7 +47,8 @@
 
 use crate::error::Error;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
-use crate::numeric::search_index::{SearchIndex, GROUP};
+use crate::numeric::line_index::LineIndex;
+use crate::numeric::search_index::GROUP;
 use crate::sample::NanPolicy;
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -81,7 +82,7 @@ const FLOAT_EXACT: u64 = 1 << 50;
 enum Fractions {
     /// Their f64 quotients (exact in order and equality, module doc) and
     /// the quotients' search index.
-    Float { keys: Vec<f64>, index: SearchIndex },
+    Float { keys: Vec<f64>, index: LineIndex },
     /// The fractions themselves, binary searched.
     Exact(Vec<Ratio>),
 }
@@ -90,7 +91,7 @@ impl Fractions {
     fn new(sorted: Vec<Ratio>, float: bool) -> Self {
         if float {
             let keys: Vec<f64> = sorted.iter().map(|r| r.quotient()).collect();
-            let index = SearchIndex::new(&keys);
+            let index = LineIndex::new(&keys);
             Fractions::Float { keys, index }
         } else {
             Fractions::Exact(sorted)
@@ -120,12 +121,12 @@ impl Fractions {
 #[derive(Debug, Clone, PartialEq)]
 struct Sorted {
     values: Vec<f64>,
-    index: SearchIndex,
+    index: LineIndex,
 }
 
 impl Sorted {
     fn new(values: Vec<f64>) -> Self {
-        let index = SearchIndex::new(&values);
+        let index = LineIndex::new(&values);
         Sorted { values, index }
     }
 
