@@ -37,8 +37,8 @@
 //! (n + 1)(k + 1) < 2⁵⁰ as their f64 quotients — two fractions with
 //! numerators ≤ n + 1 and denominators ≤ k + 1 that differ, differ by at
 //! least 1/((k + 1)²), more than the two roundings, and equal fractions
-//! round alike — so that the lookups go through a [`LineIndex`] (one
-//! cache line read instead of a binary search's cache misses); beyond that by
+//! round alike — so that the lookups go through a [`SearchIndex`] (one
+//! table read instead of a binary search's cache misses); beyond that by
 //! cross-multiplied counts and binary searches.
 //!
 //! With one score (b = a) the ratio falls as a rises and p is exactly the
@@ -47,8 +47,7 @@
 
 use crate::error::Error;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
-use crate::numeric::line_index::LineIndex;
-use crate::numeric::search_index::GROUP;
+use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::NanPolicy;
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -82,7 +81,7 @@ const FLOAT_EXACT: u64 = 1 << 50;
 enum Fractions {
     /// Their f64 quotients (exact in order and equality, module doc) and
     /// the quotients' search index.
-    Float { keys: Vec<f64>, index: LineIndex },
+    Float { keys: Vec<f64>, index: SearchIndex },
     /// The fractions themselves, binary searched.
     Exact(Vec<Ratio>),
 }
@@ -91,7 +90,7 @@ impl Fractions {
     fn new(sorted: Vec<Ratio>, float: bool) -> Self {
         if float {
             let keys: Vec<f64> = sorted.iter().map(|r| r.quotient()).collect();
-            let index = LineIndex::new(&keys);
+            let index = SearchIndex::new(&keys);
             Fractions::Float { keys, index }
         } else {
             Fractions::Exact(sorted)
@@ -121,12 +120,12 @@ impl Fractions {
 #[derive(Debug, Clone, PartialEq)]
 struct Sorted {
     values: Vec<f64>,
-    index: LineIndex,
+    index: SearchIndex,
 }
 
 impl Sorted {
     fn new(values: Vec<f64>) -> Self {
-        let index = LineIndex::new(&values);
+        let index = SearchIndex::new(&values);
         Sorted { values, index }
     }
 
