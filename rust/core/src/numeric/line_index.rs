@@ -370,11 +370,8 @@ mod tests {
         fn smooth_values_fill_short_lines(n in 1000usize..5000, seed: u64) {
             // Uniform-ish values: the model fits, most lines hold their
             // bucket whole.
-            let mut state = seed;
-            let mut v: Vec<f64> = (0..n).map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (state >> 11) as f64 / (1u64 << 53) as f64
-            }).collect();
+            let mut u = crate::numeric::testing::uniforms(seed | 1);
+            let mut v: Vec<f64> = (0..n).map(|_| u()).collect();
             v.sort_by(f64::total_cmp);
             let index = LineIndex::new(&v);
             let long = index.lines.iter().filter(|l| (l.end - l.start) as usize > INLINE).count();
