@@ -5,7 +5,9 @@ saved to an .npz, so that two builds can be checked bit for bit:
     before/bin/python benches/same_pvalues.py --out /tmp/before.npz
     .venv/bin/python benches/same_pvalues.py --out /tmp/after.npz --compare /tmp/before.npz
 
-Inputs: integrative (a, b) pairs with ties and NaN, both orientations, at
+Inputs: plain and weighted p-values (classical and randomised ties, both
+orientations, float64 and float32) of smooth, tied, long-tailed and
+clustered calibration scores; integrative (a, b) pairs with ties and NaN, both orientations, at
 sizes on both sides of the parallel threshold; tailed p-values (gpd,
 gaussian, gamma) of normal and tied scores; Label-Trim candidates with
 ties and NaN.
@@ -43,6 +45,26 @@ def outputs() -> "dict[str, np.ndarray]":
                 np.round(x, 1))
             out[f"tail-{kind}-{n}-low"] = outprob.ConformalScaler(tail=kind, higher_is_outlier=False).fit(
                 cal).pvalues(x)
+    for n, m in [(1, 1_000), (300, 5_000), (100_000, 1_000_000)]:
+        # Plain and weighted p-values of smooth, tied, long-tailed and
+        # clustered calibration scores (the index's buckets at each shape).
+        shapes = {"normal": rng.normal(size=n), "tied": np.round(rng.normal(size=n), 1),
+                  "pareto": rng.pareto(1.5, size=n), "far": np.r_[rng.normal(size=n - 1), 1e200],
+                  "zeros": np.where(rng.random(n) < 0.5, 0.0, rng.normal(size=n) * 1e-300)}
+        for name, cal in shapes.items():
+            x = np.r_[rng.choice(cal, m // 2), rng.normal(size=m - m // 2) * 2.0]
+            x[:: 89] = np.nan
+            x[1:: 97] = np.inf
+            for higher in (True, False):
+                for ties in ("classical", "randomized"):
+                    s = outprob.ConformalScaler(tie_break=ties, seed=3, higher_is_outlier=higher).fit(cal)
+                    out[f"plain-{name}-{n}-{higher}-{ties}"] = s.pvalues(x)
+                    with np.errstate(over="ignore"):  # 1e200 → inf in float32
+                        x32 = x.astype(np.float32)
+                    out[f"plain32-{name}-{n}-{higher}-{ties}"] = s.pvalues(x32)
+                w, wx = rng.gamma(2.0, 0.5, size=n), rng.gamma(2.0, 0.5, size=m)
+                s = outprob.ConformalScaler(higher_is_outlier=higher).fit(cal, weights=w)
+                out[f"weighted-{name}-{n}-{higher}"] = s.pvalues(x, weights=wx)
     for n in (10, 1_000, 100_000):
         s = np.round(rng.normal(size=n), 1)
         s[rng.random(n) < 0.02] = np.nan

@@ -8,10 +8,9 @@ mod cpu_time;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
-use outprob_core::conformal::pvalues::{PValues, Reference, TieBreak};
+use outprob_core::conformal::pvalues::TieBreak;
 use outprob_core::numeric::float::order_key;
 use outprob_core::numeric::radix::{radix_sort, RadixItem};
-use outprob_core::numeric::search_index::SearchIndex;
 use outprob_core::sample::NanPolicy;
 use outprob_core::sample::Sample;
 use outprob_core::transformations::gamma::{fit_gamma, GammaMethod, GammaSpec};
@@ -196,20 +195,5 @@ fn profile() {
             black_box(&p);
         });
         println!("conformal p-values: {ns:.2} ns/score");
-        for spread in 0..4 {
-            let index = SearchIndex::with_spread(&cal, spread);
-            let m = PValues {
-                reference: Reference {
-                    index: Some(&index),
-                    ..Reference::exact(&cal)
-                },
-                ..c.pvalues(false)
-            };
-            let ns = best(5, q.len(), &mut || {
-                m.map(&q, &mut p).expect("same shapes");
-                black_box(&p);
-            });
-            println!("  2^{spread} values per bucket: {ns:.2} ns/score");
-        }
     }
 }

@@ -13,7 +13,7 @@
 //! error bound), which keeps the p-value conservative.
 //!
 //! One score costs one count of calibration scores below it: with a
-//! [`SearchIndex`] one table read and a short scan, else a binary search (a
+//! [`LineIndex`] one cache line read and a few compares, else a binary search (a
 //! second search only for randomised ties).
 
 use super::conditional::Adjustment;
@@ -21,8 +21,9 @@ use super::uniform;
 use crate::error::Error;
 use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
+use crate::numeric::line_index::LineIndex;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
-use crate::numeric::search_index::{SearchIndex, GROUP};
+use crate::numeric::search_index::GROUP;
 use rayon::prelude::*;
 
 /// The calibration scores a p-value counts against.
@@ -36,8 +37,8 @@ pub struct Reference<'a> {
     /// Added to the count of calibration scores ≥ s: a sketch's bound on
     /// its rank error (0 when the counts are exact).
     pub slack: u64,
-    /// The bucket index of `values` (else binary searches).
-    pub index: Option<&'a SearchIndex>,
+    /// The line index of `values` (else binary searches).
+    pub index: Option<&'a LineIndex>,
 }
 
 impl Reference<'_> {
@@ -370,7 +371,7 @@ pub(super) mod tests {
             cal.sort_by(f64::total_cmp);
             let x: Vec<f64> = x.into_iter().map(|v| f64::from(v) * 0.75).collect();
             let mut out = vec![0.0; x.len()];
-            let index = SearchIndex::new(&cal);
+            let index = LineIndex::new(&cal);
             let mut m = PValues { negate, complement: true, ..exact(&cal, TieBreak::Classical) };
             m.reference.index = Some(&index);
             m.map(&x, &mut out).unwrap();

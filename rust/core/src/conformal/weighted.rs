@@ -21,8 +21,9 @@
 use super::pvalues::TieBreak;
 use super::uniform;
 use crate::error::Error;
+use crate::numeric::line_index::LineIndex;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
-use crate::numeric::search_index::{SearchIndex, GROUP};
+use crate::numeric::search_index::GROUP;
 use crate::sample::NanPolicy;
 use rayon::prelude::*;
 
@@ -33,8 +34,8 @@ pub struct WeightedCalibration {
     values: Vec<f64>,
     /// `above[j]` = total weight of `values[j..]`; `above[n] = 0`.
     above: Vec<f64>,
-    /// The bucket index of `values` (one table read per score).
-    index: SearchIndex,
+    /// The line index of `values` (one line read per score).
+    index: LineIndex,
     negate: bool,
 }
 
@@ -92,7 +93,7 @@ impl WeightedCalibration {
         }
         let values: Vec<f64> = pairs.iter().map(|p| p.0).collect();
         Ok(WeightedCalibration {
-            index: SearchIndex::new(&values),
+            index: LineIndex::new(&values),
             values,
             above,
             negate,
