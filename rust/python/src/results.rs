@@ -3,11 +3,14 @@
 //! Each pickles (by its constructor's arguments).
 
 use outprob_core::conformal::select::Selection;
+use outprob_core::conformal::tails::TailFit;
 use outprob_core::distributed::plan::ColumnFit as CoreColumnFit;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
 use outprob_core::evaluation::metrics::{
     Evaluation as CoreEvaluation, Reliability, Strata as CoreStrata,
 };
+use outprob_core::sequential::decayed::Moments;
+use outprob_core::sequential::drift::{Event, Parts, Policy};
 use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
 use outprob_core::streaming::sketch::AnySketch;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
@@ -217,5 +220,46 @@ records! {
         count: usize,
         threshold: f64,
         null_proportion: f64,
+    }
+
+    /// A conformal tail fit (contract §11): `params` are GPD (ξ, σ),
+    /// Gaussian (center, scale) or gamma (k, θ, offset), NaN-padded.
+    TailSummary from TailFit as f {
+        tail: String = f.kind.name().to_owned(),
+        accepted: bool,
+        reason: String = f.reason.to_owned(),
+        threshold: f64,
+        threshold_pvalue: f64,
+        exceedances: u64,
+        statistic: f64,
+        bound: f64,
+        params: Vec<f64> = f.params().to_vec(),
+    }
+
+    /// Decayed moments (contract §12 "Decayed fit"): scores seen, the total
+    /// weight W, the mean and the variance.
+    DecayedMoments from Moments as m { n: u64, weight: f64, mean: f64, variance: f64 }
+
+    /// A refit policy's parameters (contract §12 "Refits after a drift").
+    DriftSettings from Policy as p {
+        refit: String = p.refit().name().to_owned(),
+        window: u64 = p.window(),
+        delay: u64 = p.delay(),
+    }
+
+    /// A refit policy's position: scores seen, the refit due, the window.
+    DriftState from Parts as p { n: u64, pending: Option<u64>, recent: Vec<f64> }
+
+    /// An alarm, a refit or a failed refit (contract §12): its kind, the
+    /// score after which it happened, the monitor's log statistic (NaN
+    /// but at alarms), the scores refitted, a decayed refit's (center,
+    /// scale) and why a refit failed.
+    DriftEvent from Event as e {
+        kind: String = e.kind.name().to_owned(),
+        index: u64,
+        log_statistic: f64,
+        n_fit: u64,
+        fitted: Option<(f64, f64)>,
+        message: String,
     }
 }
