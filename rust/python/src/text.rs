@@ -29,8 +29,7 @@ macro_rules! reader {
 
             #[pyo3(signature = (n))]
             fn ready(&self, py: Python<'_>, n: usize) -> bool {
-                let reader = self.lock(py);
-                reader.is_finished() || reader.pending() >= n
+                self.lock(py).ready(n)
             }
 
             fn pending(&self, py: Python<'_>) -> usize {

@@ -43,9 +43,7 @@ impl PyTextStream {
 
     #[pyo3(signature = (n))]
     fn ready(&self, py: Python<'_>, n: usize) -> bool {
-        let mut s = self.lock(py);
-        let reader = s.reader();
-        reader.is_finished() || reader.pending() >= n
+        self.lock(py).reader().ready(n)
     }
 
     #[pyo3(signature = (batch, *, on_error))]
