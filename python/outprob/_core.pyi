@@ -105,8 +105,11 @@ class MEstimate:
     norm: str
     location: float
     scale: float
+    #: Outer iterations run.
     n_iter: int
     converged: bool
+    #: The scale the iteration started from ("nmad" or its fallback,
+    #: "constant" for constant scores).
     start: str
     def __new__(
         cls, norm: str, location: float, scale: float, n_iter: int, converged: bool, start: str
@@ -118,8 +121,13 @@ class GaussianFit:
 
     center: float
     scale: float
+    #: The scale estimator that produced σ (the chosen one or its §5
+    #: fallback; "value" for a fixed σ).
     scale_used: str
+    #: Every M-estimate the fit ran.
     m_estimates: List[MEstimate]
+    #: The smallest fitted score of a "sqrt" pretransform, else None
+    #: (set by the fit that pretransforms).
     pre_min: Optional[float]
     def __new__(
         cls, center: float, scale: float, scale_used: str, m_estimates: List[MEstimate],
@@ -127,16 +135,22 @@ class GaussianFit:
     ) -> "GaussianFit": ...
 
 class LinearFit:
+    """A linear fit: the smallest and largest oriented score."""
+
     min: float
     max: float
     def __new__(cls, min: float, max: float) -> "LinearFit": ...
 
 class TopKFit:
+    """A top-k fit: the k-th largest and the largest score."""
+
     cutoff: float
     max: float
     def __new__(cls, cutoff: float, max: float) -> "TopKFit": ...
 
 class SigmoidFit:
+    """A sigmoid fit (contract §10)."""
+
     center: float
     scale: float
     a: float
@@ -148,6 +162,8 @@ class SigmoidFit:
     ) -> "SigmoidFit": ...
 
 class MixtureFit:
+    """A mixture-model fit (contract §10); ``lambda_`` is λ."""
+
     scale: float
     alpha: float
     mu: float
@@ -162,6 +178,8 @@ class MixtureFit:
     ) -> "MixtureFit": ...
 
 class GammaFit:
+    """A gamma fit (contract §10)."""
+
     offset: float
     mean: float
     scale: float
@@ -169,11 +187,15 @@ class GammaFit:
     def __new__(cls, offset: float, mean: float, scale: float, method_used: str) -> "GammaFit": ...
 
 class StreamingResult:
+    """A streaming Gaussian fit with its error bounds (contract §9)."""
+
     center: float
     scale: float
     scale_used: str
+    #: Intervals holding the exact μ and σ (None for M-estimates).
     center_interval: Optional[Tuple[float, float]]
     scale_interval: Optional[Tuple[float, float]]
+    #: Bound on |p̂ − p| over all scores.
     probability_error: Optional[float]
     rank_error: float
     m_estimates: List[MEstimate]
@@ -189,12 +211,15 @@ class SketchInfo:
     """A KLL sketch's parameters and state (DataSketches' names)."""
 
     k: int
+    #: The smallest k merged in.
     min_k: int
     n: int
     num_retained: int
     is_estimation_mode: bool
+    #: Items are doubles (else floats).
     is_double: bool
     seed: int
+    #: The smallest and largest item seen.
     extremes: Optional[Tuple[float, float]]
     def __new__(
         cls, k: int, min_k: int, n: int, num_retained: int, is_estimation_mode: bool,
@@ -208,9 +233,12 @@ class ColumnFit:
     center: float
     scale: float
     scale_used: str
+    #: Iterations and convergence of the last M-estimate, if one ran.
     n_iter: Optional[int]
     converged: Optional[bool]
+    #: The raw minimum of a "sqrt" pretransform.
     pre_min: Optional[float]
+    #: Each step of the §5 fallback chain taken: (zero scale, next).
     fallbacks: List[Tuple[str, str]]
     def __new__(
         cls, center: float, scale: float, scale_used: str, n_iter: Optional[int],
@@ -226,6 +254,8 @@ class Strata:
     def __new__(cls, all: float, outlier: float, inlier: float) -> "Strata": ...
 
 class Evaluation:
+    """The measures of contract §6 of one set of probabilities."""
+
     brier: Strata
     sharpness: Strata
     refinement: Strata
@@ -238,6 +268,8 @@ class Evaluation:
     ) -> "Evaluation": ...
 
 class ReliabilityCurve:
+    """A reliability diagram's bins."""
+
     edges: List[float]
     mean_probability: List[float]
     outlier_fraction: List[float]
@@ -506,6 +538,9 @@ class ColumnPlan:
 # -- conformal p-values and FDR selection (contract §11) --------------------------
 
 class SelectionFit:
+    """A step-up selection (contract §11): how many p-values it selected,
+    its threshold t(k*) (0 when none) and Storey's π̂₀ (1 otherwise)."""
+
     def __new__(cls, count: int, threshold: float, null_proportion: float) -> "SelectionFit": ...
     @property
     def count(self) -> int: ...
