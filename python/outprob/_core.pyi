@@ -50,8 +50,6 @@ __all__ = [
     "LineReader",
     "format_lines",
     "TextStream",
-    "_erf",
-    "_gamma_pq",
     "evaluate",
     "brier_and_sharpness",
     "refinement_and_calibration",
@@ -69,6 +67,7 @@ __all__ = [
     "ConformalSketch",
     "ConformalCalibration",
     "ConformalTail",
+    "TailSummary",
     "combine_pvalues",
     "ensemble_scores",
     "WeightedCalibration",
@@ -80,7 +79,11 @@ __all__ = [
     "MartingaleState",
     "OnlinePvaluesState",
     "DecayedFitState",
+    "DecayedMoments",
     "DriftPolicyState",
+    "DriftEvent",
+    "DriftSettings",
+    "DriftState",
     "drift_check_decayed",
     "drift_decayed_gaussian",
     "RowReader",
@@ -102,8 +105,11 @@ class MEstimate:
     norm: str
     location: float
     scale: float
+    #: Outer iterations run.
     n_iter: int
     converged: bool
+    #: The scale the iteration started from ("nmad" or its fallback,
+    #: "constant" for constant scores).
     start: str
     def __new__(
         cls, norm: str, location: float, scale: float, n_iter: int, converged: bool, start: str
@@ -115,8 +121,13 @@ class GaussianFit:
 
     center: float
     scale: float
+    #: The scale estimator that produced σ (the chosen one or its §5
+    #: fallback; "value" for a fixed σ).
     scale_used: str
+    #: Every M-estimate the fit ran.
     m_estimates: List[MEstimate]
+    #: The smallest fitted score of a "sqrt" pretransform, else None
+    #: (set by the fit that pretransforms).
     pre_min: Optional[float]
     def __new__(
         cls, center: float, scale: float, scale_used: str, m_estimates: List[MEstimate],
@@ -124,16 +135,22 @@ class GaussianFit:
     ) -> "GaussianFit": ...
 
 class LinearFit:
+    """A linear fit: the smallest and largest oriented score."""
+
     min: float
     max: float
     def __new__(cls, min: float, max: float) -> "LinearFit": ...
 
 class TopKFit:
+    """A top-k fit: the k-th largest and the largest score."""
+
     cutoff: float
     max: float
     def __new__(cls, cutoff: float, max: float) -> "TopKFit": ...
 
 class SigmoidFit:
+    """A sigmoid fit (contract §10)."""
+
     center: float
     scale: float
     a: float
@@ -145,6 +162,8 @@ class SigmoidFit:
     ) -> "SigmoidFit": ...
 
 class MixtureFit:
+    """A mixture-model fit (contract §10); ``lambda_`` is λ."""
+
     scale: float
     alpha: float
     mu: float
@@ -159,6 +178,8 @@ class MixtureFit:
     ) -> "MixtureFit": ...
 
 class GammaFit:
+    """A gamma fit (contract §10)."""
+
     offset: float
     mean: float
     scale: float
@@ -166,11 +187,15 @@ class GammaFit:
     def __new__(cls, offset: float, mean: float, scale: float, method_used: str) -> "GammaFit": ...
 
 class StreamingResult:
+    """A streaming Gaussian fit with its error bounds (contract §9)."""
+
     center: float
     scale: float
     scale_used: str
+    #: Intervals holding the exact μ and σ (None for M-estimates).
     center_interval: Optional[Tuple[float, float]]
     scale_interval: Optional[Tuple[float, float]]
+    #: Bound on |p̂ − p| over all scores.
     probability_error: Optional[float]
     rank_error: float
     m_estimates: List[MEstimate]
@@ -186,12 +211,15 @@ class SketchInfo:
     """A KLL sketch's parameters and state (DataSketches' names)."""
 
     k: int
+    #: The smallest k merged in.
     min_k: int
     n: int
     num_retained: int
     is_estimation_mode: bool
+    #: Items are doubles (else floats).
     is_double: bool
     seed: int
+    #: The smallest and largest item seen.
     extremes: Optional[Tuple[float, float]]
     def __new__(
         cls, k: int, min_k: int, n: int, num_retained: int, is_estimation_mode: bool,
@@ -205,9 +233,12 @@ class ColumnFit:
     center: float
     scale: float
     scale_used: str
+    #: Iterations and convergence of the last M-estimate, if one ran.
     n_iter: Optional[int]
     converged: Optional[bool]
+    #: The raw minimum of a "sqrt" pretransform.
     pre_min: Optional[float]
+    #: Each step of the §5 fallback chain taken: (zero scale, next).
     fallbacks: List[Tuple[str, str]]
     def __new__(
         cls, center: float, scale: float, scale_used: str, n_iter: Optional[int],
@@ -223,6 +254,8 @@ class Strata:
     def __new__(cls, all: float, outlier: float, inlier: float) -> "Strata": ...
 
 class Evaluation:
+    """The measures of contract §6 of one set of probabilities."""
+
     brier: Strata
     sharpness: Strata
     refinement: Strata
@@ -235,6 +268,8 @@ class Evaluation:
     ) -> "Evaluation": ...
 
 class ReliabilityCurve:
+    """A reliability diagram's bins."""
+
     edges: List[float]
     mean_probability: List[float]
     outlier_fraction: List[float]
@@ -254,7 +289,9 @@ class GaussianSpec:
         maxiter: int = ..., tol: float = ..., nan_policy: str = ..., negate: bool = ...,
         pretransform: Optional[str] = ..., fixed_center: Optional[float] = ...,
     ) -> "GaussianSpec": ...
-    def with_trim(self, trim: float) -> "GaussianSpec": ...
+    def with_trim(self, trim: float) -> "GaussianSpec":
+        """This spec with another trim fraction (``trim="auto"`` chooses one per
+        column)."""
     @property
     def fallbacks(self) -> List[str]:
         """The scales tried after the chosen one while σ is 0 (contract §5)."""
@@ -292,7 +329,8 @@ class _MEstimateParams(TypedDict):
 def m_estimate(
     x: _Scores, *, nan_policy: str, threads: int = ..., direct: bool = ...,
     **params: Unpack[_MEstimateParams],
-) -> MEstimate: ...
+) -> MEstimate:
+    """Huber's proposal 2 with the core's ``MParams`` given as keywords."""
 
 # -- fitting (contract §4–§5, §10) ---------------------------------------------------
 
@@ -308,10 +346,13 @@ def fit_transform_linear(
 ) -> Optional[Tuple[LinearFit, _Scores, FittedMap]]: ...
 def fit_rank(
     x: _Scores, *, nan_policy: str, negate: bool, threads: int = ...
-) -> npt.NDArray[np.float64]: ...
+) -> npt.NDArray[np.float64]:
+    """The sorted, oriented, NaN-free fitted scores (float64)."""
 def fit_transform_rank(
     x: object, out: _Scores, *, log: bool, nan_policy: str, negate: bool
-) -> npt.NDArray[np.float64]: ...
+) -> npt.NDArray[np.float64]:
+    """Rank scaling fitted on C-contiguous 1-D ``x`` and applied to it, into ``out``
+    (same dtype and length); returns the sorted fitted scores."""
 def fit_top_k(
     x: _Scores, *, k: int, nan_policy: str, negate: bool, threads: int = ...
 ) -> TopKFit: ...
@@ -331,7 +372,8 @@ def fit_gamma(
 class FittedMap:
     """A scaler's fitted map, checked by the core; pickles by its state."""
 
-    def __new__(cls, state: Dict[str, Any]) -> "FittedMap": ...
+    def __new__(cls, state: Dict[str, Any]) -> "FittedMap":
+        """A map from its ``state()``, checked by the core."""
     @staticmethod
     def one_column(kind: str, negate: bool, params: List[float]) -> "FittedMap":
         """The map of a 1-D fit without pretransform from one value of each
@@ -352,11 +394,6 @@ class FittedMap:
     ) -> Optional[_Scores]:
         """The probabilities of a C-contiguous float ndarray of a shape this
         map maps (into ``out`` if given), else None."""
-
-def _erf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
-def _gamma_pq(
-    a: npt.NDArray[np.float64], x: npt.NDArray[np.float64]
-) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 # -- evaluation (contract §6) --------------------------------------------------------
 
@@ -390,7 +427,8 @@ class KllSketch:
     def info(self) -> SketchInfo: ...
     def copy(self) -> "KllSketch": ...
 
-def kll_normalized_rank_error(k: int, *, pmf: bool) -> float: ...
+def kll_normalized_rank_error(k: int, *, pmf: bool) -> float:
+    """DataSketches' ε(k)."""
 
 class StreamingState:
     """Exact moments plus, when the estimators need order statistics, a
@@ -400,34 +438,43 @@ class StreamingState:
     def __new__(
         cls, *, spec: GaussianSpec, k: int, seed: int, columns: int, linear: bool = ...
     ) -> "StreamingState": ...
-    def update(self, x: _Scores) -> None: ...
+    def update(self, x: _Scores) -> None:
+        """Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
+        whole or not at all."""
     def update_and_fit(self, x: _Scores) -> List[StreamingResult]: ...
     def merge(self, other: "StreamingState") -> None: ...
     def merge_and_fit(self, other: "StreamingState") -> List[StreamingResult]: ...
     def n(self) -> List[int]: ...
     def results(self) -> List[StreamingResult]: ...
-    def stream_fit(self, last: Optional[int]) -> List[Optional[StreamingResult]]: ...
+    def stream_fit(self, last: Optional[int]) -> List[Optional[StreamingResult]]:
+        """The core's ``stream_fit``."""
     def parts(self) -> List[Dict[str, Any]]: ...
     @staticmethod
     def from_parts(
         *, spec: GaussianSpec, parts: List[Dict[str, Any]], linear: bool = ...
-    ) -> "StreamingState": ...
+    ) -> "StreamingState":
+        """A state from ``parts``, checked by the core."""
 
 class WindowState:
     """The most recent ``size`` scores of each of ``columns`` columns."""
 
     def __new__(cls, *, size: int, refit_every: int, columns: int) -> "WindowState": ...
-    def update(self, x: _Scores, *, nan_policy: str) -> None: ...
+    def update(self, x: _Scores, *, nan_policy: str) -> None:
+        """Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
+        whole or not at all."""
     def update_and_fit_gaussian(
         self, x: _Scores, *, nan_policy: str, spec: GaussianSpec, refit: bool
-    ) -> Optional[List[GaussianFit]]: ...
+    ) -> Optional[List[GaussianFit]]:
+        """``update``, then, when ``refit`` or when due, the Gaussian fit of each
+        column's window (None when not refitted), as one step."""
     def due(self) -> bool: ...
     def seen(self) -> List[int]: ...
     def fit_gaussian(self, *, spec: GaussianSpec) -> List[GaussianFit]: ...
     def fit_linear(self, *, negate: bool) -> List[LinearFit]: ...
     def parts(self) -> List[Dict[str, Any]]: ...
     @staticmethod
-    def from_parts(*, size: int, refit_every: int, parts: List[Dict[str, Any]]) -> "WindowState": ...
+    def from_parts(*, size: int, refit_every: int, parts: List[Dict[str, Any]]) -> "WindowState":
+        """A state from ``parts``, checked by the core."""
 
 # -- the distributed fit (contract §9) ----------------------------------------------
 
@@ -435,11 +482,15 @@ class Pass:
     """A pass of a column's plan over every partition (pickles as bytes)."""
 
     def __new__(cls, data: bytes) -> "Pass": ...
-    def map(self, x: _Scores) -> "Partial": ...
+    def map(self, x: _Scores) -> "Partial":
+        """The pass's partial of one piece of the column."""
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """What the pass computes, in a word ("census", "bracket", …)."""
     @property
-    def native_census(self) -> Optional[Tuple[bool, int]]: ...
+    def native_census(self) -> Optional[Tuple[bool, int]]:
+        """``(negate, sketch_k)`` of a census an engine may run natively (no
+        moments, no pretransform); None for any other pass."""
 
 class _CensusParams(TypedDict):
     """The counts, extremes and sketch bytes of a census an engine ran."""
@@ -456,10 +507,14 @@ class Partial:
     """A pass's partial result of a piece of a column (pickles as bytes)."""
 
     def __new__(cls, data: bytes) -> "Partial": ...
-    def combine(self, other: "Partial") -> "Partial": ...
-    def to_bytes(self) -> bytes: ...
+    def combine(self, other: "Partial") -> "Partial":
+        """The partial of this piece followed by ``other``'s."""
+    def to_bytes(self) -> bytes:
+        """The partial as bytes, for the trip from a worker."""
     @staticmethod
-    def census(**params: Unpack[_CensusParams]) -> "Partial": ...
+    def census(**params: Unpack[_CensusParams]) -> "Partial":
+        """The partial of a census an engine ran natively: counts without
+        first indexes, and the doubles sketch's bytes."""
 
 class _PlanOptions(TypedDict):
     """How a column's distributed fit runs (the core's ``PlanOptions``)."""
@@ -476,13 +531,20 @@ class ColumnPlan:
     each pass run and its combined partial fed back; then ``result``."""
 
     def __new__(cls, spec: GaussianSpec, **params: Unpack[_PlanOptions]) -> "ColumnPlan": ...
-    def next_pass(self) -> Optional[Pass]: ...
-    def feed(self, partial: Partial) -> None: ...
-    def result(self) -> Union[ColumnFit, StreamingResult]: ...
+    def next_pass(self) -> Optional[Pass]:
+        """The next pass to run, or None once the column is fitted."""
+    def feed(self, partial: Partial) -> None:
+        """Feeds the combined partial of the pass ``next_pass`` returned."""
+    def result(self) -> Union[ColumnFit, StreamingResult]:
+        """The fit, once ``next_pass`` returned None: a ``ColumnFit`` (exact) or a
+        ``StreamingResult`` (sketch)."""
 
 # -- conformal p-values and FDR selection (contract §11) --------------------------
 
 class SelectionFit:
+    """A step-up selection (contract §11): how many p-values it selected,
+    its threshold t(k*) (0 when none) and Storey's π̂₀ (1 otherwise)."""
+
     def __new__(cls, count: int, threshold: float, null_proportion: float) -> "SelectionFit": ...
     @property
     def count(self) -> int: ...
@@ -510,7 +572,10 @@ def limits() -> List[Tuple[str, str, int, int]]:
 
 class ConformalSketch:
     def __new__(cls, *, k: int, seed: int) -> "ConformalSketch": ...
-    def update(self, x: _Scores, *, nan_policy: str, negate: bool) -> int: ...
+    def update(self, x: _Scores, *, nan_policy: str, negate: bool) -> int:
+        """Adds a batch under the §5 rules (±inf, or NaN under "raise", refuse
+        the whole batch; NaN are otherwise skipped); ``negate`` orients the
+        scores. Returns how many were added."""
     def merge(self, other: "ConformalSketch") -> None: ...
     def serialize(self) -> bytes: ...
     @staticmethod
@@ -520,7 +585,8 @@ class ConformalSketch:
     @property
     def k(self) -> int: ...
     @property
-    def rank_error(self) -> float: ...
+    def rank_error(self) -> float:
+        """ε of the sketch, 0 while it is exact."""
 
 class WeightedCalibration:
     def __new__(
@@ -528,11 +594,13 @@ class WeightedCalibration:
         negate: bool,
     ) -> "WeightedCalibration": ...
     @property
-    def sizes(self) -> Tuple[int, float]: ...
+    def sizes(self) -> Tuple[int, float]:
+        """The number of calibration scores and their total weight."""
     def pvalues(
         self, scores: npt.NDArray[np.float64], weights: npt.NDArray[np.float64],
         out: npt.NDArray[np.float64], *, tie_break: str, seed: int, complement: bool, threads: int = 0,
-    ) -> None: ...
+    ) -> None:
+        """The p-values (or ``1 − p``) of ``scores`` with test ``weights`` into ``out``."""
 
 class IntegrativeCalibration:
     def __new__(
@@ -540,25 +608,34 @@ class IntegrativeCalibration:
         *, nan_policy: str, negate: bool,
     ) -> "IntegrativeCalibration": ...
     @property
-    def sizes(self) -> Tuple[int, int]: ...
+    def sizes(self) -> Tuple[int, int]:
+        """n inlier and k outlier calibration points."""
     def pvalues(
         self, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: npt.NDArray[np.float64],
         *, complement: bool,
-    ) -> None: ...
+    ) -> None:
+        """The p-values (or ``1 − p``) of test pairs (``a``, ``b``) into ``out``."""
 
 class ConformalCalibration:
     def __new__(
         cls, sorted: npt.NDArray[np.float64], *, spec: ConformalSpec, negate: bool
-    ) -> "ConformalCalibration": ...
+    ) -> "ConformalCalibration":
+        """From sorted (ascending, finite) oriented calibration scores."""
     @staticmethod
     def from_sketch(
         sketch: ConformalSketch, *, spec: ConformalSpec, negate: bool
-    ) -> "ConformalCalibration": ...
+    ) -> "ConformalCalibration":
+        """From a sketch: its weighted sample, with the slack ⌈ε·n⌉ added to
+        every count of calibration scores ≥ s (0 while the sketch is exact)."""
     @property
-    def n(self) -> int: ...
+    def n(self) -> int:
+        """The number of calibration scores n."""
     def map(
         self, x: Any, out: Any = None, *, complement: bool, threads: int = 0
-    ) -> Optional[Any]: ...
+    ) -> Optional[Any]:
+        """The p-values (or ``1 − p`` with ``complement``) of the C-contiguous,
+        aligned float64/float32 array ``x`` (any shape), into ``out`` if given
+        (same dtype and shape) or a new array; None for any other ``x``."""
 
 class _TailParams(TypedDict):
     """A tail's family and thresholds (the core's ``TailSpec``)."""
@@ -567,13 +644,29 @@ class _TailParams(TypedDict):
     quantile: float
     delta: float
 
+class TailSummary:
+    """A conformal tail fit (contract §11); ``params`` are GPD (ξ, σ),
+    Gaussian (center, scale) or gamma (k, θ, offset), NaN-padded."""
+
+    tail: str
+    accepted: bool
+    reason: str
+    threshold: float
+    threshold_pvalue: float
+    exceedances: int
+    statistic: float
+    bound: float
+    params: List[float]
+    def __new__(
+        cls, tail: str, accepted: bool, reason: str, threshold: float, threshold_pvalue: float,
+        exceedances: int, statistic: float, bound: float, params: List[float],
+    ) -> "TailSummary": ...
+
 class ConformalTail:
     def __new__(
         cls, sorted: npt.NDArray[np.float64], **params: Unpack[_TailParams]
     ) -> "ConformalTail": ...
-    def summary(
-        self,
-    ) -> Tuple[str, bool, str, float, float, int, float, float, List[float]]: ...
+    def summary(self) -> TailSummary: ...
     def map(
         self,
         calibration: ConformalCalibration,
@@ -582,11 +675,15 @@ class ConformalTail:
         *,
         complement: bool,
         threads: int = 0,
-    ) -> Optional[Any]: ...
+    ) -> Optional[Any]:
+        """The tailed p-values (or ``1 − p``) of ``x`` against ``calibration``, as
+        ``ConformalCalibration.map``."""
 
 def combine_pvalues(
     p: npt.NDArray[np.float64], k: int, *, rule: str, weights: Optional[List[float]] = None
-) -> npt.NDArray[np.float64]: ...
+) -> npt.NDArray[np.float64]:
+    """One p-value per row of the flat row-major ``p`` (k columns):
+    ``rule`` "cauchy" (optional ``weights``) or "harmonic"."""
 def ensemble_scores(
     calibration: npt.NDArray[np.float64],
     test: npt.NDArray[np.float64],
@@ -594,10 +691,13 @@ def ensemble_scores(
     *,
     negate: bool,
     combine: str,
-) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The ensemble scores of calibration and test rows (flat row-major, k
+    columns each): ``(calibration_scores, test_scores)``."""
 def conformal_mc_correction(
     n: int, *, delta: float, simulations: int, seed: int, threads: int = 0
-) -> float: ...
+) -> float:
+    """The Monte Carlo adjustment's correction γ for n calibration scores."""
 def conformal_select(
     p: npt.NDArray[np.float64],
     out: npt.NDArray[np.bool_],
@@ -606,7 +706,9 @@ def conformal_select(
     method: str,
     lam: float,
     threads: int = 0,
-) -> SelectionFit: ...
+) -> SelectionFit:
+    """Step-up selection of the float64 p-values ``p`` at level ``alpha``, the
+    mask into ``out`` (bool, same length)."""
 
 # -- score lines (outprob stream, contract §9 "Command line") -------------------------
 
@@ -614,25 +716,34 @@ class LineReader:
     """One score per line from text fed in pieces, handed out in batches."""
 
     def __new__(cls) -> "LineReader": ...
-    def feed(self, data: bytes) -> None: ...
-    def finish(self) -> None: ...
-    def ready(self, n: int) -> bool: ...
-    def pending(self) -> int: ...
+    def feed(self, data: bytes) -> None:
+        """Adds text and parses every line it completes."""
+    def finish(self) -> None:
+        """Ends the input: an unfinished last line becomes a line."""
+    def ready(self, n: int) -> bool:
+        """Whether ``n`` lines can be taken, or the input ended."""
+    def pending(self) -> int:
+        """Lines parsed and not taken yet."""
     def take(
         self, n: int
     ) -> Tuple[int, npt.NDArray[np.float64], List[Tuple[int, str]]]:
         """(first line number, one score per line, [(line, message)] of bad lines)."""
 
-def format_lines(p: npt.NDArray[np.float64]) -> bytes: ...
+def format_lines(p: npt.NDArray[np.float64]) -> bytes:
+    """Probabilities as text: the shortest decimal that reads back to the same
+    double, one per line (``nan`` for NaN)."""
 
 class TextStream:
     """``outprob stream``'s plain path: lines of scores in, lines of
     probabilities out, fitting as it goes (no arrays)."""
 
     def __new__(cls, *, spec: GaussianSpec, k: int, seed: int, linear: bool) -> "TextStream": ...
-    def feed(self, data: bytes) -> None: ...
-    def finish(self) -> None: ...
-    def ready(self, n: int) -> bool: ...
+    def feed(self, data: bytes) -> None:
+        """Adds text and parses every line it completes."""
+    def finish(self) -> None:
+        """Ends the input: an unfinished last line becomes a line."""
+    def ready(self, n: int) -> bool:
+        """Whether ``n`` lines can be taken, or the input ended."""
     def step(
         self, batch: int, *, on_error: str
     ) -> Tuple[bytes, int, List[Tuple[int, str]], Optional[str], Optional[StreamingResult]]:
@@ -694,7 +805,8 @@ class OnlinePvaluesState:
     """Online smoothed conformal p-values: every score seen, counted."""
 
     def __new__(cls, *, seed: int, negate: bool, smoothed: bool) -> "OnlinePvaluesState": ...
-    def pvalues(self, scores: _F64, uniforms: Optional[_F64] = None) -> _F64: ...
+    def pvalues(self, scores: _F64, uniforms: Optional[_F64] = None) -> _F64:
+        """``uniforms`` replace the tie-breaking draws."""
     def update(self, scores: _F64) -> None: ...
     def n(self) -> int: ...
     def parts(self) -> Dict[str, Any]: ...
@@ -712,12 +824,24 @@ class _DecayedParams(TypedDict):
     k: int
     seed: int
 
+class DecayedMoments:
+    """Decayed moments (contract §12 "Decayed fit"): scores seen, the total
+    weight W, the mean and the variance."""
+
+    n: int
+    weight: float
+    mean: float
+    variance: float
+    def __new__(cls, n: int, weight: float, mean: float, variance: float) -> "DecayedMoments": ...
+
 class DecayedFitState:
     """Exponentially decayed moments and order statistics (§12 "Decayed fit")."""
 
     def __new__(cls, **params: Unpack[_DecayedParams]) -> "DecayedFitState": ...
-    def update(self, scores: _F64) -> None: ...
-    def moments(self) -> Optional[Tuple[int, float, float, float]]: ...
+    def update(self, scores: _F64) -> None:
+        """Adds scores (NaN skipped; a batch with ±inf refused whole)."""
+    def moments(self) -> Optional[DecayedMoments]:
+        """None before the first score."""
     def quantiles(self, qs: List[float]) -> Optional[List[float]]: ...
     def median_mad(self) -> Optional[Tuple[float, float]]: ...
     def rank_error(self) -> float: ...
@@ -727,7 +851,38 @@ class DecayedFitState:
 
 # -- refits after a drift (contract §12 "Refits after a drift") -----------------------
 
-_DriftEvent = Tuple[str, int, float, int, Optional[Tuple[float, float]], str]
+class DriftEvent:
+    """An alarm, a refit or a failed refit (contract §12): its kind, the
+    score after which it happened, the monitor's log statistic (NaN but
+    at alarms), the scores refitted, a decayed refit's (center, scale) and
+    why a refit failed."""
+
+    kind: str
+    index: int
+    log_statistic: float
+    n_fit: int
+    fitted: Optional[Tuple[float, float]]
+    message: str
+    def __new__(
+        cls, kind: str, index: int, log_statistic: float, n_fit: int,
+        fitted: Optional[Tuple[float, float]], message: str,
+    ) -> "DriftEvent": ...
+
+class DriftSettings:
+    """A refit policy's parameters (contract §12 "Refits after a drift")."""
+
+    refit: str
+    window: int
+    delay: int
+    def __new__(cls, refit: str, window: int, delay: int) -> "DriftSettings": ...
+
+class DriftState:
+    """A refit policy's position: scores seen, the refit due, the window."""
+
+    n: int
+    pending: Optional[int]
+    recent: List[float]
+    def __new__(cls, n: int, pending: Optional[int], recent: List[float]) -> "DriftState": ...
 
 class DriftPolicyState:
     """When to refit after a drift, and the events (the core's rules)."""
@@ -735,28 +890,32 @@ class DriftPolicyState:
     def __new__(
         cls, refit: str, *, window: int, half_life: float, delay: Optional[int]
     ) -> "DriftPolicyState": ...
-    def params(self) -> Tuple[str, int, int]: ...
+    def params(self) -> DriftSettings: ...
     def n(self) -> int: ...
     def check_scores(self, scores: _F64) -> None: ...
     def span(self, remaining: int) -> int: ...
     def advance(self, scores: _F64, alarm: Optional[float] = None) -> bool: ...
     def refitted(
         self, n_fit: int, fitted: Optional[Tuple[float, float]] = None
-    ) -> _DriftEvent: ...
-    def refit_failed(self, message: str) -> _DriftEvent: ...
+    ) -> DriftEvent: ...
+    def refit_failed(self, message: str) -> DriftEvent: ...
     def recent(self) -> _F64: ...
-    def events(self, start: int) -> List[_DriftEvent]: ...
-    def state(self) -> Tuple[int, Optional[int], List[float]]: ...
+    def events(self, start: int) -> List[DriftEvent]:
+        """The events from position ``start`` on."""
+    def state(self) -> DriftState: ...
     @staticmethod
     def from_parts(
         refit: str, window: int, delay: int, n: int, pending: Optional[int],
-        recent: List[float], events: List[_DriftEvent],
+        recent: List[float], events: List[DriftEvent],
     ) -> "DriftPolicyState": ...
 
-def drift_check_decayed(center: str, scale: str, pretransform: bool, fixed_center: bool) -> None: ...
+def drift_check_decayed(center: str, scale: str, pretransform: bool, fixed_center: bool) -> None:
+    """Whether a Gaussian scaler of these estimators can be refitted on a
+    decayed fit (an error naming what it needs otherwise)."""
 def drift_decayed_gaussian(
     fit: DecayedFitState, center: str, scale: str, fallbacks: List[str]
-) -> Tuple[float, float, str]: ...
+) -> Tuple[float, float, str]:
+    """(center, scale, the scale used) of a decayed Gaussian refit."""
 
 # -- rows with an identifier (outprob stream, contract §12 "outprob stream") ----------
 
@@ -768,16 +927,23 @@ class RowReader:
 
     def __new__(
         cls, *, column: Optional[int] = None, delimiter: int = 44, first_line: int = 1
-    ) -> "RowReader": ...
-    def feed(self, data: bytes) -> None: ...
-    def finish(self) -> None: ...
-    def ready(self, n: int) -> bool: ...
-    def pending(self) -> int: ...
+    ) -> "RowReader":
+        """``column``/``delimiter`` given: CSV rows; otherwise ``id<TAB>score``."""
+    def feed(self, data: bytes) -> None:
+        """Adds text and parses every line it completes."""
+    def finish(self) -> None:
+        """Ends the input: an unfinished last line becomes a line."""
+    def ready(self, n: int) -> bool:
+        """Whether ``n`` lines can be taken, or the input ended."""
+    def pending(self) -> int:
+        """Lines parsed and not taken yet."""
     def take(
         self, n: int
-    ) -> Tuple[int, _F64, List[Tuple[int, str]], RowTexts]: ...
+    ) -> Tuple[int, _F64, List[Tuple[int, str]], RowTexts]:
+        """As ``LineReader.take``, with the rows' texts."""
 
-def csv_layout(header: bytes, column: str) -> Tuple[int, int]: ...
+def csv_layout(header: bytes, column: str) -> Tuple[int, int]:
+    """The field index and delimiter of a CSV header's column ``column``."""
 def format_columns(
     doubles: List[Tuple[_F64, int]],
     flags: List[_Bools],
@@ -785,4 +951,8 @@ def format_columns(
     rows: Optional[RowTexts] = None,
     delimiter: int = 9,
     skip: List[int] = ...,
-) -> bytes: ...
+) -> bytes:
+    """Output lines: each row's text (when ``rows`` is given), then the double
+    columns (each with its digits: 0 for the shortest form, else that many
+    significant digits) and the flag columns, separated by ``delimiter``;
+    rows at the indices in ``skip`` are left out."""

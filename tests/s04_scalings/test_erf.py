@@ -1,10 +1,15 @@
-"""The erf of Gaussian scaling (contract §4: p = max(0, erf((s − μ)/(σ√2)))):
-the core's vectorised erf (`rust/core/src/numeric/erf/`, bound as
-``outprob._core._erf``) against ``scipy.special.erf``.
+"""The erf of Gaussian scaling (contract §4: p = max(0, erf((s − μ)/(σ√2))))
+through the public transform, against ``scipy.special.erf``.
 
+With μ = 0 and σ = 0.7071067811865475, σ√2 rounds to exactly 1, so the
+map's z = (s − μ)/(σ√2) is the score itself and the transform returns
+max(0, erf(s)): erf of every positive score, and, with
+``higher_is_outlier=False`` (s ↦ −s), of every negative score's magnitude.
 The kernel is designed for < 1 ulp from the correctly rounded erf (the Rust
-tests measure max 1 ulp on 4e6 random points); SciPy's erf has an error of
-its own, so the bound here is 4 ulp, computed with ``np.spacing``."""
+tests of `rust/core/src/numeric/erf/` measure it against a correctly
+rounded table and libm, including erf's oddness and signed zeros); SciPy's
+erf has an error of its own, so the bound here is 4 ulp, computed with
+``np.spacing``."""
 
 from __future__ import annotations
 
@@ -12,13 +17,16 @@ import numpy as np
 import pytest
 from scipy import special
 
-from outprob._core import _erf
+import outprob
 
 MAX_ULP = 4
 #: Piece width of the kernel's piecewise polynomial on [0, 5.92).
 PIECE = 0.375
 #: Smallest double whose erf rounds to 1.0.
 CUT = 5.921587195794507
+#: σ with fl(σ·√2) = 1: z = s exactly.
+SIGMA = 0.7071067811865475
+assert SIGMA * np.sqrt(2.0) == 1.0
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -36,21 +44,32 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return d
 
 
+def gaussian(x: np.ndarray, higher: bool = True) -> np.ndarray:
+    """max(0, erf(±x)) by the public Gaussian transform with z = ±x."""
+    s = outprob.GaussianScaler(center=0.0, scale=SIGMA, higher_is_outlier=higher)
+    return s.fit(np.array([0.0, 1.0])).transform(x)
+
+
 def check(x: np.ndarray) -> float:
     x = np.ascontiguousarray(x, dtype=np.float64)
-    got = _erf(x)
-    assert isinstance(got, np.ndarray)
-    assert got.dtype == np.float64
-    assert got.shape == x.shape
-    if x.size == 0:
-        return 0.0
-    want = special.erf(x)
-    d = ulp_distance(got, want)
-    worst = int(np.argmax(d))
-    assert d[worst] <= MAX_ULP, (
-        f"erf({x[worst]!r}) = {got[worst]!r}, scipy {want[worst]!r}: {d[worst]} ulp"
-    )
-    return float(d[worst])
+    worst = 0.0
+    for sign, higher in ((1.0, True), (-1.0, False)):
+        got = gaussian(x, higher)
+        assert isinstance(got, np.ndarray)
+        assert got.dtype == np.float64
+        assert got.shape == x.shape
+        if x.size == 0:
+            return 0.0
+        with np.errstate(invalid="ignore"):
+            want = np.maximum(special.erf(sign * x), 0.0)
+        want[np.isnan(x)] = np.nan
+        d = ulp_distance(got, want)
+        i = int(np.argmax(d))
+        assert d[i] <= MAX_ULP, (
+            f"erf({sign * x[i]!r}) = {got[i]!r}, scipy {want[i]!r}: {d[i]} ulp"
+        )
+        worst = max(worst, float(d[i]))
+    return worst
 
 
 def test_dense_grid():
@@ -74,7 +93,8 @@ def test_near_zero_and_subnormals():
     check(np.r_[tiny, -tiny])
     # erf(x) = 2x/√π correctly rounded for the tiniest subnormals
     sub = np.array([5e-324, 1e-323, 1.5e-323, 1e-320, 2.2250738585072014e-308])
-    np.testing.assert_array_equal(_erf(sub), sub * 2.0 / np.sqrt(np.pi))
+    np.testing.assert_array_equal(gaussian(sub), sub * 2.0 / np.sqrt(np.pi))
+    np.testing.assert_array_equal(gaussian(-sub, False), sub * 2.0 / np.sqrt(np.pi))
 
 
 def test_piece_boundaries():
@@ -91,19 +111,23 @@ def test_piece_boundaries():
 
 def test_special_values():
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, CUT, -CUT, 30.0, -1e308])
-    got = _erf(x)
-    np.testing.assert_array_equal(got[[2, 3, 5, 6, 7, 8]], [1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    got = gaussian(x)
+    np.testing.assert_array_equal(got[[2, 3, 5, 6, 7, 8]], [1.0, 0.0, 1.0, 0.0, 1.0, 0.0])
+    # max(0, erf(±0)) is +0
     assert got[0] == 0.0 and not np.signbit(got[0])
-    assert got[1] == 0.0 and np.signbit(got[1])
+    assert got[1] == 0.0 and not np.signbit(got[1])
     assert np.isnan(got[4])
 
 
 def test_odd_and_bounded():
+    # erf(−x) = −erf(x): the probability of x is that of −x with the
+    # orientation reversed, bit for bit
     rng = np.random.default_rng(7)
     x = rng.uniform(0.0, 8.0, size=100_000)
-    pos, neg = _erf(x), _erf(-x)
-    np.testing.assert_array_equal(neg, -pos)
+    pos, neg = gaussian(x), gaussian(-x, False)
+    np.testing.assert_array_equal(neg, pos)
     assert np.all((pos >= 0.0) & (pos <= 1.0))
+    np.testing.assert_array_equal(gaussian(-x), np.zeros_like(x))
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000])
@@ -111,4 +135,5 @@ def test_lengths(n):
     # tails of the vector loop
     x = np.linspace(-6.5, 6.5, n)
     check(x)
-    np.testing.assert_array_equal(_erf(x), [_erf(x[i : i + 1])[0] for i in range(n)])
+    one = [gaussian(x[i : i + 1])[0] for i in range(n)]
+    np.testing.assert_array_equal(gaussian(x), one)

@@ -53,7 +53,8 @@ def summary(tail: Any) -> Dict[str, Any]:
     """A column's tail as a dict (:data:`SUMMARY_FIELDS`); ``params`` are
     GPD (ξ, σ), Gaussian (center, scale) or gamma (k, θ, offset), and the
     threshold is oriented (negated with ``higher_is_outlier=False``)."""
-    values = dict(zip(SUMMARY_FIELDS, tail.summary()))
+    s = tail.summary()
+    values = {key: getattr(s, key) for key in SUMMARY_FIELDS}
     kind = values["tail"]
     p = [float(v) for v in values["params"]]
     names = {"gpd": ("shape", "scale"), "gaussian": ("center", "scale"),

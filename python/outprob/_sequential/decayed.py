@@ -72,7 +72,7 @@ class DecayedFit(PickledAsDict):
         self._state.update(one_d(scores, "scores"))
         return self
 
-    def _moments(self) -> tuple[int, float, float, float]:
+    def _moments(self) -> _core.DecayedMoments:
         m = self._state.moments()
         if m is None:
             raise ValueError("the decayed fit has no scores yet")
@@ -82,22 +82,22 @@ class DecayedFit(PickledAsDict):
     def n(self) -> int:
         """Scores seen (NaN excluded)."""
         m = self._state.moments()
-        return 0 if m is None else int(m[0])
+        return 0 if m is None else int(m.n)
 
     @property
     def weight(self) -> float:
         r""":math:`W = \sum_i w_i = (1-\rho^n)/(1-\rho)`, :math:`\rho = 2^{-1/h}`."""
-        return self._moments()[1]
+        return self._moments().weight
 
     @property
     def mean(self) -> float:
         r""":math:`\sum_i w_i x_i / W` (exact)."""
-        return self._moments()[2]
+        return self._moments().mean
 
     @property
     def std(self) -> float:
         r""":math:`\sqrt{\sum_i w_i (x_i-\mu)^2 / W}` (exact, ddof 0)."""
-        return float(np.sqrt(self._moments()[3]))
+        return float(np.sqrt(self._moments().variance))
 
     def quantile(self, q: Union[float, npt.ArrayLike]) -> Union[float, npt.NDArray[np.float64]]:
         """The decayed q-quantile(s): the first value whose decayed CDF

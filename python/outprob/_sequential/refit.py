@@ -165,17 +165,17 @@ class RefitOnDrift(PickledAsDict):
     @property
     def refit(self) -> str:
         """``"window"`` or ``"decayed"``."""
-        return str(self._policy.params()[0])
+        return str(self._policy.params().refit)
 
     @property
     def window(self) -> int:
         """Scores kept for a window refit."""
-        return int(self._policy.params()[1])
+        return int(self._policy.params().window)
 
     @property
     def delay(self) -> int:
         """Scores from an alarm to its refit."""
-        return int(self._policy.params()[2])
+        return int(self._policy.params().delay)
 
     @property
     def n(self) -> int:
@@ -227,7 +227,7 @@ class RefitOnDrift(PickledAsDict):
                 self._pvalues = OnlineConformal(seed=self._seed)
             if due:
                 self._do_refit()
-        self.events.extend(_event(*e) for e in policy.events(len(self.events)))
+        self.events.extend(_event(e) for e in policy.events(len(self.events)))
         return DriftSteps(out, pv, logm, alarm, tuple(self.events[first:]))
 
     def _log_statistic(self, steps: Any, i: int) -> float:
@@ -259,7 +259,8 @@ class RefitOnDrift(PickledAsDict):
         """Everything to continue bit for bit, as JSON-serialisable builtins:
         the scaler's, monitor's, p-values' and decayed fit's ``to_dict()``,
         the window's scores, the refit due and the events."""
-        n, pending, recent = self._policy.state()
+        st = self._policy.state()
+        n, pending, recent = st.n, st.pending, st.recent
         return {
             "format": FORMAT, "version": VERSION,
             "params": {"refit": self.refit, "window": self.window, "delay": self.delay,
@@ -310,9 +311,9 @@ class RefitOnDrift(PickledAsDict):
             raise ValueError("'state' 'events' must be a list of dicts")
         try:
             events = [DriftEvent(**e) for e in st["events"]]
-            tuples = [_event_tuple(e) for e in events]
+            core_events = [_stored_event(e) for e in events]
             obj._policy = _core.DriftPolicyState.from_parts(
-                obj.refit, obj.window, obj.delay, n, pending, recent.tolist(), tuples)
+                obj.refit, obj.window, obj.delay, n, pending, recent.tolist(), core_events)
         except (TypeError, OverflowError) as exc:
             raise ValueError(f"'state' 'events': {exc}") from None
         except ValueError as exc:
@@ -326,16 +327,16 @@ class RefitOnDrift(PickledAsDict):
         return f"RefitOnDrift({self.scaler!r}, refit={self.refit!r})  # n={self.n}, events={len(self.events)}"
 
 
-def _event(kind: str, index: int, log_statistic: float, n_fit: int,
-           fitted: Optional[Tuple[float, float]], message: str) -> DriftEvent:
+def _event(e: _core.DriftEvent) -> DriftEvent:
     """A core event record as a :class:`DriftEvent`."""
-    f = None if fitted is None else {"center": fitted[0], "scale": fitted[1]}
+    f = None if e.fitted is None else {"center": e.fitted[0], "scale": e.fitted[1]}
     # The default's NaN object: events compare equal field by field.
-    stat = math.nan if math.isnan(log_statistic) else log_statistic
-    return DriftEvent(kind, index, log_statistic=stat, n_fit=n_fit, fitted=f, message=message)
+    stat = math.nan if math.isnan(e.log_statistic) else e.log_statistic
+    return DriftEvent(e.kind, e.index, log_statistic=stat, n_fit=e.n_fit, fitted=f,
+                      message=e.message)
 
 
-def _event_tuple(e: DriftEvent) -> Tuple[str, int, float, int, Optional[Tuple[float, float]], str]:
+def _stored_event(e: DriftEvent) -> _core.DriftEvent:
     """A stored :class:`DriftEvent` as the core's record (its consistency
     is the core's to check)."""
     fitted = None
@@ -345,7 +346,7 @@ def _event_tuple(e: DriftEvent) -> Tuple[str, int, float, int, Optional[Tuple[fl
         fitted = (float(e.fitted["center"]), float(e.fitted["scale"]))
     if not isinstance(e.kind, str) or not isinstance(e.message, str):
         raise ValueError("'state' 'events': kind and message must be strings")
-    return (e.kind, e.index, float(e.log_statistic), e.n_fit, fitted, e.message)
+    return _core.DriftEvent(e.kind, e.index, float(e.log_statistic), e.n_fit, fitted, e.message)
 
 
 __all__ = ["DriftEvent", "DriftSteps", "RefitOnDrift"]

@@ -41,7 +41,6 @@ pub(crate) struct PyConformalCalibration(pub(crate) calibration::Calibration);
 
 #[pymethods]
 impl PyConformalCalibration {
-    /// From sorted (ascending, finite) oriented calibration scores.
     #[new]
     #[pyo3(signature = (sorted, *, spec, negate))]
     fn new(
@@ -53,8 +52,6 @@ impl PyConformalCalibration {
         Ok(PyConformalCalibration(fitted))
     }
 
-    /// From a sketch: its weighted sample, with the slack ⌈ε·n⌉ added to
-    /// every count of calibration scores ≥ s (0 while the sketch is exact).
     #[staticmethod]
     #[pyo3(signature = (sketch, *, spec, negate))]
     fn from_sketch(
@@ -67,15 +64,11 @@ impl PyConformalCalibration {
         Ok(PyConformalCalibration(fitted))
     }
 
-    /// The number of calibration scores n.
     #[getter]
     fn n(&self) -> u64 {
         self.0.n()
     }
 
-    /// The p-values (or `1 − p` with `complement`) of the C-contiguous,
-    /// aligned float64/float32 array `x` (any shape), into `out` if given
-    /// (same dtype and shape) or a new array; None for any other `x`.
     #[pyo3(signature = (x, out = None, *, complement, threads = 0))]
     fn map<'py>(
         &self,
@@ -103,9 +96,6 @@ impl PyConformalSketch {
         Ok(Self::wrap(CalibrationSketch::new(k, seed)?))
     }
 
-    /// Adds a batch under the §5 rules (±inf, or NaN under "raise", refuse
-    /// the whole batch; NaN are otherwise skipped); `negate` orients the
-    /// scores. Returns how many were added.
     #[pyo3(signature = (x, *, nan_policy, negate))]
     fn update(
         &self,
@@ -143,14 +133,12 @@ impl PyConformalSketch {
         self.lock(py).k()
     }
 
-    /// ε of the sketch, 0 while it is exact.
     #[getter]
     fn rank_error(&self, py: Python<'_>) -> f64 {
         self.lock(py).rank_error()
     }
 }
 
-/// The Monte Carlo adjustment's correction γ for n calibration scores.
 #[pyfunction]
 #[pyo3(signature = (n, *, delta, simulations, seed, threads = 0))]
 pub(crate) fn conformal_mc_correction(
@@ -167,8 +155,6 @@ pub(crate) fn conformal_mc_correction(
     })??)
 }
 
-/// Step-up selection of the float64 p-values `p` at level `alpha`, the
-/// mask into `out` (bool, same length).
 #[pyfunction]
 #[pyo3(signature = (p, out, *, alpha, method, lam, threads = 0))]
 pub(crate) fn conformal_select(

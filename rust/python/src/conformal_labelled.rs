@@ -33,13 +33,11 @@ impl Weighted {
         Ok(Weighted(fitted))
     }
 
-    /// The number of calibration scores and their total weight.
     #[getter]
     fn sizes(&self) -> (usize, f64) {
         (self.0.n(), self.0.total())
     }
 
-    /// The p-values (or `1 − p`) of `scores` with test `weights` into `out`.
     #[pyo3(signature = (scores, weights, out, *, tie_break, seed, complement, threads = 0))]
     #[allow(clippy::too_many_arguments)]
     fn pvalues(
@@ -84,13 +82,11 @@ impl Integrative {
         Ok(Integrative(fitted))
     }
 
-    /// n inlier and k outlier calibration points.
     #[getter]
     fn sizes(&self) -> (usize, usize) {
         self.0.sizes()
     }
 
-    /// The p-values (or `1 − p`) of test pairs (`a`, `b`) into `out`.
     #[pyo3(signature = (a, b, out, *, complement))]
     fn pvalues(
         &self,

@@ -46,19 +46,15 @@ macro_rules! pickled {
 pickled!(
     /// A pass over the scores of a column.
     PyPass(Pass) as "Pass" {
-        /// The pass's partial of one piece of the column.
         fn map(&self, py: Python<'_>, x: Floats<'_>) -> Result<PyPartial> {
             Ok(PyPartial(with_slice!(py, x, |s| self.0.map(s))?))
         }
 
-        /// What the pass computes, in a word ("census", "bracket", …).
         #[getter]
         fn kind(&self) -> &'static str {
             self.0.name()
         }
 
-        /// `(negate, sketch_k)` of a census an engine may run natively (no
-        /// moments, no pretransform); None for any other pass.
         #[getter]
         fn native_census(&self) -> Option<(bool, u16)> {
             self.0.native_census()
@@ -69,18 +65,14 @@ pickled!(
 pickled!(
     /// A pass's partial result of a piece of the column.
     PyPartial(Partial) as "Partial" {
-        /// The partial of this piece followed by `other`'s.
         fn combine(&self, other: &PyPartial) -> Result<PyPartial> {
             Ok(PyPartial(self.0.clone().combine(other.0.clone())?))
         }
 
-        /// The partial as bytes, for the trip from a worker.
         fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
             PyBytes::new(py, &self.0.to_bytes())
         }
 
-        /// The partial of a census an engine ran natively: counts without
-        /// first indexes, and the doubles sketch's bytes.
         #[staticmethod]
         #[pyo3(signature = (**params))]
         fn census(py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> Result<PyPartial> {
@@ -115,18 +107,14 @@ impl PyColumnPlan {
         })?))
     }
 
-    /// The next pass to run, or None once the column is fitted.
     fn next_pass(&self, py: Python<'_>) -> Result<Option<PyPass>> {
         Ok(self.detached(py, ColumnPlan::next_pass)?.map(PyPass))
     }
 
-    /// Feeds the combined partial of the pass `next_pass` returned.
     fn feed(&self, py: Python<'_>, partial: &PyPartial) {
         self.lock(py).feed(partial.0.clone());
     }
 
-    /// The fit, once `next_pass` returned None: a `ColumnFit` (exact) or a
-    /// `StreamingResult` (sketch).
     fn result<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
         Ok(match self.lock(py).fitted()? {
             Fitted::Column(c) => ColumnFit::from(c).into_bound_py_any(py)?,

@@ -5,10 +5,11 @@
 //! core's (`outprob_core::sequential::drift`).
 
 use crate::convert::Wrap;
+use crate::results::{all, DriftEvent, DriftSettings, DriftState};
 use crate::sequential::PyDecayedFit;
 use crate::{locked, Locked, Result};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use outprob_core::sequential::drift::{self, Event, EventKind, Parts, Policy, Refit};
+use outprob_core::sequential::drift::{self, Event, Parts, Policy, Refit};
 use pyo3::prelude::*;
 
 locked!(
@@ -16,22 +17,6 @@ locked!(
     /// keeps one).
     PyDriftPolicy(Policy) as "DriftPolicyState"
 );
-
-/// An event as (kind, index, log_statistic, n_fit, fitted, message).
-type EventTuple = (String, u64, f64, u64, Option<(f64, f64)>, String);
-/// A stored event, its kind parsed by the core.
-type StoredEvent = (Wrap<EventKind>, u64, f64, u64, Option<(f64, f64)>, String);
-
-fn tuple(e: &Event) -> EventTuple {
-    (
-        e.kind.name().to_string(),
-        e.index,
-        e.log_statistic,
-        e.n_fit,
-        e.fitted,
-        e.message.clone(),
-    )
-}
 
 #[pymethods]
 impl PyDriftPolicy {
@@ -41,10 +26,8 @@ impl PyDriftPolicy {
         Ok(Self::wrap(Policy::new(refit.0, window, half_life, delay)?))
     }
 
-    /// (refit, window, delay).
-    fn params(&self, py: Python<'_>) -> (&'static str, u64, u64) {
-        let p = self.lock(py);
-        (p.refit().name(), p.window(), p.delay())
+    fn params(&self, py: Python<'_>) -> DriftSettings {
+        (&*self.lock(py)).into()
     }
 
     fn n(&self, py: Python<'_>) -> u64 {
@@ -76,28 +59,24 @@ impl PyDriftPolicy {
         py: Python<'_>,
         n_fit: u64,
         fitted: Option<(f64, f64)>,
-    ) -> Result<EventTuple> {
-        Ok(tuple(self.lock(py).refitted(n_fit, fitted)?))
+    ) -> Result<DriftEvent> {
+        Ok(self.lock(py).refitted(n_fit, fitted)?.into())
     }
 
-    fn refit_failed(&self, py: Python<'_>, message: &str) -> Result<EventTuple> {
-        Ok(tuple(self.lock(py).refit_failed(message)?))
+    fn refit_failed(&self, py: Python<'_>, message: &str) -> Result<DriftEvent> {
+        Ok(self.lock(py).refit_failed(message)?.into())
     }
 
     fn recent<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         self.lock(py).recent().into_pyarray(py)
     }
 
-    /// The events from position `start` on.
-    fn events(&self, py: Python<'_>, start: usize) -> Vec<EventTuple> {
-        let p = self.lock(py);
-        p.events().iter().skip(start).map(tuple).collect()
+    fn events(&self, py: Python<'_>, start: usize) -> Vec<DriftEvent> {
+        all(self.lock(py).events().get(start..).unwrap_or_default())
     }
 
-    /// (n, pending, recent).
-    fn state(&self, py: Python<'_>) -> (u64, Option<u64>, Vec<f64>) {
-        let p = self.lock(py).parts();
-        (p.n, p.pending, p.recent)
+    fn state(&self, py: Python<'_>) -> DriftState {
+        self.lock(py).parts().into()
     }
 
     #[staticmethod]
@@ -109,21 +88,23 @@ impl PyDriftPolicy {
         n: u64,
         pending: Option<u64>,
         recent: Vec<f64>,
-        events: Vec<StoredEvent>,
+        events: Vec<DriftEvent>,
     ) -> Result<Self> {
-        let events = events
-            .into_iter()
-            .map(
-                |(kind, index, log_statistic, n_fit, fitted, message)| Event {
-                    kind: kind.0,
-                    index,
-                    log_statistic,
-                    n_fit,
-                    fitted,
-                    message,
-                },
-            )
-            .collect();
+        let event = |e: DriftEvent| -> Result<Event> {
+            let kind = e.kind.parse()?;
+            let (index, log_statistic, n_fit, fitted) =
+                (e.index, e.log_statistic, e.n_fit, e.fitted);
+            let message = e.message;
+            Ok(Event {
+                kind,
+                index,
+                log_statistic,
+                n_fit,
+                fitted,
+                message,
+            })
+        };
+        let events = events.into_iter().map(event).collect::<Result<_>>()?;
         let parts = Parts {
             n,
             pending,
@@ -136,8 +117,6 @@ impl PyDriftPolicy {
     }
 }
 
-/// Whether a Gaussian scaler of these estimators can be refitted on a
-/// decayed fit (an error naming what it needs otherwise).
 #[pyfunction]
 pub(crate) fn drift_check_decayed(
     center: &str,
@@ -153,7 +132,6 @@ pub(crate) fn drift_check_decayed(
     )?)
 }
 
-/// (center, scale, the scale used) of a decayed Gaussian refit.
 #[pyfunction]
 #[allow(clippy::needless_pass_by_value)]
 pub(crate) fn drift_decayed_gaussian(

@@ -76,7 +76,6 @@ pub(crate) fn quantile(
     )))?)
 }
 
-/// Huber's proposal 2 with the core's [`MParams`] given as keywords.
 #[pyfunction]
 #[pyo3(signature = (x, *, nan_policy, threads = 0, direct = false, **params))]
 pub(crate) fn m_estimate(
@@ -100,9 +99,6 @@ pub(crate) fn m_estimate(
     Ok(MEstimate::from(&(p.norm, e)))
 }
 
-/// Contract §5 for a batch of fitting scores, with the core's messages:
-/// ±inf, or NaN under "raise", raise `ValueError` (first index in the
-/// flat C order); nothing is fitted.
 #[pyfunction]
 #[pyo3(signature = (x, *, nan_policy))]
 pub(crate) fn check_scores(

@@ -60,7 +60,6 @@ fn fused<'py>(
     Ok(Some((fit, p, PyFittedMap(map)).into_bound_py_any(py)?))
 }
 
-/// The spec must have no options.
 #[pyfunction]
 #[pyo3(signature = (x, *, spec, threads = 0))]
 pub(crate) fn fit_transform_gaussian<'py>(
@@ -85,7 +84,6 @@ pub(crate) fn fit_transform_linear<'py>(
     fused(py, &FusedFit::Linear { nan_policy, negate }, x, threads)
 }
 
-/// The sorted, oriented, NaN-free fitted scores (float64).
 #[pyfunction]
 #[pyo3(signature = (x, *, nan_policy, negate, threads = 0))]
 pub(crate) fn fit_rank<'py>(
@@ -99,8 +97,6 @@ pub(crate) fn fit_rank<'py>(
     Ok(PyArray1::from_vec(py, sorted))
 }
 
-/// Rank scaling fitted on C-contiguous 1-D `x` and applied to it, into `out`
-/// (same dtype and length); returns the sorted fitted scores.
 #[pyfunction]
 #[pyo3(signature = (x, out, *, log, nan_policy, negate))]
 pub(crate) fn fit_transform_rank<'py>(

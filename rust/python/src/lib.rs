@@ -179,14 +179,14 @@ mod _core {
             fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
         },
         limits,
-        maps::{_erf, _gamma_pq, PyFittedMap},
+        maps::PyFittedMap,
         metrics::{
             bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
         },
         results::{
-            ColumnFit, Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit,
-            ReliabilityCurve, SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult,
-            TopKFit,
+            ColumnFit, DecayedMoments, DriftEvent, DriftSettings, DriftState, Evaluation, GammaFit,
+            GaussianFit, LinearFit, MEstimate, MixtureFit, ReliabilityCurve, SelectionFit,
+            SigmoidFit, SketchInfo, Strata, StreamingResult, TailSummary, TopKFit,
         },
         sequential::{PyDecayedFit, PyMartingale, PyOnlineFdr, PyOnlinePvalues},
         spec::PyGaussianSpec,

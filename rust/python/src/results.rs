@@ -3,11 +3,14 @@
 //! Each pickles (by its constructor's arguments).
 
 use outprob_core::conformal::select::Selection;
+use outprob_core::conformal::tails::TailFit;
 use outprob_core::distributed::plan::ColumnFit as CoreColumnFit;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
 use outprob_core::evaluation::metrics::{
     Evaluation as CoreEvaluation, Reliability, Strata as CoreStrata,
 };
+use outprob_core::sequential::decayed::Moments;
+use outprob_core::sequential::drift::{Event, Parts, Policy};
 use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
 use outprob_core::streaming::sketch::AnySketch;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
@@ -75,41 +78,29 @@ pub(crate) fn all<'a, C: 'a, R: From<&'a C>>(results: &'a [C]) -> Vec<R> {
     results.iter().map(R::from).collect()
 }
 
+// What each record and field means is `_core.pyi`'s to say.
 records! {
-    /// Huber's proposal 2 (contract §3) with one norm.
     MEstimate from (Norm, CoreMEstimate) as m {
         norm: String = m.0.name().to_owned(),
         location: f64 = m.1.location,
         scale: f64 = m.1.scale,
-        /// Outer iterations run.
         n_iter: usize = m.1.n_iter,
         converged: bool = m.1.converged,
-        /// The scale the iteration started from ("nmad" or its fallback,
-        /// "constant" for constant scores).
         start: String = m.1.start.name().to_owned(),
     }
 
-    /// A Gaussian fit (contract §4–§5): μ, σ and how σ was obtained.
     GaussianFit from CoreGaussianFit as f {
         center: f64 = f.params.center,
         scale: f64 = f.params.scale,
-        /// The scale estimator that produced σ (the chosen one or its §5
-        /// fallback; "value" for a fixed σ).
         scale_used: String = f.scale_used.name().to_owned(),
-        /// Every M-estimate the fit ran.
         m_estimates: Vec<MEstimate> = all(&f.m_estimates),
-        /// The smallest fitted score of a "sqrt" pretransform, else None
-        /// (set by the fit that pretransforms).
         pre_min: Option<f64> = None,
     }
 
-    /// A linear fit: the smallest and largest oriented score.
     LinearFit from Linear as l { min: f64, max: f64 }
 
-    /// A top-k fit: the k-th largest and the largest score.
     TopKFit from TopK as t { cutoff: f64, max: f64 }
 
-    /// A sigmoid fit (contract §10).
     SigmoidFit from CoreSigmoidFit as f {
         center: f64 = f.params.center,
         scale: f64 = f.params.scale,
@@ -119,7 +110,6 @@ records! {
         converged: bool,
     }
 
-    /// A mixture-model fit (contract §10); `lambda_` is λ.
     MixtureFit from CoreMixtureFit as f {
         scale: f64 = f.params.scale,
         alpha: f64 = f.params.alpha,
@@ -131,7 +121,6 @@ records! {
         degenerate: bool,
     }
 
-    /// A gamma fit (contract §10).
     GammaFit from CoreGammaFit as f {
         offset: f64 = f.params.offset,
         mean: f64 = f.params.mean,
@@ -139,61 +128,46 @@ records! {
         method_used: String = f.method_used.name().to_owned(),
     }
 
-    /// A streaming Gaussian fit with its error bounds (contract §9).
     StreamingResult from CoreStreamingResult as r {
         center: f64,
         scale: f64,
         scale_used: String = r.scale_used.name().to_owned(),
-        /// Intervals holding the exact μ and σ (None for M-estimates).
         center_interval: Option<(f64, f64)> = r.center_interval.map(|i| (i.lo, i.hi)),
         scale_interval: Option<(f64, f64)> = r.scale_interval.map(|i| (i.lo, i.hi)),
-        /// Bound on |p̂ − p| over all scores.
         probability_error: Option<f64>,
         rank_error: f64,
         m_estimates: Vec<MEstimate> = all(&r.m_estimates),
         n: u64,
     }
 
-    /// A KLL sketch's parameters and state (DataSketches' names).
     SketchInfo from AnySketch as s {
         k: u16 = s.k(),
-        /// The smallest k merged in.
         min_k: u16 = s.min_k(),
         n: u64 = s.n(),
         num_retained: usize = s.num_retained(),
         is_estimation_mode: bool = s.is_estimation_mode(),
-        /// Items are doubles (else floats).
         is_double: bool = s.is_double(),
         seed: u64 = s.seed(),
-        /// The smallest and largest item seen.
         extremes: Option<(f64, f64)> = s.extremes(),
     }
 
-    /// The exact distributed fit of one column (contract §9); a linear
-    /// fit's min and max in `center` and `scale`.
     ColumnFit from CoreColumnFit as c {
         center: f64,
         scale: f64,
         scale_used: String = c.scale_used.to_owned(),
-        /// Iterations and convergence of the last M-estimate, if one ran.
         n_iter: Option<usize>,
         converged: Option<bool>,
-        /// The raw minimum of a "sqrt" pretransform.
         pre_min: Option<f64>,
-        /// Each step of the §5 fallback chain taken: (zero scale, next).
         fallbacks: Vec<(String, String)> =
             c.fallbacks.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect(),
     }
 
-    /// An evaluation measure overall and within each class (NaN for an
-    /// absent class).
     Strata from CoreStrata as s {
         all: f64,
         outlier: f64,
         inlier: f64,
     }
 
-    /// The measures of contract §6 of one set of probabilities.
     Evaluation from CoreEvaluation as e {
         brier: Strata,
         sharpness: Strata,
@@ -203,7 +177,6 @@ records! {
         n: usize,
     }
 
-    /// A reliability diagram's bins.
     ReliabilityCurve from Reliability as r {
         edges: Vec<f64>,
         mean_probability: Vec<f64>,
@@ -211,11 +184,40 @@ records! {
         count: Vec<usize>,
     }
 
-    /// A step-up selection (contract §11): how many p-values it selected,
-    /// its threshold t(k*) (0 when none) and Storey's π̂₀ (1 otherwise).
     SelectionFit from Selection as s {
         count: usize,
         threshold: f64,
         null_proportion: f64,
+    }
+
+    TailSummary from TailFit as f {
+        tail: String = f.kind.name().to_owned(),
+        accepted: bool,
+        reason: String = f.reason.to_owned(),
+        threshold: f64,
+        threshold_pvalue: f64,
+        exceedances: u64,
+        statistic: f64,
+        bound: f64,
+        params: Vec<f64> = f.params().to_vec(),
+    }
+
+    DecayedMoments from Moments as m { n: u64, weight: f64, mean: f64, variance: f64 }
+
+    DriftSettings from Policy as p {
+        refit: String = p.refit().name().to_owned(),
+        window: u64 = p.window(),
+        delay: u64 = p.delay(),
+    }
+
+    DriftState from Parts as p { n: u64, pending: Option<u64>, recent: Vec<f64> }
+
+    DriftEvent from Event as e {
+        kind: String = e.kind.name().to_owned(),
+        index: u64,
+        log_statistic: f64,
+        n_fit: u64,
+        fitted: Option<(f64, f64)>,
+        message: String,
     }
 }

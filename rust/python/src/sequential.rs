@@ -6,6 +6,7 @@
 //! core checks both.
 
 use crate::convert::{keywords, record_from_dict, record_to_dict};
+use crate::results::DecayedMoments;
 use crate::{locked, Locked, Result};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use outprob_core::sequential::decayed::DecayedFit;
@@ -110,8 +111,6 @@ impl PyMartingale {
         record_to_dict(py, &self.lock(py).parts().to_record())
     }
 
-    /// Replaces the state by [`parts`](Self::parts), checked by the core
-    /// against this martingale's parameters.
     fn restore(&self, py: Python<'_>, parts: &Bound<'_, PyDict>) -> Result<()> {
         let p = Parts::from_record(&record_from_dict(parts, MARTINGALE_STATE)?)?;
         let mut state = self.lock(py);
@@ -133,7 +132,6 @@ impl PyOnlinePvalues {
         Self::wrap(OnlinePvalues::new(seed, negate, smoothed))
     }
 
-    /// `uniforms` replace the tie-breaking draws.
     #[pyo3(signature = (scores, uniforms=None))]
     fn pvalues<'py>(
         &self,
@@ -190,16 +188,13 @@ impl PyDecayedFit {
         Ok(Self::wrap(keywords(py, params)?))
     }
 
-    /// Adds scores (NaN skipped; a batch with ±inf refused whole).
     fn update(&self, py: Python<'_>, scores: PyReadonlyArray1<'_, f64>) -> Result<()> {
         let xs = scores.as_slice()?;
         Ok(self.detached(py, |fit| fit.update(xs))?)
     }
 
-    /// (n, weight, mean, variance); None before the first score.
-    fn moments(&self, py: Python<'_>) -> Option<(u64, f64, f64, f64)> {
-        let m = self.lock(py).moments()?;
-        Some((m.n, m.weight, m.mean, m.variance))
+    fn moments(&self, py: Python<'_>) -> Option<DecayedMoments> {
+        self.lock(py).moments().map(Into::into)
     }
 
     fn quantiles(&self, py: Python<'_>, qs: Vec<f64>) -> Result<Option<Vec<f64>>> {

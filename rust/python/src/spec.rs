@@ -60,28 +60,21 @@ impl PyGaussianSpec {
         })
     }
 
-    /// This spec with another trim fraction (`trim="auto"` chooses one per
-    /// column).
     fn with_trim(&self, trim: f64) -> Result<Self> {
         let core = self.core.with_trim(trim)?;
         Ok(PyGaussianSpec { core, ..*self })
     }
 
-    /// The scales tried in turn after the chosen one while the scale is
-    /// zero (contract §5): none after "std" or a fixed σ.
     #[getter]
     fn fallbacks(&self) -> Vec<&'static str> {
         self.core.scale.chain().iter().map(|s| s.name()).collect()
     }
 
-    /// Whether a streaming fit keeps a sketch (it needs order statistics).
     #[getter(needs_sketch)]
     fn streaming_needs_sketch(&self) -> bool {
         needs_sketch(&self.core)
     }
 
-    /// Whether a streaming fit reads the exact moments (the mean, the
-    /// trimmed mean's total, the SD) other than by a §5 fallback.
     #[getter(reads_moments)]
     fn streaming_reads_moments(&self) -> bool {
         reads_moments(&self.core)

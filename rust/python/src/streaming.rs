@@ -90,7 +90,6 @@ impl PyKllSketch {
     }
 }
 
-/// DataSketches' ε(k).
 #[pyfunction]
 #[pyo3(signature = (k, *, pmf))]
 pub(crate) fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
@@ -123,8 +122,6 @@ impl PyStreamingState {
         )?))
     }
 
-    /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
-    /// whole or not at all.
     fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
         let shape = x.shape();
         Ok(with_slice!(x, |v| self.detached(py, |s| s.update(v, &shape)))?)
@@ -158,7 +155,6 @@ impl PyStreamingState {
         Ok(all(&self.detached(py, |s| s.results())?))
     }
 
-    /// The core's `stream_fit`.
     #[pyo3(signature = (last))]
     fn stream_fit(
         &self,
@@ -173,7 +169,6 @@ impl PyStreamingState {
         dicts(py, &self.lock(py).to_records())
     }
 
-    /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
     #[pyo3(signature = (*, spec, parts, linear = false))]
     fn from_parts(
@@ -201,8 +196,6 @@ impl PyWindowState {
         Ok(Self::wrap(WindowState::new(size, refit_every, columns)?))
     }
 
-    /// Adds a 1-D batch (one column) or a C-contiguous (n, columns) batch,
-    /// whole or not at all.
     #[pyo3(signature = (x, *, nan_policy))]
     fn update(&self, py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>) -> Result<()> {
         let shape = x.shape();
@@ -213,8 +206,6 @@ impl PyWindowState {
         )))?)
     }
 
-    /// `update`, then, when `refit` or when due, the Gaussian fit of each
-    /// column's window (None when not refitted), as one step.
     #[pyo3(signature = (x, *, nan_policy, spec, refit))]
     fn update_and_fit_gaussian(
         &self,
@@ -252,7 +243,6 @@ impl PyWindowState {
         dicts(py, &self.lock(py).to_records())
     }
 
-    /// A state from [`parts`](Self::parts), checked by the core.
     #[staticmethod]
     #[pyo3(signature = (*, size, refit_every, parts))]
     fn from_parts(size: usize, refit_every: usize, parts: Vec<Bound<'_, PyDict>>) -> Result<Self> {

@@ -5,6 +5,7 @@
 use crate::array::map_array;
 use crate::conformal::PyConformalCalibration;
 use crate::convert::{keywords, Wrap};
+use crate::results::TailSummary;
 use crate::Result;
 use numpy::{PyArray1, PyReadonlyArray1};
 use outprob_core::conformal::combination::{self, Ensemble, Rule};
@@ -29,37 +30,10 @@ impl Tail {
         Ok(Tail(py.detach(|| TailFit::fit(s, &spec))?))
     }
 
-    /// `(kind, accepted, reason, threshold, threshold_pvalue, exceedances,
-    /// statistic, bound, params)`.
-    fn summary(
-        &self,
-    ) -> (
-        &'static str,
-        bool,
-        &'static str,
-        f64,
-        f64,
-        u64,
-        f64,
-        f64,
-        [f64; 3],
-    ) {
-        let f = &self.0;
-        (
-            f.kind.name(),
-            f.accepted,
-            f.reason,
-            f.threshold,
-            f.threshold_pvalue,
-            f.exceedances,
-            f.statistic,
-            f.bound,
-            f.params(),
-        )
+    fn summary(&self) -> TailSummary {
+        (&self.0).into()
     }
 
-    /// The tailed p-values (or `1 − p`) of `x` against `calibration`, as
-    /// `ConformalCalibration.map`.
     #[pyo3(signature = (calibration, x, out = None, *, complement, threads = 0))]
     fn map<'py>(
         &self,
@@ -75,8 +49,6 @@ impl Tail {
     }
 }
 
-/// One p-value per row of the flat row-major `p` (k columns):
-/// `rule` "cauchy" (optional `weights`) or "harmonic".
 #[pyfunction]
 #[pyo3(signature = (p, k, *, rule, weights = None))]
 pub(crate) fn combine_pvalues<'py>(
@@ -94,8 +66,6 @@ pub(crate) fn combine_pvalues<'py>(
 /// A new float64 array.
 type Scores<'py> = Bound<'py, PyArray1<f64>>;
 
-/// The ensemble scores of calibration and test rows (flat row-major, k
-/// columns each): `(calibration_scores, test_scores)`.
 #[pyfunction]
 #[pyo3(signature = (calibration, test, k, *, negate, combine))]
 pub(crate) fn ensemble_scores<'py>(

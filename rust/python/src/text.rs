@@ -19,24 +19,19 @@ macro_rules! reader {
 
         #[pymethods]
         impl $py {
-            /// Adds text and parses every line it completes.
             fn feed(&self, py: Python<'_>, data: &[u8]) {
                 self.detached(py, |r| r.feed(data));
             }
 
-            /// Ends the input: an unfinished last line becomes a line.
             fn finish(&self, py: Python<'_>) {
                 self.lock(py).finish();
             }
 
-            /// Whether `n` lines can be taken, or the input ended.
             #[pyo3(signature = (n))]
             fn ready(&self, py: Python<'_>, n: usize) -> bool {
-                let reader = self.lock(py);
-                reader.is_finished() || reader.pending() >= n
+                self.lock(py).ready(n)
             }
 
-            /// Lines parsed and not taken yet.
             fn pending(&self, py: Python<'_>) -> usize {
                 self.lock(py).pending()
             }
@@ -59,7 +54,6 @@ reader!(
             Self::wrap(LineReader::new())
         }
 
-        /// The next `n` lines (fewer at the end of the input).
         #[pyo3(signature = (n))]
         fn take<'py>(&self, py: Python<'py>, n: usize) -> Batch<'py> {
             let batch = self.lock(py).take(n);
@@ -69,8 +63,6 @@ reader!(
     }
 );
 
-/// Probabilities as text: the shortest decimal that reads back to the same
-/// double, one per line (`nan` for NaN).
 #[pyfunction]
 #[pyo3(signature = (p))]
 pub(crate) fn format_lines<'py>(
@@ -86,7 +78,6 @@ pub(crate) fn format_lines<'py>(
     Ok(PyBytes::new(py, &text))
 }
 
-/// The field index and delimiter of a CSV header's column `column`.
 #[pyfunction]
 #[pyo3(signature = (header, column))]
 pub(crate) fn csv_layout(header: &[u8], column: &str) -> Result<(usize, u8)> {
@@ -103,7 +94,6 @@ pub(crate) struct PyRows(Rows);
 reader!(
     /// Rows `id<TAB>score`, or CSV fields.
     PyRowReader(RowReader) as "RowReader" {
-        /// `column`/`delimiter` given: CSV rows; otherwise `id<TAB>score`.
         #[new]
         #[pyo3(signature = (*, column=None, delimiter=b',', first_line=1))]
         fn new(column: Option<usize>, delimiter: u8, first_line: u64) -> Self {
@@ -114,7 +104,6 @@ reader!(
             Self::wrap(RowReader::new(layout, first_line))
         }
 
-        /// As `LineReader.take`, with the rows' texts.
         #[pyo3(signature = (n))]
         #[allow(clippy::type_complexity)]
         fn take<'py>(
@@ -131,10 +120,6 @@ reader!(
     }
 );
 
-/// Output lines: each row's text (when `rows` is given), then the double
-/// columns (each with its digits: 0 for the shortest form, else that many
-/// significant digits) and the flag columns, separated by `delimiter`;
-/// rows at the indices in `skip` are left out.
 #[pyfunction]
 #[pyo3(signature = (doubles, flags, *, rows=None, delimiter=b'\t', skip=Vec::new()))]
 pub(crate) fn format_columns<'py>(

@@ -33,25 +33,19 @@ impl PyTextStream {
         Ok(Self::wrap(TextStream::new(spec.core, k, seed, linear)?))
     }
 
-    /// Adds text and parses every line it completes.
     fn feed(&self, py: Python<'_>, data: &[u8]) {
         self.detached(py, |s| s.reader().feed(data));
     }
 
-    /// Ends the input: an unfinished last line becomes a line.
     fn finish(&self, py: Python<'_>) {
         self.lock(py).reader().finish();
     }
 
-    /// Whether `n` lines can be taken, or the input ended.
     #[pyo3(signature = (n))]
     fn ready(&self, py: Python<'_>, n: usize) -> bool {
-        let mut s = self.lock(py);
-        let reader = s.reader();
-        reader.is_finished() || reader.pending() >= n
+        self.lock(py).reader().ready(n)
     }
 
-    /// The next `batch` lines fitted, mapped and written.
     #[pyo3(signature = (batch, *, on_error))]
     fn step<'py>(
         &self,

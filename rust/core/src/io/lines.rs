@@ -188,6 +188,12 @@ impl LineReader {
         self.split.is_finished()
     }
 
+    /// Whether `n` lines can be taken, or the input ended (what a batch
+    /// waits for).
+    pub fn ready(&self, n: usize) -> bool {
+        self.is_finished() || self.pending() >= n
+    }
+
     /// Lines parsed and not taken yet.
     pub fn pending(&self) -> usize {
         self.split.sink.pending()
@@ -313,6 +319,17 @@ mod tests {
             scores.extend(b.scores);
             bad.extend(b.bad);
         }
+    }
+
+    #[test]
+    fn ready_when_enough_lines_or_the_end() {
+        let mut r = LineReader::new();
+        r.feed(b"1\n2\n3");
+        assert!(r.ready(2) && !r.ready(3));
+        r.finish();
+        assert!(r.ready(3) && r.ready(10));
+        r.take(3);
+        assert!(r.ready(1), "the end is always ready");
     }
 
     #[test]

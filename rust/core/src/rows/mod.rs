@@ -332,6 +332,12 @@ impl RowReader {
         self.split.is_finished()
     }
 
+    /// Whether `n` rows can be taken, or the input ended (what a batch
+    /// waits for).
+    pub fn ready(&self, n: usize) -> bool {
+        self.is_finished() || self.pending() >= n
+    }
+
     /// Rows parsed and not taken yet.
     pub fn pending(&self) -> usize {
         self.split.sink.pending.scores.len()

@@ -32,6 +32,15 @@ fn texts(rows: &[Rows]) -> Vec<String> {
 }
 
 #[test]
+fn ready_when_enough_rows_or_the_end() {
+    let mut r = RowReader::new(Layout::Tab, 1);
+    r.feed(b"a\t1\nb\t2\nc\t3");
+    assert!(r.ready(2) && !r.ready(3));
+    r.finish();
+    assert!(r.ready(3) && r.ready(10));
+}
+
+#[test]
 fn tab_rows_keep_their_identifier() {
     let rows = read(
         Layout::Tab,

@@ -428,16 +428,5 @@ pub fn gamma_q(a: f64, x: f64) -> f64 {
     gamma_pq(a, x).1
 }
 
-/// [`gamma_pq`] element-wise over pairs `(a[i], x[i])`: the `P`s and the
-/// `Q`s (the kernel as the tests compare it with SciPy).
-pub fn gamma_pq_pairs(a: &[f64], x: &[f64]) -> Result<(Vec<f64>, Vec<f64>), crate::Error> {
-    if a.len() != x.len() {
-        return Err(crate::Error::ShapeMismatch(
-            "a and x need the same length".into(),
-        ));
-    }
-    Ok(a.iter().zip(x).map(|(&a, &x)| gamma_pq(a, x)).unzip())
-}
-
 #[cfg(test)]
 mod tests;
