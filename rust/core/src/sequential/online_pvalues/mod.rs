@@ -33,20 +33,18 @@
 //! than a Fenwick tree: a Fenwick tree needs the key space up front, and
 //! the scores of an endless stream are not known in advance.
 
-mod batch;
-pub mod tree;
+mod runs;
+#[cfg(test)]
+mod tree;
 
 use crate::conformal::uniform;
 use crate::error::Error;
 use crate::numeric::float::{from_order_key, order_key};
-use tree::CountTree;
+use runs::Runs;
 
 /// The most scores a state holds: 2⁵³, so that n and every count are
 /// exact doubles.
 pub const MAX_SCORES: u64 = crate::limits::COUNT.max;
-
-/// Batches at least this long are counted in key order (`batch.rs`).
-const SORTED_BATCH: usize = 64;
 
 /// The state of the online p-values as plain data.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -66,7 +64,7 @@ pub struct OnlinePvalues {
     seed: u64,
     negate: bool,
     smoothed: bool,
-    tree: CountTree,
+    tree: Runs,
 }
 
 impl PartialEq for OnlinePvalues {
@@ -100,7 +98,7 @@ impl OnlinePvalues {
             seed,
             negate,
             smoothed,
-            tree: CountTree::default(),
+            tree: Runs::default(),
         }
     }
 
@@ -148,16 +146,9 @@ impl OnlinePvalues {
         let p = |j: usize, greater: u64, equal: u64| {
             (greater as f64 + theta(j) * (equal + 1) as f64) / (start + j as u64 + 1) as f64
         };
-        if scores.len() < SORTED_BATCH {
-            for (j, (&s, out)) in scores.iter().zip(out.iter_mut()).enumerate() {
-                let (greater, equal) = self.tree.insert(key(s, self.negate));
-                *out = p(j, greater, equal);
-            }
-            return Ok(());
-        }
         let keys: Vec<u64> = scores.iter().map(|&s| key(s, self.negate)).collect();
         let (mut greater, mut equal) = (vec![0; keys.len()], vec![0; keys.len()]);
-        batch::insert_batch(&mut self.tree, &keys, &mut greater, &mut equal);
+        self.tree.insert_batch(&keys, &mut greater, &mut equal);
         for (j, out) in out.iter_mut().enumerate() {
             *out = p(j, greater[j], equal[j]);
         }
@@ -168,9 +159,8 @@ impl OnlinePvalues {
     pub fn update(&mut self, scores: &[f64]) -> Result<(), Error> {
         check_scores(scores)?;
         self.check_room(scores.len())?;
-        for &s in scores {
-            self.tree.insert(key(s, self.negate));
-        }
+        let keys: Vec<u64> = scores.iter().map(|&s| key(s, self.negate)).collect();
+        self.tree.insert_all(&keys);
         Ok(())
     }
 
@@ -248,7 +238,7 @@ impl OnlinePvalues {
             seed,
             negate,
             smoothed,
-            tree: CountTree::from_sorted(&keys, &counts),
+            tree: Runs::from_sorted(&keys, &counts),
         })
     }
 }
