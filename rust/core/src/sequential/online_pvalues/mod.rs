@@ -23,19 +23,19 @@
 //! breaking): the same stream position gets the same θ after a checkpoint,
 //! in any batching.
 //!
-//! The earlier scores live in a counted B+ tree over the scores' order
-//! keys ([`tree`]): one descent both counts the scores above and equal to
-//! s_n and inserts it, O(log n) per score whatever the arrival order, 16–32
-//! bytes per distinct score. A batch of 64 or more scores is inserted in
-//! key order and counted against itself apart (`batch.rs`): the same
-//! integers, so the same p-values, with the leaves — out of cache in a
-//! large tree — fetched a few keys ahead. An order-statistic tree rather
-//! than a Fenwick tree: a Fenwick tree needs the key space up front, and
-//! the scores of an endless stream are not known in advance.
+//! The earlier scores live in a few sorted runs of their order keys,
+//! merged like a log-structured merge tree ([`runs`]): a batch is sorted
+//! once, counted against each run (O(log n) runs) and against itself, then
+//! stored by sequential merges — 8–16 bytes per distinct score. The counts
+//! are integers, so the p-values do not depend on the batching or the
+//! runs' layout. Sorted runs rather than a search tree with one descent
+//! per score: once the scores outgrow the cache, a descent waits on a miss
+//! at each level, while a batch's keys walk the runs in order and fetch
+//! their buckets ahead. Rather than a Fenwick tree: a Fenwick tree needs
+//! the key space up front, and the scores of an endless stream are not
+//! known in advance.
 
 mod runs;
-#[cfg(test)]
-mod tree;
 
 use crate::conformal::uniform;
 use crate::error::Error;
@@ -58,13 +58,13 @@ pub struct Parts {
 }
 
 /// Online conformal p-values of a stream of scores. Equality is that of
-/// the parameters and the multiset of scores, not of the tree's layout.
+/// the parameters and the multiset of scores, not of the runs' layout.
 #[derive(Debug, Clone)]
 pub struct OnlinePvalues {
     seed: u64,
     negate: bool,
     smoothed: bool,
-    tree: Runs,
+    runs: Runs,
 }
 
 impl PartialEq for OnlinePvalues {
@@ -98,13 +98,13 @@ impl OnlinePvalues {
             seed,
             negate,
             smoothed,
-            tree: Runs::default(),
+            runs: Runs::default(),
         }
     }
 
     /// Scores seen.
     pub fn n(&self) -> u64 {
-        self.tree.len()
+        self.runs.len()
     }
 
     fn check_room(&self, more: usize) -> Result<(), Error> {
@@ -137,7 +137,7 @@ impl OnlinePvalues {
             }
         }
         self.check_room(scores.len())?;
-        let start = self.tree.len();
+        let start = self.runs.len();
         let theta = |j: usize| match uniforms {
             Some(u) => u[j],
             None if self.smoothed => 1.0 - uniform(self.seed, start + j as u64),
@@ -148,7 +148,7 @@ impl OnlinePvalues {
         };
         let keys: Vec<u64> = scores.iter().map(|&s| key(s, self.negate)).collect();
         let (mut greater, mut equal) = (vec![0; keys.len()], vec![0; keys.len()]);
-        self.tree.insert_batch(&keys, &mut greater, &mut equal);
+        self.runs.insert_batch(&keys, &mut greater, &mut equal);
         for (j, out) in out.iter_mut().enumerate() {
             *out = p(j, greater[j], equal[j]);
         }
@@ -160,14 +160,14 @@ impl OnlinePvalues {
         check_scores(scores)?;
         self.check_room(scores.len())?;
         let keys: Vec<u64> = scores.iter().map(|&s| key(s, self.negate)).collect();
-        self.tree.insert_all(&keys);
+        self.runs.insert_all(&keys);
         Ok(())
     }
 
     /// The state as plain data.
     pub fn parts(&self) -> Parts {
         let (mut scores, mut counts) = (Vec::new(), Vec::new());
-        self.tree.for_each(|k, c| {
+        self.runs.for_each(|k, c| {
             let x = from_order_key(k);
             scores.push(if self.negate { -x } else { x });
             counts.push(c);
@@ -238,7 +238,7 @@ impl OnlinePvalues {
             seed,
             negate,
             smoothed,
-            tree: Runs::from_sorted(&keys, &counts),
+            runs: Runs::from_sorted(&keys, &counts),
         })
     }
 }

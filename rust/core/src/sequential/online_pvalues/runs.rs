@@ -11,12 +11,13 @@
 //! is part of a sequential merge; a query is answered per run:
 //!
 //! * the batch's distinct keys are sorted once and walked in order against
-//!   each run — a merge walk when the run is short, else through the run's
-//!   sample of every [`STEP`]-th key (a galloping search from the previous
-//!   key's place: the sample is small and mostly cached), then the
-//!   [`STEP`] keys of one bucket, fetched a few keys ahead so the buckets
-//!   of a large run (out of cache) are in flight together rather than
-//!   waited for one by one;
+//!   each run — a merge walk when the run is short, else through two
+//!   samples of the run, every [`STEP`]-th key and every [`STEP`]-th of
+//!   those: a galloping search of the coarse one (small, mostly cached)
+//!   from the previous key's place gives a group of [`STEP`] sample
+//!   entries, which gives a bucket of [`STEP`] keys; groups and buckets
+//!   are fetched a few keys ahead, so that the misses of a large run (out
+//!   of cache) overlap instead of being waited for one by one;
 //! * the batch against itself: a Fenwick tree over the ranks of its
 //!   distinct keys, filled in arrival order.
 //!
@@ -59,13 +60,6 @@ impl Run {
             below,
             sample,
             coarse,
-        }
-    }
-
-    fn total(&self) -> u64 {
-        match &self.below {
-            None => self.keys.len() as u64,
-            Some(b) => b[self.keys.len()],
         }
     }
 
@@ -132,7 +126,11 @@ impl Run {
             0 => 0,
             g => {
                 let range = group_range(g);
-                range.start + sample[range].iter().map(|&k| usize::from(k <= us[t])).sum::<usize>()
+                range.start
+                    + sample[range]
+                        .iter()
+                        .map(|&k| usize::from(k <= us[t]))
+                        .sum::<usize>()
             }
         };
         let ask_bucket = |c: usize| {
@@ -140,7 +138,7 @@ impl Run {
                 let range = bucket_range(c);
                 prefetch(&self.keys[range.clone()]);
                 if let Some(b) = &self.below {
-                    prefetch(&b[range.start..range.end + 1]);
+                    prefetch(&b[range.start..=range.end]);
                 }
             }
         };
@@ -210,16 +208,20 @@ impl Run {
         };
         while i < n && j < m {
             let (x, y) = (a.keys[i], b.keys[j]);
-            if x < y {
-                push(x, a.count(i));
-                i += 1;
-            } else if y < x {
-                push(y, b.count(j));
-                j += 1;
-            } else {
-                push(x, a.count(i) + b.count(j));
-                i += 1;
-                j += 1;
+            match x.cmp(&y) {
+                std::cmp::Ordering::Less => {
+                    push(x, a.count(i));
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    push(y, b.count(j));
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    push(x, a.count(i) + b.count(j));
+                    i += 1;
+                    j += 1;
+                }
             }
         }
         for i in i..n {
@@ -300,11 +302,6 @@ impl Runs {
         self.len
     }
 
-    /// No key stored.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Fills `greater[j]`, `equal[j]` with the count of stored keys and of
     /// `keys[..j]` greater than, and equal to, `keys[j]`, and stores `keys`
     /// — what adding the keys one by one in arrival order would count.
@@ -337,18 +334,18 @@ impl Runs {
                 x += x & x.wrapping_neg();
             }
         }
-        self.push(us, counts);
+        self.push(us, &counts);
     }
 
     /// Stores `keys` without counting.
     pub fn insert_all(&mut self, keys: &[u64]) {
         let (us, counts, _) = distinct(keys);
-        self.push(us, counts);
+        self.push(us, &counts);
     }
 
     /// Adds the run of ascending distinct `us` with `counts`, then merges
     /// while the run before the last is at most GROWTH times longer.
-    fn push(&mut self, us: Vec<u64>, counts: Vec<u64>) {
+    fn push(&mut self, us: Vec<u64>, counts: &[u64]) {
         if us.is_empty() {
             return;
         }
@@ -358,7 +355,7 @@ impl Runs {
         } else {
             let mut b = Vec::with_capacity(us.len() + 1);
             let mut s = 0u64;
-            for &c in &counts {
+            for &c in counts {
                 b.push(s);
                 s += c;
             }
@@ -392,7 +389,7 @@ impl Runs {
     /// equal lengths; the caller checks).
     pub fn from_sorted(keys: &[u64], counts: &[u64]) -> Self {
         let mut r = Runs::default();
-        r.push(keys.to_vec(), counts.to_vec());
+        r.push(keys.to_vec(), counts);
         r
     }
 }
@@ -421,40 +418,48 @@ fn distinct(keys: &[u64]) -> (Vec<u64>, Vec<u64>, Vec<u32>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tree::CountTree;
     use super::*;
     use proptest::prelude::*;
 
     proptest! {
-        /// Batch by batch, the counts of one insert per key into the B+
-        /// tree, and the same multiset.
+        /// Batch by batch, the counts of a scan of every earlier key (one
+        /// insert per key in arrival order), and the same multiset.
         #[test]
-        fn equals_the_tree(
+        fn equals_a_scan(
             batches in prop::collection::vec(prop::collection::vec(0u64..60, 0..300), 0..40),
             start in prop::collection::vec(0u64..60, 0..200),
         ) {
-            let mut sorted = start.clone();
-            sorted.sort_unstable();
-            let mut distinct = sorted.clone();
+            let mut seen = start.clone();
+            seen.sort_unstable();
+            let mut distinct = seen.clone();
             distinct.dedup();
             let counts: Vec<u64> = distinct
                 .iter()
-                .map(|d| sorted.iter().filter(|&&k| k == *d).count() as u64)
+                .map(|d| seen.iter().filter(|&&k| k == *d).count() as u64)
                 .collect();
-            let mut tree = CountTree::from_sorted(&distinct, &counts);
             let mut runs = Runs::from_sorted(&distinct, &counts);
             for batch in &batches {
-                let want: Vec<(u64, u64)> = batch.iter().map(|&k| tree.insert(k)).collect();
+                let want: Vec<(u64, u64)> = batch
+                    .iter()
+                    .map(|&k| {
+                        let c = (
+                            seen.iter().filter(|&&s| s > k).count() as u64,
+                            seen.iter().filter(|&&s| s == k).count() as u64,
+                        );
+                        seen.push(k);
+                        c
+                    })
+                    .collect();
                 let (mut g, mut e) = (vec![0; batch.len()], vec![0; batch.len()]);
                 runs.insert_batch(batch, &mut g, &mut e);
                 let got: Vec<(u64, u64)> = g.into_iter().zip(e).collect();
                 prop_assert_eq!(got, want);
-                prop_assert_eq!(runs.len(), tree.len());
+                prop_assert_eq!(runs.len(), seen.len() as u64);
             }
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            tree.for_each(|k, c| a.push((k, c)));
-            runs.for_each(|k, c| b.push((k, c)));
-            prop_assert_eq!(a, b);
+            let mut listed = Vec::new();
+            runs.for_each(|k, c| listed.extend(std::iter::repeat_n(k, c as usize)));
+            seen.sort_unstable();
+            prop_assert_eq!(listed, seen);
         }
     }
 
@@ -468,6 +473,11 @@ mod tests {
                 .collect();
             let mut runs = Runs::default();
             runs.insert_all(&keys[..50_000]);
+            let mut keys = keys;
+            keys[50_010] = 0;
+            keys[50_020] = u64::MAX;
+            keys[50_030] = u64::MAX;
+            keys[50_040] = keys[123];
             let batch = &keys[50_000..50_100];
             let (mut g, mut e) = (vec![0; batch.len()], vec![0; batch.len()]);
             runs.insert_batch(batch, &mut g, &mut e);
