@@ -265,6 +265,13 @@ fn tampered_parts_are_refused() {
         run(&mut m, &uniforms(50, 1));
         let good = m.parts();
         assert_eq!(Martingale::from_parts(spec(kind), &good).unwrap(), m);
+        let fresh = Parts {
+            n: 50,
+            first_alarm: None,
+            alarms: 0,
+            ..Martingale::new(spec(kind)).unwrap().parts()
+        };
+        assert!(Martingale::from_parts(spec(kind), &fresh).is_ok());
         let mut cases = vec![
             (
                 "steps",
@@ -308,15 +315,57 @@ fn tampered_parts_are_refused() {
                     ..good.clone()
                 },
             ),
-        ];
-        match kind {
-            Kind::Jumper => cases.push((
-                "components",
+            (
+                // An error term beyond what 50 roundings of S can leave (the
+                // jumper keeps no S: none).
+                "log_sum",
                 Parts {
-                    components: [0.5, 0.6, -0.1],
+                    log_sum_error: 75.0 * f64::EPSILON * good.log_sum.abs() + 1e-300,
                     ..good.clone()
                 },
-            )),
+            ),
+            (
+                // A fresh state whose S carries an error term.
+                "log_sum",
+                Parts {
+                    log_sum_error: -22.75,
+                    ..fresh.clone()
+                },
+            ),
+            (
+                "log_martingale",
+                Parts {
+                    log_martingale: 2.0,
+                    ..fresh.clone()
+                },
+            ),
+        ];
+        match kind {
+            Kind::Jumper => cases.extend([
+                (
+                    "components",
+                    Parts {
+                        components: [0.5, 0.6, -0.1],
+                        ..good.clone()
+                    },
+                ),
+                (
+                    // Fractions other than thirds before the first p-value.
+                    "components",
+                    Parts {
+                        components: [0.5, 0.25, 0.25],
+                        ..fresh.clone()
+                    },
+                ),
+                (
+                    // The error term is part of ln M, which must stay ≤ ln C.
+                    "log_cusum",
+                    Parts {
+                        log_martingale_error: good.log_cusum - good.log_martingale + 1.0,
+                        ..good.clone()
+                    },
+                ),
+            ]),
             _ => cases.extend([
                 (
                     "log_martingale",
