@@ -50,6 +50,29 @@ def test_equal_to_the_definition_with_the_same_draws(scores, seed, cut):
     assert_array_equal(plain, definition(scores, np.ones(len(scores))))
 
 
+@pytest.mark.parametrize("ties", [True, False])
+def test_many_batches_of_every_size_equal_the_definition(ties):
+    """Small batches against many earlier ones (a large stored set is
+    searched, not walked) and long batches, with ties or without: bit for
+    bit the O(n²) definition with the same draws."""
+    rng = np.random.default_rng(5)
+    n = 6000
+    scores = rng.integers(-40, 40, size=n).astype(float) if ties else rng.lognormal(size=n)
+    scores[rng.integers(0, n, size=20)] = np.inf
+    scores[rng.integers(0, n, size=20)] = -np.inf
+    cuts = np.cumsum(rng.choice([1, 2, 7, 64, 300, 1000], size=n))
+    cuts = cuts[cuts < n]
+    want = definition(scores, 1.0 - splitmix_uniforms(9, n))
+    oc = outprob.OnlineConformal(seed=9)
+    got = np.concatenate([oc.pvalues(b) for b in np.split(scores, cuts)])
+    assert_array_equal(got, want)
+    back = outprob.OnlineConformal.from_dict(json.loads(json.dumps(oc.to_dict())))
+    assert back.n == n
+    more = rng.choice(scores, size=500)
+    want_more = definition(np.r_[scores, more], 1.0 - splitmix_uniforms(9, n + 500))[n:]
+    assert_array_equal(back.pvalues(more), want_more)
+
+
 def test_given_uniforms_replace_the_draws():
     rng = np.random.default_rng(0)
     scores = np.round(rng.normal(size=500), 1)

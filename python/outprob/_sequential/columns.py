@@ -55,7 +55,20 @@ class OnlineColumns:
         out: Dict[str, Any] = {}
         if self.pv is None:
             return out
-        ok = ~np.isnan(x)
+        missing = np.isnan(x)
+        if not missing.any():
+            # Every score has a place in the stream: no masks, no copies.
+            p = self.pv.pvalues(x)
+            if self.show_p:
+                out["pvalue"] = p
+            if self.fdr is not None:
+                out["alert"] = np.asarray(self.fdr.decide(p), dtype=bool)
+            if self.mon is not None:
+                steps = self.mon.update(p)
+                out["log_martingale"] = steps.log_martingale
+                out["alarm"] = np.asarray(steps.alarm, dtype=bool)
+            return out
+        ok = ~missing
         p = np.full(x.size, np.nan)
         p[ok] = self.pv.pvalues(x[ok])
         if self.show_p:

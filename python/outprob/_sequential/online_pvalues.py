@@ -48,8 +48,9 @@ class OnlineConformal(PickledAsDict):
 
     Notes
     -----
-    Exact, O(log n) per score (a counted B+ tree over the scores seen, 16–32
-    bytes per distinct score); the state holds every distinct score.
+    Exact, O(log² n) per score at worst (sorted runs of the scores seen,
+    merged like a log-structured merge tree; 8–18 bytes per distinct
+    score); the state holds every distinct score.
 
     Examples
     --------

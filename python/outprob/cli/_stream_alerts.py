@@ -132,23 +132,31 @@ def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any,
             elif args.on_error == "skip":
                 skip = sorted(line - first for line, _ in bad)
             report.add(bad)
-        keep = np.ones(x.size, dtype=bool)
-        keep[[i for i in skip if i < x.size]] = False
-        xs = x[keep]  # the scores that get an output line, in order
+        dropped = [i for i in skip if i < x.size]
+        keep: Optional[Any] = None
+        if dropped:
+            keep = np.ones(x.size, dtype=bool)
+            keep[dropped] = False
+            xs = x[keep]  # the scores that get an output line, in order
+        else:
+            xs = x  # every row is written: no copies
         if xs.size:
             prob = np.ascontiguousarray(fit(xs), dtype=np.float64)
             extra = cols.compute(xs)
             doubles = [(a, 0) for a in [prob, *(extra[k] for k in ("pvalue", "log_martingale")
                                                 if k in extra)]]
             flags = [extra[k] for k in ("alert", "alarm") if k in extra]
-            # Back to one value per row (skipped rows are not written).
-            def full(a: Any, fill: Any) -> Any:
-                v = np.full(n, fill, dtype=a.dtype)
-                v[np.flatnonzero(keep)] = a
-                return v
+            if keep is not None and xs.size < n:
+                # Back to one value per row (skipped rows are not written).
+                where = np.flatnonzero(keep)
 
-            doubles = [(full(a, np.nan), d) for a, d in doubles]
-            flags = [full(f, False) for f in flags]
+                def full(a: Any, fill: Any) -> Any:
+                    v = np.full(n, fill, dtype=a.dtype)
+                    v[where] = a
+                    return v
+
+                doubles = [(full(a, np.nan), d) for a, d in doubles]
+                flags = [full(f, False) for f in flags]
             write(_core.format_columns(doubles, flags, rows=rows, delimiter=delimiter, skip=skip))
             out.flush()
         if stop[0]:

@@ -23,30 +23,28 @@
 //! breaking): the same stream position gets the same θ after a checkpoint,
 //! in any batching.
 //!
-//! The earlier scores live in a counted B+ tree over the scores' order
-//! keys ([`tree`]): one descent both counts the scores above and equal to
-//! s_n and inserts it, O(log n) per score whatever the arrival order, 16–32
-//! bytes per distinct score. A batch of 64 or more scores is inserted in
-//! key order and counted against itself apart (`batch.rs`): the same
-//! integers, so the same p-values, with the leaves — out of cache in a
-//! large tree — fetched a few keys ahead. An order-statistic tree rather
-//! than a Fenwick tree: a Fenwick tree needs the key space up front, and
-//! the scores of an endless stream are not known in advance.
+//! The earlier scores live in a few sorted runs of their order keys,
+//! merged like a log-structured merge tree ([`runs`]): a batch is sorted
+//! once, counted against each run (O(log n) runs) and against itself, then
+//! stored by sequential merges — 8–16 bytes per distinct score. The counts
+//! are integers, so the p-values do not depend on the batching or the
+//! runs' layout. Sorted runs rather than a search tree with one descent
+//! per score: once the scores outgrow the cache, a descent waits on a miss
+//! at each level, while a batch's keys walk the runs in order and fetch
+//! their buckets ahead. Rather than a Fenwick tree: a Fenwick tree needs
+//! the key space up front, and the scores of an endless stream are not
+//! known in advance.
 
-mod batch;
-pub mod tree;
+mod runs;
 
 use crate::conformal::uniform;
 use crate::error::Error;
 use crate::numeric::float::{from_order_key, order_key};
-use tree::CountTree;
+use runs::Runs;
 
 /// The most scores a state holds: 2⁵³, so that n and every count are
 /// exact doubles.
 pub const MAX_SCORES: u64 = crate::limits::COUNT.max;
-
-/// Batches at least this long are counted in key order (`batch.rs`).
-const SORTED_BATCH: usize = 64;
 
 /// The state of the online p-values as plain data.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -60,13 +58,13 @@ pub struct Parts {
 }
 
 /// Online conformal p-values of a stream of scores. Equality is that of
-/// the parameters and the multiset of scores, not of the tree's layout.
+/// the parameters and the multiset of scores, not of the runs' layout.
 #[derive(Debug, Clone)]
 pub struct OnlinePvalues {
     seed: u64,
     negate: bool,
     smoothed: bool,
-    tree: CountTree,
+    runs: Runs,
 }
 
 impl PartialEq for OnlinePvalues {
@@ -100,13 +98,13 @@ impl OnlinePvalues {
             seed,
             negate,
             smoothed,
-            tree: CountTree::default(),
+            runs: Runs::default(),
         }
     }
 
     /// Scores seen.
     pub fn n(&self) -> u64 {
-        self.tree.len()
+        self.runs.len()
     }
 
     fn check_room(&self, more: usize) -> Result<(), Error> {
@@ -139,7 +137,7 @@ impl OnlinePvalues {
             }
         }
         self.check_room(scores.len())?;
-        let start = self.tree.len();
+        let start = self.runs.len();
         let theta = |j: usize| match uniforms {
             Some(u) => u[j],
             None if self.smoothed => 1.0 - uniform(self.seed, start + j as u64),
@@ -148,16 +146,9 @@ impl OnlinePvalues {
         let p = |j: usize, greater: u64, equal: u64| {
             (greater as f64 + theta(j) * (equal + 1) as f64) / (start + j as u64 + 1) as f64
         };
-        if scores.len() < SORTED_BATCH {
-            for (j, (&s, out)) in scores.iter().zip(out.iter_mut()).enumerate() {
-                let (greater, equal) = self.tree.insert(key(s, self.negate));
-                *out = p(j, greater, equal);
-            }
-            return Ok(());
-        }
         let keys: Vec<u64> = scores.iter().map(|&s| key(s, self.negate)).collect();
         let (mut greater, mut equal) = (vec![0; keys.len()], vec![0; keys.len()]);
-        batch::insert_batch(&mut self.tree, &keys, &mut greater, &mut equal);
+        self.runs.insert_batch(&keys, &mut greater, &mut equal);
         for (j, out) in out.iter_mut().enumerate() {
             *out = p(j, greater[j], equal[j]);
         }
@@ -168,16 +159,15 @@ impl OnlinePvalues {
     pub fn update(&mut self, scores: &[f64]) -> Result<(), Error> {
         check_scores(scores)?;
         self.check_room(scores.len())?;
-        for &s in scores {
-            self.tree.insert(key(s, self.negate));
-        }
+        let keys: Vec<u64> = scores.iter().map(|&s| key(s, self.negate)).collect();
+        self.runs.insert_all(&keys);
         Ok(())
     }
 
     /// The state as plain data.
     pub fn parts(&self) -> Parts {
         let (mut scores, mut counts) = (Vec::new(), Vec::new());
-        self.tree.for_each(|k, c| {
+        self.runs.for_each(|k, c| {
             let x = from_order_key(k);
             scores.push(if self.negate { -x } else { x });
             counts.push(c);
@@ -248,7 +238,7 @@ impl OnlinePvalues {
             seed,
             negate,
             smoothed,
-            tree: CountTree::from_sorted(&keys, &counts),
+            runs: Runs::from_sorted(&keys, &counts),
         })
     }
 }
