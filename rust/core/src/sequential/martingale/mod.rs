@@ -618,8 +618,8 @@ impl Martingale {
 
     /// A martingale from [`parts`](Self::parts), checked: no NaN; Σ ln p ≤
     /// 0; ln M recomputed from (t, S) for the power and mixture kinds;
-    /// the jumper's fractions non-negative and summing to 1; M ≤ C ≤ R;
-    /// the counts consistent. Each failure names its field.
+    /// the jumper's fractions non-negative and summing to 1, the other
+    /// kinds' those they start with; M ≤ C ≤ R; the counts consistent. Each failure names its field.
     pub fn from_parts(spec: Spec, p: &Parts) -> Result<Self, Error> {
         let bad = |name: &'static str, why: String| Err(Error::invalid(name, why));
         let mut m = Martingale::new(spec)?;
@@ -666,6 +666,20 @@ impl Martingale {
                 };
             }
             Kind::Power | Kind::Mixture => {
+                // Only the jumper splits its capital; the others store the
+                // fractions they start with, which a state must keep.
+                if p.components.map(f64::to_bits) != m.components.map(f64::to_bits) {
+                    return bad(
+                        "components",
+                        format!(
+                            "{:?}: the {} martingale keeps no fractions of capital; \
+                             its state stores {:?}",
+                            p.components,
+                            m.spec.kind.name(),
+                            m.components
+                        ),
+                    );
+                }
                 let want = if m.spec.kind == Kind::Power {
                     m.power_log()
                 } else {

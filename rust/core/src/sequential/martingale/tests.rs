@@ -317,13 +317,23 @@ fn tampered_parts_are_refused() {
                     ..good.clone()
                 },
             )),
-            _ => cases.push((
-                "log_martingale",
-                Parts {
-                    log_martingale: good.log_martingale + 1e-9,
-                    ..good.clone()
-                },
-            )),
+            _ => cases.extend([
+                (
+                    "log_martingale",
+                    Parts {
+                        log_martingale: good.log_martingale + 1e-9,
+                        ..good.clone()
+                    },
+                ),
+                (
+                    // Not the jumper's: the fractions it starts with, kept.
+                    "components",
+                    Parts {
+                        components: [1.0 / 3.0, 1.0 / 3.0, 1e-318],
+                        ..good.clone()
+                    },
+                ),
+            ]),
         }
         for (field, parts) in cases {
             let e = Martingale::from_parts(spec(kind), &parts)
