@@ -962,6 +962,26 @@ impl Pass {
     }
 }
 
+fn write_summary(w: &mut Writer, s: &MSummary) {
+    for t in [&s.left, &s.right] {
+        w.u64(t.n);
+        w.f64(t.min);
+        w.f64(t.max);
+        w.f64s(&t.sums);
+    }
+    let entries: Vec<(u32, &Bucket)> = s.entries().collect();
+    w.u64(entries.len() as u64);
+    for (i, b) in entries {
+        w.u64(u64::from(i));
+        w.u64(b.n);
+        w.f64(b.min);
+        w.f64(b.max);
+        for &p in &b.sums {
+            w.f64(p);
+        }
+    }
+}
+
 fn write_partial(w: &mut Writer, p: &Partial) {
     match p {
         Partial::Census {
@@ -1041,23 +1061,7 @@ fn write_partial(w: &mut Writer, p: &Partial) {
         }
         Partial::MSummary(s) => {
             w.u8(7);
-            for t in [&s.left, &s.right] {
-                w.u64(t.n);
-                w.f64(t.min);
-                w.f64(t.max);
-                w.f64s(&t.sums);
-            }
-            let entries: Vec<(u32, &Bucket)> = s.entries().collect();
-            w.u64(entries.len() as u64);
-            for (i, b) in entries {
-                w.u64(u64::from(i));
-                w.u64(b.n);
-                w.f64(b.min);
-                w.f64(b.max);
-                for &p in &b.sums {
-                    w.f64(p);
-                }
-            }
+            write_summary(w, s);
         }
         Partial::Fused(parts) => {
             w.u8(8);

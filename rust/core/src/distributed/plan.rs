@@ -343,6 +343,13 @@ fn oriented(negate: bool, min: f64, max: f64) -> (f64, f64) {
     }
 }
 
+/// Ranks with the key bracket each is expected in.
+type KeyBrackets = Vec<(u64, (u64, u64))>;
+
+/// What the median's pass reads ahead: the value brackets of [`Ahead`]
+/// and the bucket summary's `(norm, e, c)`, if any.
+type ReadAhead = (Vec<(f64, f64)>, Option<(Norm, i32, f64)>);
+
 /// A rank being selected: the rank, its bracket `[lo, hi, below, count]`
 /// and, once settled, the bracket it settled in `(lo, hi, below)`.
 type RankState = (u64, [u64; 4], Option<(u64, u64, u64)>);
@@ -622,11 +629,7 @@ impl<'a, 'k> Column<'a, 'k> {
     /// The key bracket the sketch expects each rank in (values, or
     /// deviations from `center`); None when there is no sketch or its
     /// brackets would hold too many values to collect.
-    fn guess_keys(
-        &self,
-        center: Option<f64>,
-        ranks: &[u64],
-    ) -> Step<Option<Vec<(u64, (u64, u64))>>> {
+    fn guess_keys(&self, center: Option<f64>, ranks: &[u64]) -> Step<Option<KeyBrackets>> {
         let Some(sketch) = self.sketch else {
             return Ok(None);
         };
@@ -755,11 +758,7 @@ impl<'a, 'k> Column<'a, 'k> {
     /// brackets: the value brackets of [`Ahead`] and, for an
     /// M-estimation, the bucket summary's `(norm, e, c)` when the
     /// sketch's bracket of the nMAD fixes the units' exponent.
-    #[allow(clippy::type_complexity)]
-    fn read_ahead(
-        &self,
-        brackets: &[(u64, u64)],
-    ) -> Step<Option<(Vec<(f64, f64)>, Option<(Norm, i32, f64)>)>> {
+    fn read_ahead(&self, brackets: &[(u64, u64)]) -> Step<Option<ReadAhead>> {
         if !self.foresee.0 || brackets.is_empty() {
             return Ok(None);
         }

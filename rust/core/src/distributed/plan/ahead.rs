@@ -66,7 +66,7 @@ pub(super) fn deviations(
         (0, 0.0)
     };
     let o = (c - first.0).min(last.1 - c);
-    if !(g <= o) {
+    if g.is_nan() || o.is_nan() || g > o {
         return None;
     }
     let mut below = gap;
