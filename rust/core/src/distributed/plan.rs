@@ -783,9 +783,12 @@ impl<'a, 'k> Column<'a, 'k> {
             let largest = self.hi.abs().max(self.lo.abs());
             let (d_lo, d_hi) = ahead::widened((a, b), (from_order_key(lo), from_order_key(hi)));
             let (s_lo, s_hi) = (d_lo / NMAD_DIVISOR, d_hi / NMAD_DIVISOR);
+            // A bracket reaching a zero nMAD (ties) does not fix the units.
+            if !(s_lo > 0.0 && s_hi.is_finite()) {
+                return None;
+            }
             let e = unit_exponent(s_lo, largest, 1023);
-            (s_lo > 0.0 && s_hi.is_finite() && e == unit_exponent(s_hi, largest, 1023))
-                .then(|| (norm, e, ldexp(mid, -e)))
+            (e == unit_exponent(s_hi, largest, 1023)).then(|| (norm, e, ldexp(mid, -e)))
         });
         Ok(Some((deviations, summary)))
     }

@@ -469,6 +469,38 @@ fn m_estimates_read_a_summary_not_one_pass_per_step() {
     }
 }
 
+/// Contract §9: ties at the median (a deviation bracket reaching 0, a
+/// zero nMAD and its fallback) read ahead nothing wrong: the fit is the
+/// in-memory one.
+#[test]
+fn m_estimates_of_tied_columns_read_ahead_safely() {
+    let tail = long_tailed(30_000, 7);
+    for share in [2usize, 3] {
+        let x: Vec<f64> = tail
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if i % share != 0 { 1.0 } else { v })
+            .collect();
+        for norm in [Norm::Huber, Norm::Tukey] {
+            let spec = GaussianSpec::new(Center::M(norm), Scale::M(norm));
+            let want = fit_gaussian_with(&x, &spec, PretransformKind::Identity, None)
+                .unwrap()
+                .0;
+            let (got, _) = drive(exact(spec, 1 << 12), &x, 7_000, |_, p| p).unwrap();
+            let got = column(got);
+            let (c, s) = (want.params.center, want.params.scale);
+            assert!(
+                (got.center - c).abs() <= 1e-12 * c.abs().max(s),
+                "{norm:?} {share}"
+            );
+            assert!(
+                (got.scale - s).abs() <= 1e-12 * s.max(1e-300),
+                "{norm:?} {share}"
+            );
+        }
+    }
+}
+
 /// The names of the passes a fit runs, in order (a fused pass as
 /// `fused(a+b…)`).
 fn passes_of(spec: PlanSpec, x: &[f64]) -> Vec<String> {
