@@ -15,6 +15,7 @@ mod input;
 mod limits;
 mod lines;
 mod metrics;
+mod sequential;
 mod state;
 mod transform;
 
@@ -23,6 +24,7 @@ pub use fit::fit;
 pub use limits::limits;
 pub use lines::lines;
 pub use metrics::metrics;
+pub use sequential::sequential;
 pub use state::state;
 pub use transform::transform;
 
@@ -30,7 +32,7 @@ pub use transform::transform;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets by name, as `cargo fuzz` and the corpus folders call them.
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("fit", fit),
     ("transform", transform),
     ("binning", binning),
@@ -38,4 +40,5 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("state", state),
     ("lines", lines),
     ("limits", limits),
+    ("sequential", sequential),
 ];

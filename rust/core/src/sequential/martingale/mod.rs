@@ -647,7 +647,11 @@ impl Martingale {
             Kind::Jumper => {
                 let c = p.components;
                 let total: f64 = c.iter().sum();
-                if c.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || (total - 1.0).abs() > 1e-9 {
+                let start = p.steps == 0 && c != [1.0 / 3.0; 3];
+                if start
+                    || c.iter().any(|x| !(x.is_finite() && *x >= 0.0))
+                    || (total - 1.0).abs() > 1e-9
+                {
                     return bad(
                         "components",
                         format!("{c:?} are not fractions of the capital summing to 1"),
@@ -739,7 +743,20 @@ fn check_counts(p: &Parts) -> Result<(), Error> {
             format!("{:?} is beyond the {} p-values", p.first_alarm, p.n),
         );
     }
-    if p.log_sum > 0.0 || !p.log_sum_error.is_finite() || (p.steps == 0 && p.log_sum != 0.0) {
+    // The terms ln p are ≤ 0, so the rounded partial sums only grow in
+    // magnitude and each step's rounding error is at most 2⁻⁵³·|S|: the
+    // accumulated error stays within steps·2⁻⁵²·|S| (0 at S = −∞, which
+    // the sum keeps exactly, and before the first step).
+    let error_bound = if p.log_sum.is_finite() {
+        p.steps as f64 * f64::EPSILON * p.log_sum.abs()
+    } else {
+        0.0
+    };
+    if p.log_sum > 0.0
+        || !p.log_sum_error.is_finite()
+        || p.log_sum_error.abs() > error_bound
+        || (p.steps == 0 && p.log_sum != 0.0)
+    {
         return bad(
             "log_sum",
             format!(
@@ -753,11 +770,21 @@ fn check_counts(p: &Parts) -> Result<(), Error> {
 
 /// M ≤ C ≤ R after a p-value, C = R = 0 before one.
 fn check_order(p: &Parts) -> Result<(), Error> {
-    // ln C tracks ln M through the ratios, a rounding apart per step.
-    let slack = 1e-6 * (1.0 + p.log_martingale.abs() + p.log_cusum.abs());
-    let ordered =
-        p.log_martingale <= p.log_cusum + slack && p.log_cusum <= p.log_shiryaev_roberts + slack;
+    // ln C tracks ln M through the ratios, a rounding apart per step; ln M
+    // is the compensated value (the jumper's error term is part of it).
+    let log_m = p.log_martingale + p.log_martingale_error;
+    let slack = 1e-6 * (1.0 + log_m.abs() + p.log_cusum.abs());
+    let ordered = log_m <= p.log_cusum + slack && p.log_cusum <= p.log_shiryaev_roberts + slack;
     let fresh = p.steps == 0;
+    if fresh && (p.log_martingale != 0.0 || p.log_martingale_error != 0.0) {
+        return bad(
+            "log_martingale",
+            format!(
+                "{} + {} before the first p-value since the start, where M = 1",
+                p.log_martingale, p.log_martingale_error
+            ),
+        );
+    }
     let initial = p.log_cusum == f64::NEG_INFINITY && p.log_shiryaev_roberts == f64::NEG_INFINITY;
     if (fresh && !initial) || (!fresh && (initial || !ordered)) {
         return bad(

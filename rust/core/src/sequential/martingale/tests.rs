@@ -258,6 +258,129 @@ fn parameters_and_inputs_are_checked() {
     assert_eq!(m, before);
 }
 
+/// The edits that only one kind refuses.
+fn tampered_by_kind(kind: Kind, good: &Parts, fresh: &Parts) -> Vec<(&'static str, Parts)> {
+    match kind {
+        Kind::Jumper => vec![
+            (
+                "components",
+                Parts {
+                    components: [0.5, 0.6, -0.1],
+                    ..good.clone()
+                },
+            ),
+            (
+                // Fractions other than thirds before the first p-value.
+                "components",
+                Parts {
+                    components: [0.5, 0.25, 0.25],
+                    ..fresh.clone()
+                },
+            ),
+            (
+                // The error term is part of ln M, which must stay ≤ ln C.
+                "log_cusum",
+                Parts {
+                    log_martingale_error: good.log_cusum - good.log_martingale + 1.0,
+                    ..good.clone()
+                },
+            ),
+        ],
+        _ => vec![
+            (
+                "log_martingale",
+                Parts {
+                    log_martingale: good.log_martingale + 1e-9,
+                    ..good.clone()
+                },
+            ),
+            (
+                // Not the jumper's: the fractions it starts with, kept.
+                "components",
+                Parts {
+                    components: [1.0 / 3.0, 1.0 / 3.0, 1e-318],
+                    ..good.clone()
+                },
+            ),
+        ],
+    }
+}
+
+/// Edits of a genuine state (`good`, after 50 p-values) and of a fresh
+/// one, each with the field its refusal must name.
+fn tampered(kind: Kind, good: &Parts, fresh: &Parts) -> Vec<(&'static str, Parts)> {
+    let mut cases = vec![
+        (
+            "steps",
+            Parts {
+                steps: 51,
+                ..good.clone()
+            },
+        ),
+        (
+            "log_sum",
+            Parts {
+                log_sum: 3.0,
+                ..good.clone()
+            },
+        ),
+        (
+            "log_cusum",
+            Parts {
+                log_cusum: good.log_shiryaev_roberts + 1.0,
+                ..good.clone()
+            },
+        ),
+        (
+            "log_cusum",
+            Parts {
+                log_cusum: f64::NEG_INFINITY,
+                ..good.clone()
+            },
+        ),
+        (
+            "alarms",
+            Parts {
+                alarms: 3,
+                ..good.clone()
+            },
+        ),
+        (
+            "log_shiryaev_roberts",
+            Parts {
+                log_shiryaev_roberts: f64::NAN,
+                ..good.clone()
+            },
+        ),
+        (
+            // An error term beyond what 50 roundings of S can leave (the
+            // jumper keeps no S: none).
+            "log_sum",
+            Parts {
+                log_sum_error: 75.0 * f64::EPSILON * good.log_sum.abs() + 1e-300,
+                ..good.clone()
+            },
+        ),
+        (
+            // A fresh state whose S carries an error term.
+            "log_sum",
+            Parts {
+                log_sum_error: -22.75,
+                ..fresh.clone()
+            },
+        ),
+        (
+            "log_martingale",
+            Parts {
+                log_martingale: 2.0,
+                ..fresh.clone()
+            },
+        ),
+    ];
+    cases.extend(tampered_by_kind(kind, good, fresh));
+    cases
+}
+
 #[test]
 fn tampered_parts_are_refused() {
     for kind in [Kind::Jumper, Kind::Power, Kind::Mixture] {
@@ -265,77 +388,14 @@ fn tampered_parts_are_refused() {
         run(&mut m, &uniforms(50, 1));
         let good = m.parts();
         assert_eq!(Martingale::from_parts(spec(kind), &good).unwrap(), m);
-        let mut cases = vec![
-            (
-                "steps",
-                Parts {
-                    steps: 51,
-                    ..good.clone()
-                },
-            ),
-            (
-                "log_sum",
-                Parts {
-                    log_sum: 3.0,
-                    ..good.clone()
-                },
-            ),
-            (
-                "log_cusum",
-                Parts {
-                    log_cusum: good.log_shiryaev_roberts + 1.0,
-                    ..good.clone()
-                },
-            ),
-            (
-                "log_cusum",
-                Parts {
-                    log_cusum: f64::NEG_INFINITY,
-                    ..good.clone()
-                },
-            ),
-            (
-                "alarms",
-                Parts {
-                    alarms: 3,
-                    ..good.clone()
-                },
-            ),
-            (
-                "log_shiryaev_roberts",
-                Parts {
-                    log_shiryaev_roberts: f64::NAN,
-                    ..good.clone()
-                },
-            ),
-        ];
-        match kind {
-            Kind::Jumper => cases.push((
-                "components",
-                Parts {
-                    components: [0.5, 0.6, -0.1],
-                    ..good.clone()
-                },
-            )),
-            _ => cases.extend([
-                (
-                    "log_martingale",
-                    Parts {
-                        log_martingale: good.log_martingale + 1e-9,
-                        ..good.clone()
-                    },
-                ),
-                (
-                    // Not the jumper's: the fractions it starts with, kept.
-                    "components",
-                    Parts {
-                        components: [1.0 / 3.0, 1.0 / 3.0, 1e-318],
-                        ..good.clone()
-                    },
-                ),
-            ]),
-        }
-        for (field, parts) in cases {
+        let fresh = Parts {
+            n: 50,
+            first_alarm: None,
+            alarms: 0,
+            ..Martingale::new(spec(kind)).unwrap().parts()
+        };
+        assert!(Martingale::from_parts(spec(kind), &fresh).is_ok());
+        for (field, parts) in tampered(kind, &good, &fresh) {
             let e = Martingale::from_parts(spec(kind), &parts)
                 .unwrap_err()
                 .to_string();

@@ -186,6 +186,17 @@ impl Settings {
             }
             (_, d) => d.unwrap_or(0.0),
         };
+        // A default w₀ (α/10, α/2) underflows to 0 for a subnormal α: a
+        // rule with no initial wealth, which a checkpoint could not store.
+        if default_w0.is_some() && w0 <= 0.0 {
+            return Err(Error::invalid(
+                "alpha",
+                format!(
+                    "{alpha} is too small: its default w0 underflows to 0; pass a larger \
+                     alpha or a positive w0"
+                ),
+            ));
+        }
         let tau = tau.or(default_tau).unwrap_or(1.0);
         if method == Method::Addis {
             check_open("tau", tau, 0.0, 1.0, true)?;

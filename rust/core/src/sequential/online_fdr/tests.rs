@@ -228,6 +228,13 @@ fn parameters_are_checked_and_named() {
     assert!(err(Method::Addis, 0.1, None, Some(0.6), Some(0.5), None).starts_with("lam:"));
     assert!(err(Method::Addis, 0.1, None, None, Some(1.5), None).starts_with("tau:"));
     assert!(err(Method::Addis, 0.1, None, None, None, Some(vec![0.7, 0.7])).starts_with("gamma:"));
+    // A subnormal α whose default w₀ underflows; its own w₀ is still taken,
+    // and the rule's record reads back.
+    for m in [Method::LordPlusPlus, Method::Saffron, Method::Addis] {
+        assert!(err(m, 5e-324, None, None, None, None).starts_with("alpha:"));
+        let s = Settings::new(m, 5e-324, Some(5e-324), None, None, None).unwrap();
+        assert_eq!(Settings::from_record(&s.to_record()).unwrap(), s);
+    }
     assert!("lord"
         .parse::<Method>()
         .unwrap_err()
