@@ -61,7 +61,7 @@ def fit(scaler: Any, df: DataFrame, columns: Optional[Columns] = None, *, method
         and ``trim="auto"`` refused, other scalers refused with the reason.
     df : pyspark.sql.DataFrame
         Persist it first when its source is costly to read: a fit reads it
-        once per pass (contract §9: 3 passes for median + nMAD).
+        once per pass (contract §9: 2 passes for median + nMAD).
     columns : str, list of str, or None
         One column name for a 1-D fit; a list (``None``: every column) for
         one fit per column, with ``feature_names_in_`` the names.

@@ -147,7 +147,8 @@ def test_sketch_method_bounds_hold(client):
 @pytest.mark.parametrize("name", ["median_nmad", "mean_nmad", "huber"])
 def test_sketch_brackets_settle_the_median_in_one_pass_each(name, monkeypatch):
     """In estimation mode the census's sketch brackets the median and the
-    median deviation (3 passes for median/nMAD); wrong brackets fall back
+    median deviation, both read in one pass (2 passes for median/nMAD:
+    census, then the fused brackets); wrong brackets fall back
     to the histogram passes and stay exact (synchronous scheduler: the
     logic, not the cluster)."""
     import dask
@@ -161,7 +162,7 @@ def test_sketch_brackets_settle_the_median_in_one_pass_each(name, monkeypatch):
         got, info = odask.fit(outprob.scaler(name), arr, return_info=True)
         assert_same_fit(got, want, name)
         if name == "median_nmad":
-            assert info["passes"] == 3
+            assert info["passes"] == 2
         # Brackets that miss: the usual passes take over, still exact.
         # The brackets' pass reads other scores (all above every bracket),
         # so no bracket holds its rank.
@@ -169,7 +170,7 @@ def test_sketch_brackets_settle_the_median_in_one_pass_each(name, monkeypatch):
 
         def misled(engine, step):
             part = run(engine, step)
-            return step.map(x + 1e3) if step.kind == "bracket" else part
+            return step.map(x + 1e3) if step.kind in ("bracket", "fused") else part
 
         monkeypatch.setattr(odask._DaskColumnEngine, "run", misled)
         again, info2 = odask.fit(outprob.scaler(name), arr, return_info=True)

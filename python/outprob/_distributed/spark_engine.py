@@ -107,9 +107,8 @@ def fold(df: DataFrame, columns: List[str], start: Callable[[], Any],
         from pyspark import TaskContext
 
         acc = start()
-        for b in batches:
-            if b.num_rows:
-                acc = step(acc, [as_floats(b.column(i))[0] for i in range(b.num_columns)])
+        for cols in _chunks(batches):
+            acc = step(acc, cols)
         ctx = TaskContext.get()
         part = ctx.partitionId() if ctx is not None else 0
         out = pickle.dumps(finish(acc), protocol=5)
@@ -129,6 +128,35 @@ def fold(df: DataFrame, columns: List[str], start: Callable[[], Any],
 
 
 _EMPTY = np.empty(0)
+
+#: Scores a pass maps at once: Spark's Arrow batches (10⁴ rows by default)
+#: are joined up to this many, so that a partial whose combine costs its
+#: full size (a dense bucket summary, ~10 MB) is combined a few dozen
+#: times per partition, not once per batch; 32 MB of doubles per worker.
+CHUNK = 1 << 22
+
+
+def _chunks(batches: Iterator[pa.RecordBatch]) -> Iterator[List[np.ndarray]]:
+    """The batches' columns as float arrays, consecutive batches joined
+    (in order) into pieces of about :data:`CHUNK` scores."""
+    held: List[List[np.ndarray]] = []
+    rows = 0
+    for b in batches:
+        if not b.num_rows:
+            continue
+        held.append([as_floats(b.column(i))[0] for i in range(b.num_columns)])
+        rows += b.num_rows
+        if rows >= CHUNK:
+            yield _joined(held)
+            held, rows = [], 0
+    if held:
+        yield _joined(held)
+
+
+def _joined(held: List[List[np.ndarray]]) -> List[np.ndarray]:
+    if len(held) == 1:
+        return held[0]
+    return [np.concatenate(cols) for cols in zip(*held)]
 
 
 class SparkColumnEngine(Engine):

@@ -229,6 +229,11 @@ pub enum PassKind {
         /// The buckets.
         buckets: Vec<u32>,
     },
+    /// Several passes (none a census or itself fused) in one read of the
+    /// scores: their partials, in order. A read of the column costs more
+    /// than what most passes compute from it, so the plan fuses the passes
+    /// whose parameters it can foresee.
+    Fused(Vec<PassKind>),
 }
 
 /// A pass, on the scores or on their pretransform.
@@ -274,6 +279,8 @@ pub enum Partial {
     MSums(Vec<[f64; 6]>),
     /// Of [`PassKind::MSummary`].
     MSummary(Box<MSummary>),
+    /// Of [`PassKind::Fused`]: per pass, its partial.
+    Fused(Vec<Partial>),
 }
 
 impl Pass {
@@ -366,6 +373,18 @@ impl Pass {
                 c,
                 buckets,
             } => Partial::Collected(collect_buckets(y, *negate, *e, *c, buckets)),
+            PassKind::Fused(kinds) => Partial::Fused(
+                kinds
+                    .iter()
+                    .map(|kind| {
+                        Pass {
+                            pre: self.pre,
+                            kind: kind.clone(),
+                        }
+                        .map_scores(y)
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
         })
     }
 
@@ -382,6 +401,7 @@ impl Pass {
             PassKind::MSums { .. } => "m_sums",
             PassKind::MSummary { .. } => "m_summary",
             PassKind::MCollect { .. } => "m_collect",
+            PassKind::Fused(_) => "fused",
         }
     }
 
@@ -533,6 +553,12 @@ impl Partial {
             (Partial::MSummary(a), Partial::MSummary(b)) => {
                 Partial::MSummary(Box::new(a.combine(*b)))
             }
+            (Partial::Fused(a), Partial::Fused(b)) if a.len() == b.len() => Partial::Fused(
+                a.into_iter()
+                    .zip(b)
+                    .map(|(x, y)| x.combine(y))
+                    .collect::<Result<_, _>>()?,
+            ),
             _ => return Err(mismatch()),
         })
     }
@@ -726,6 +752,185 @@ fn read_norm(r: &mut Reader<'_>) -> Result<Norm, Error> {
     }
 }
 
+fn write_kind(w: &mut Writer, kind: &PassKind) {
+    match kind {
+        PassKind::Census {
+            negate,
+            sketch_k,
+            moments_ddof,
+        } => {
+            w.u8(0);
+            w.u8(u8::from(*negate));
+            w.u64(u64::from(*sketch_k));
+            w.opt(moments_ddof.map(|d| d as u64));
+        }
+        PassKind::Histogram { key, brackets } => {
+            w.u8(1);
+            write_key(w, *key);
+            w.u64(brackets.len() as u64);
+            for &(lo, hi, shift, buckets) in brackets {
+                w.u64(lo);
+                w.u64(hi);
+                w.u64(u64::from(shift));
+                w.u64(buckets as u64);
+            }
+        }
+        PassKind::Collect { key, brackets } | PassKind::Bracket { key, brackets } => {
+            w.u8(if matches!(kind, PassKind::Collect { .. }) {
+                2
+            } else {
+                3
+            });
+            write_key(w, *key);
+            w.u64(brackets.len() as u64);
+            for &(lo, hi) in brackets {
+                w.u64(lo);
+                w.u64(hi);
+            }
+        }
+        PassKind::SumBelow { negate, v } => {
+            w.u8(4);
+            w.u8(u8::from(*negate));
+            w.f64(*v);
+        }
+        PassKind::SquaresBelow {
+            negate,
+            c,
+            w: width,
+            e,
+        } => {
+            w.u8(5);
+            w.u8(u8::from(*negate));
+            w.f64(*c);
+            w.f64(*width);
+            w.u64(i64::from(*e) as u64);
+        }
+        PassKind::MSums {
+            negate,
+            norm,
+            m,
+            sigma,
+            e,
+        } => {
+            w.u8(6);
+            w.u8(u8::from(*negate));
+            w.u8(norm_code(*norm));
+            w.f64(*m);
+            w.f64(*sigma);
+            w.u64(i64::from(*e) as u64);
+        }
+        PassKind::MSummary { negate, norm, e, c } => {
+            w.u8(7);
+            w.u8(u8::from(*negate));
+            w.u8(norm_code(*norm));
+            w.u64(i64::from(*e) as u64);
+            w.f64(*c);
+        }
+        PassKind::MCollect {
+            negate,
+            e,
+            c,
+            buckets,
+        } => {
+            w.u8(8);
+            w.u8(u8::from(*negate));
+            w.u64(i64::from(*e) as u64);
+            w.f64(*c);
+            w.u64s(&buckets.iter().map(|&b| u64::from(b)).collect::<Vec<_>>());
+        }
+        PassKind::Fused(kinds) => {
+            w.u8(9);
+            w.u64(kinds.len() as u64);
+            for k in kinds {
+                write_kind(w, k);
+            }
+        }
+    }
+}
+
+/// A pass's kind from [`write_kind`]; a fused pass only when `outer`.
+fn read_kind(r: &mut Reader<'_>, outer: bool) -> Result<PassKind, Error> {
+    Ok(match r.u8()? {
+        0 => PassKind::Census {
+            negate: r.bool()?,
+            sketch_k: u16::try_from(r.u64()?).map_err(|_| corrupt())?,
+            moments_ddof: r
+                .opt()?
+                .map(|d| usize::try_from(d).map_err(|_| corrupt()))
+                .transpose()?,
+        },
+        1 => {
+            let key = read_key(r)?;
+            let brackets = r.list(32, |r| {
+                Ok((
+                    r.u64()?,
+                    r.u64()?,
+                    u32::try_from(r.u64()?).map_err(|_| corrupt())?,
+                    usize::try_from(r.u64()?).map_err(|_| corrupt())?,
+                ))
+            })?;
+            PassKind::Histogram { key, brackets }
+        }
+        tag @ (2 | 3) => {
+            let key = read_key(r)?;
+            let brackets = r.list(16, |r| Ok((r.u64()?, r.u64()?)))?;
+            if tag == 2 {
+                PassKind::Collect { key, brackets }
+            } else {
+                PassKind::Bracket { key, brackets }
+            }
+        }
+        4 => PassKind::SumBelow {
+            negate: r.bool()?,
+            v: r.f64()?,
+        },
+        5 => PassKind::SquaresBelow {
+            negate: r.bool()?,
+            c: r.f64()?,
+            w: r.f64()?,
+            e: r.exponent()?,
+        },
+        6 => PassKind::MSums {
+            negate: r.bool()?,
+            norm: read_norm(r)?,
+            m: r.f64()?,
+            sigma: r.f64()?,
+            e: r.exponent()?,
+        },
+        7 => PassKind::MSummary {
+            negate: r.bool()?,
+            norm: read_norm(r)?,
+            e: r.exponent()?,
+            c: r.f64()?,
+        },
+        8 => {
+            let (negate, e, c) = (r.bool()?, r.exponent()?, r.f64()?);
+            let buckets = r
+                .u64s()?
+                .into_iter()
+                .map(|b| u32::try_from(b).ok().filter(|&b| (b as usize) < BUCKETS))
+                .collect::<Option<Vec<u32>>>()
+                .filter(|b| b.windows(2).all(|w| w[0] < w[1]))
+                .ok_or_else(corrupt)?;
+            PassKind::MCollect {
+                negate,
+                e,
+                c,
+                buckets,
+            }
+        }
+        9 if outer => {
+            // One level, no census: what the plan fuses.
+            let kinds = r.list(2, |r| read_kind(r, false))?;
+            if kinds.iter().any(|k| matches!(k, PassKind::Census { .. })) {
+                return Err(corrupt());
+            }
+            PassKind::Fused(kinds)
+        }
+        _ => return Err(corrupt()),
+    })
+}
+
 impl Pass {
     /// The pass as bytes, for the workers that run it.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -738,92 +943,7 @@ impl Pass {
             }
             Pretransform::MinusLog => w.u8(2),
         }
-        match &self.kind {
-            PassKind::Census {
-                negate,
-                sketch_k,
-                moments_ddof,
-            } => {
-                w.u8(0);
-                w.u8(u8::from(*negate));
-                w.u64(u64::from(*sketch_k));
-                w.opt(moments_ddof.map(|d| d as u64));
-            }
-            PassKind::Histogram { key, brackets } => {
-                w.u8(1);
-                write_key(&mut w, *key);
-                w.u64(brackets.len() as u64);
-                for &(lo, hi, shift, buckets) in brackets {
-                    w.u64(lo);
-                    w.u64(hi);
-                    w.u64(u64::from(shift));
-                    w.u64(buckets as u64);
-                }
-            }
-            PassKind::Collect { key, brackets } | PassKind::Bracket { key, brackets } => {
-                w.u8(if matches!(self.kind, PassKind::Collect { .. }) {
-                    2
-                } else {
-                    3
-                });
-                write_key(&mut w, *key);
-                w.u64(brackets.len() as u64);
-                for &(lo, hi) in brackets {
-                    w.u64(lo);
-                    w.u64(hi);
-                }
-            }
-            PassKind::SumBelow { negate, v } => {
-                w.u8(4);
-                w.u8(u8::from(*negate));
-                w.f64(*v);
-            }
-            PassKind::SquaresBelow {
-                negate,
-                c,
-                w: width,
-                e,
-            } => {
-                w.u8(5);
-                w.u8(u8::from(*negate));
-                w.f64(*c);
-                w.f64(*width);
-                w.u64(i64::from(*e) as u64);
-            }
-            PassKind::MSums {
-                negate,
-                norm,
-                m,
-                sigma,
-                e,
-            } => {
-                w.u8(6);
-                w.u8(u8::from(*negate));
-                w.u8(norm_code(*norm));
-                w.f64(*m);
-                w.f64(*sigma);
-                w.u64(i64::from(*e) as u64);
-            }
-            PassKind::MSummary { negate, norm, e, c } => {
-                w.u8(7);
-                w.u8(u8::from(*negate));
-                w.u8(norm_code(*norm));
-                w.u64(i64::from(*e) as u64);
-                w.f64(*c);
-            }
-            PassKind::MCollect {
-                negate,
-                e,
-                c,
-                buckets,
-            } => {
-                w.u8(8);
-                w.u8(u8::from(*negate));
-                w.u64(i64::from(*e) as u64);
-                w.f64(*c);
-                w.u64s(&buckets.iter().map(|&b| u64::from(b)).collect::<Vec<_>>());
-            }
-        }
+        write_kind(&mut w, &self.kind);
         w.0
     }
 
@@ -836,183 +956,223 @@ impl Pass {
             2 => Pretransform::MinusLog,
             _ => return Err(corrupt()),
         };
-        let kind = match r.u8()? {
-            0 => PassKind::Census {
-                negate: r.bool()?,
-                sketch_k: u16::try_from(r.u64()?).map_err(|_| corrupt())?,
-                moments_ddof: r
-                    .opt()?
-                    .map(|d| usize::try_from(d).map_err(|_| corrupt()))
-                    .transpose()?,
-            },
-            1 => {
-                let key = read_key(&mut r)?;
-                let brackets = r.list(32, |r| {
-                    Ok((
-                        r.u64()?,
-                        r.u64()?,
-                        u32::try_from(r.u64()?).map_err(|_| corrupt())?,
-                        usize::try_from(r.u64()?).map_err(|_| corrupt())?,
-                    ))
-                })?;
-                PassKind::Histogram { key, brackets }
-            }
-            tag @ (2 | 3) => {
-                let key = read_key(&mut r)?;
-                let brackets = r.list(16, |r| Ok((r.u64()?, r.u64()?)))?;
-                if tag == 2 {
-                    PassKind::Collect { key, brackets }
-                } else {
-                    PassKind::Bracket { key, brackets }
-                }
-            }
-            4 => PassKind::SumBelow {
-                negate: r.bool()?,
-                v: r.f64()?,
-            },
-            5 => PassKind::SquaresBelow {
-                negate: r.bool()?,
-                c: r.f64()?,
-                w: r.f64()?,
-                e: r.exponent()?,
-            },
-            6 => PassKind::MSums {
-                negate: r.bool()?,
-                norm: read_norm(&mut r)?,
-                m: r.f64()?,
-                sigma: r.f64()?,
-                e: r.exponent()?,
-            },
-            7 => PassKind::MSummary {
-                negate: r.bool()?,
-                norm: read_norm(&mut r)?,
-                e: r.exponent()?,
-                c: r.f64()?,
-            },
-            8 => {
-                let (negate, e, c) = (r.bool()?, r.exponent()?, r.f64()?);
-                let buckets = r
-                    .u64s()?
-                    .into_iter()
-                    .map(|b| u32::try_from(b).ok().filter(|&b| (b as usize) < BUCKETS))
-                    .collect::<Option<Vec<u32>>>()
-                    .filter(|b| b.windows(2).all(|w| w[0] < w[1]))
-                    .ok_or_else(corrupt)?;
-                PassKind::MCollect {
-                    negate,
-                    e,
-                    c,
-                    buckets,
-                }
-            }
-            _ => return Err(corrupt()),
-        };
+        let kind = read_kind(&mut r, true)?;
         r.end()?;
         Ok(Pass { pre, kind })
     }
+}
+
+fn write_summary(w: &mut Writer, s: &MSummary) {
+    for t in [&s.left, &s.right] {
+        w.u64(t.n);
+        w.f64(t.min);
+        w.f64(t.max);
+        w.f64s(&t.sums);
+    }
+    let entries: Vec<(u32, &Bucket)> = s.entries().collect();
+    w.u64(entries.len() as u64);
+    for (i, b) in entries {
+        w.u64(u64::from(i));
+        w.u64(b.n);
+        w.f64(b.min);
+        w.f64(b.max);
+        for &p in &b.sums {
+            w.f64(p);
+        }
+    }
+}
+
+fn write_partial(w: &mut Writer, p: &Partial) {
+    match p {
+        Partial::Census {
+            raw,
+            read,
+            sketch,
+            moments,
+        } => {
+            w.u8(0);
+            write_counts(w, raw);
+            write_counts(w, read);
+            w.u8(u8::from(sketch.is_some()));
+            w.bytes(&sketch.as_ref().map(serialize).unwrap_or_default());
+            w.u8(u8::from(moments.is_some()));
+            if let Some(st) = moments {
+                let spec = st.spec();
+                w.u8(u8::from(spec.negate));
+                w.u64(spec.ddof as u64);
+                let p = st.moments().to_parts();
+                w.u64(p.n);
+                w.u8(u8::from(p.sum_negative));
+                w.u64s(&p.sum_limbs);
+                w.f64(p.shift);
+                w.u64(i64::from(p.k) as u64);
+                w.f64s(&p.dsum);
+                w.f64s(&p.dsq);
+                w.f64(p.min);
+                w.f64(p.max);
+            }
+        }
+        Partial::Histograms(h) => {
+            w.u8(1);
+            w.u64(h.len() as u64);
+            for (below, counts) in h {
+                w.u64(*below);
+                w.u64s(counts);
+            }
+        }
+        Partial::Collected(c) => {
+            w.u8(2);
+            w.u64(c.len() as u64);
+            for v in c {
+                w.f64s(v);
+            }
+        }
+        Partial::Brackets(b) => {
+            w.u8(3);
+            w.u64(b.len() as u64);
+            for (below, v) in b {
+                w.u64(*below);
+                w.f64s(v);
+            }
+        }
+        Partial::Sums(s) => {
+            w.u8(4);
+            w.u64(s.len() as u64);
+            for p in s {
+                w.u8(u8::from(p.negative));
+                w.u64s(&p.limbs);
+                w.u64(p.count);
+            }
+        }
+        Partial::Squares(s) => {
+            w.u8(5);
+            w.u64(s.len() as u64);
+            for &(sum, count) in s {
+                w.f64(sum);
+                w.u64(count);
+            }
+        }
+        Partial::MSums(m) => {
+            w.u8(6);
+            w.u64(m.len() as u64);
+            for &x in m.iter().flatten() {
+                w.f64(x);
+            }
+        }
+        Partial::MSummary(s) => {
+            w.u8(7);
+            write_summary(w, s);
+        }
+        Partial::Fused(parts) => {
+            w.u8(8);
+            w.u64(parts.len() as u64);
+            for part in parts {
+                write_partial(w, part);
+            }
+        }
+    }
+}
+
+/// A partial from [`write_partial`]; a fused one only when `outer`.
+fn read_partial(r: &mut Reader<'_>, outer: bool) -> Result<Partial, Error> {
+    Ok(match r.u8()? {
+        0 => {
+            let (raw, read) = (read_counts(r)?, read_counts(r)?);
+            let has_sketch = r.bool()?;
+            let bytes = r.bytes()?;
+            let sketch = if has_sketch {
+                let mut s: KllSketch<f64> = deserialize(bytes)?;
+                s.set_seed(0);
+                Some(s)
+            } else {
+                None
+            };
+            let moments = if r.bool()? {
+                let (negate, ddof) = (r.bool()?, r.u64()?);
+                let ddof = usize::try_from(ddof).map_err(|_| corrupt())?;
+                let parts = MomentsParts {
+                    n: r.u64()?,
+                    sum_negative: r.bool()?,
+                    sum_limbs: r.u64s()?,
+                    shift: r.f64()?,
+                    k: i32::try_from(r.u64()? as i64).map_err(|_| corrupt())?,
+                    dsum: <[f64; 2]>::try_from(r.f64s()?).map_err(|_| corrupt())?,
+                    dsq: <[f64; 2]>::try_from(r.f64s()?).map_err(|_| corrupt())?,
+                    min: r.f64()?,
+                    max: r.f64()?,
+                };
+                let spec = moments_spec(negate, ddof);
+                Some(StreamingGaussian::from_parts(spec, &parts, None, 0)?)
+            } else {
+                None
+            };
+            Partial::Census {
+                raw,
+                read,
+                sketch,
+                moments,
+            }
+        }
+        1 => Partial::Histograms(r.list(16, |r| Ok((r.u64()?, r.u64s()?)))?),
+        2 => Partial::Collected(r.list(8, Reader::f64s)?),
+        3 => Partial::Brackets(r.list(16, |r| Ok((r.u64()?, r.f64s()?)))?),
+        4 => Partial::Sums(r.list(17, |r| {
+            Ok(SumPart {
+                negative: r.bool()?,
+                limbs: r.u64s()?,
+                count: r.u64()?,
+            })
+        })?),
+        5 => Partial::Squares(r.list(16, |r| Ok((r.f64()?, r.u64()?)))?),
+        6 => Partial::MSums(r.list(48, |r| {
+            let mut v = [0.0; 6];
+            for x in &mut v {
+                *x = r.f64()?;
+            }
+            Ok(v)
+        })?),
+        7 => {
+            let mut tail = || -> Result<Tail, Error> {
+                let (n, min, max) = (r.u64()?, r.f64()?, r.f64()?);
+                let terms = r.f64s()?;
+                let mut t = Tail {
+                    n,
+                    min,
+                    max,
+                    ..Tail::default()
+                };
+                if terms.len() != t.sums.len() {
+                    return Err(corrupt());
+                }
+                t.sums.copy_from_slice(&terms);
+                Ok(t)
+            };
+            let (left, right) = (tail()?, tail()?);
+            let buckets = r.list(8 * (4 + 7), |r| {
+                let i = u32::try_from(r.u64()?).map_err(|_| corrupt())?;
+                let mut b = Bucket {
+                    n: r.u64()?,
+                    min: r.f64()?,
+                    max: r.f64()?,
+                    ..Bucket::default()
+                };
+                for p in &mut b.sums {
+                    *p = r.f64()?;
+                }
+                Ok((i, b))
+            })?;
+            Partial::MSummary(Box::new(MSummary::from_parts(buckets, left, right)?))
+        }
+        8 if outer => Partial::Fused(r.list(1, |r| read_partial(r, false))?),
+        _ => return Err(corrupt()),
+    })
 }
 
 impl Partial {
     /// The partial as bytes, for the trip from a worker.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        match self {
-            Partial::Census {
-                raw,
-                read,
-                sketch,
-                moments,
-            } => {
-                w.u8(0);
-                write_counts(&mut w, raw);
-                write_counts(&mut w, read);
-                w.u8(u8::from(sketch.is_some()));
-                w.bytes(&sketch.as_ref().map(serialize).unwrap_or_default());
-                w.u8(u8::from(moments.is_some()));
-                if let Some(st) = moments {
-                    let spec = st.spec();
-                    w.u8(u8::from(spec.negate));
-                    w.u64(spec.ddof as u64);
-                    let p = st.moments().to_parts();
-                    w.u64(p.n);
-                    w.u8(u8::from(p.sum_negative));
-                    w.u64s(&p.sum_limbs);
-                    w.f64(p.shift);
-                    w.u64(i64::from(p.k) as u64);
-                    w.f64s(&p.dsum);
-                    w.f64s(&p.dsq);
-                    w.f64(p.min);
-                    w.f64(p.max);
-                }
-            }
-            Partial::Histograms(h) => {
-                w.u8(1);
-                w.u64(h.len() as u64);
-                for (below, counts) in h {
-                    w.u64(*below);
-                    w.u64s(counts);
-                }
-            }
-            Partial::Collected(c) => {
-                w.u8(2);
-                w.u64(c.len() as u64);
-                for v in c {
-                    w.f64s(v);
-                }
-            }
-            Partial::Brackets(b) => {
-                w.u8(3);
-                w.u64(b.len() as u64);
-                for (below, v) in b {
-                    w.u64(*below);
-                    w.f64s(v);
-                }
-            }
-            Partial::Sums(s) => {
-                w.u8(4);
-                w.u64(s.len() as u64);
-                for p in s {
-                    w.u8(u8::from(p.negative));
-                    w.u64s(&p.limbs);
-                    w.u64(p.count);
-                }
-            }
-            Partial::Squares(s) => {
-                w.u8(5);
-                w.u64(s.len() as u64);
-                for &(sum, count) in s {
-                    w.f64(sum);
-                    w.u64(count);
-                }
-            }
-            Partial::MSums(m) => {
-                w.u8(6);
-                w.u64(m.len() as u64);
-                for &x in m.iter().flatten() {
-                    w.f64(x);
-                }
-            }
-            Partial::MSummary(s) => {
-                w.u8(7);
-                for t in [&s.left, &s.right] {
-                    w.u64(t.n);
-                    w.f64(t.min);
-                    w.f64(t.max);
-                    w.f64s(&t.sums);
-                }
-                let entries: Vec<(u32, &Bucket)> = s.entries().collect();
-                w.u64(entries.len() as u64);
-                for (i, b) in entries {
-                    w.u64(u64::from(i));
-                    w.u64(b.n);
-                    w.f64(b.min);
-                    w.f64(b.max);
-                    for &p in &b.sums {
-                        w.f64(p);
-                    }
-                }
-            }
-        }
+        write_partial(&mut w, self);
         w.0
     }
 
@@ -1020,96 +1180,7 @@ impl Partial {
     /// by their readers).
     pub fn from_bytes(b: &[u8]) -> Result<Partial, Error> {
         let mut r = Reader(b);
-        let p = match r.u8()? {
-            0 => {
-                let (raw, read) = (read_counts(&mut r)?, read_counts(&mut r)?);
-                let has_sketch = r.bool()?;
-                let bytes = r.bytes()?;
-                let sketch = if has_sketch {
-                    let mut s: KllSketch<f64> = deserialize(bytes)?;
-                    s.set_seed(0);
-                    Some(s)
-                } else {
-                    None
-                };
-                let moments = if r.bool()? {
-                    let (negate, ddof) = (r.bool()?, r.u64()?);
-                    let ddof = usize::try_from(ddof).map_err(|_| corrupt())?;
-                    let parts = MomentsParts {
-                        n: r.u64()?,
-                        sum_negative: r.bool()?,
-                        sum_limbs: r.u64s()?,
-                        shift: r.f64()?,
-                        k: i32::try_from(r.u64()? as i64).map_err(|_| corrupt())?,
-                        dsum: <[f64; 2]>::try_from(r.f64s()?).map_err(|_| corrupt())?,
-                        dsq: <[f64; 2]>::try_from(r.f64s()?).map_err(|_| corrupt())?,
-                        min: r.f64()?,
-                        max: r.f64()?,
-                    };
-                    let spec = moments_spec(negate, ddof);
-                    Some(StreamingGaussian::from_parts(spec, &parts, None, 0)?)
-                } else {
-                    None
-                };
-                Partial::Census {
-                    raw,
-                    read,
-                    sketch,
-                    moments,
-                }
-            }
-            1 => Partial::Histograms(r.list(16, |r| Ok((r.u64()?, r.u64s()?)))?),
-            2 => Partial::Collected(r.list(8, Reader::f64s)?),
-            3 => Partial::Brackets(r.list(16, |r| Ok((r.u64()?, r.f64s()?)))?),
-            4 => Partial::Sums(r.list(17, |r| {
-                Ok(SumPart {
-                    negative: r.bool()?,
-                    limbs: r.u64s()?,
-                    count: r.u64()?,
-                })
-            })?),
-            5 => Partial::Squares(r.list(16, |r| Ok((r.f64()?, r.u64()?)))?),
-            6 => Partial::MSums(r.list(48, |r| {
-                let mut v = [0.0; 6];
-                for x in &mut v {
-                    *x = r.f64()?;
-                }
-                Ok(v)
-            })?),
-            7 => {
-                let mut tail = || -> Result<Tail, Error> {
-                    let (n, min, max) = (r.u64()?, r.f64()?, r.f64()?);
-                    let terms = r.f64s()?;
-                    let mut t = Tail {
-                        n,
-                        min,
-                        max,
-                        ..Tail::default()
-                    };
-                    if terms.len() != t.sums.len() {
-                        return Err(corrupt());
-                    }
-                    t.sums.copy_from_slice(&terms);
-                    Ok(t)
-                };
-                let (left, right) = (tail()?, tail()?);
-                let buckets = r.list(8 * (4 + 7), |r| {
-                    let i = u32::try_from(r.u64()?).map_err(|_| corrupt())?;
-                    let mut b = Bucket {
-                        n: r.u64()?,
-                        min: r.f64()?,
-                        max: r.f64()?,
-                        ..Bucket::default()
-                    };
-                    for p in &mut b.sums {
-                        *p = r.f64()?;
-                    }
-                    Ok((i, b))
-                })?;
-                Partial::MSummary(Box::new(MSummary::from_parts(buckets, left, right)?))
-            }
-            _ => return Err(corrupt()),
-        };
+        let p = read_partial(&mut r, true)?;
         r.end()?;
         Ok(p)
     }
@@ -1172,6 +1243,18 @@ mod tests {
                 c: 0.0,
                 buckets: vec![60_000, 65_536, 70_000],
             },
+            PassKind::Fused(vec![
+                PassKind::Bracket {
+                    key: Key::VALUE,
+                    brackets: vec![(3, 4), (0, u64::MAX)],
+                },
+                PassKind::MSummary {
+                    negate: false,
+                    norm: Norm::Tukey,
+                    e: 0,
+                    c: 1.0,
+                },
+            ]),
         ];
         let sqrt = PretransformKind::Sqrt.fitted(0.25);
         kinds
@@ -1208,7 +1291,8 @@ mod tests {
                     Partial::Sums(_)
                     | Partial::Squares(_)
                     | Partial::MSums(_)
-                    | Partial::MSummary(_),
+                    | Partial::MSummary(_)
+                    | Partial::Fused(_),
                     _,
                 ) => {}
                 _ => assert_eq!(whole, parts),
@@ -1229,6 +1313,33 @@ mod tests {
         }
         let census = passes()[0].map(&x).unwrap();
         assert!(census.combine(Partial::MSums(Vec::new())).is_err());
+        // A fused pass holds plain passes only: no census, no nesting.
+        let fused = passes().pop().unwrap();
+        let PassKind::Fused(kinds) = &fused.kind else {
+            panic!("the last pass is fused")
+        };
+        let parts = fused.map(&x).unwrap();
+        match &parts {
+            Partial::Fused(p) => {
+                assert_eq!(p.len(), 2);
+                let alone = Pass {
+                    pre: fused.pre,
+                    kind: kinds[0].clone(),
+                };
+                assert_eq!(p[0], alone.map(&x).unwrap());
+            }
+            _ => panic!("a fused pass maps to a fused partial"),
+        }
+        for inner in [passes()[0].kind.clone(), fused.kind.clone()] {
+            let bad = Pass {
+                pre: Pretransform::Identity,
+                kind: PassKind::Fused(vec![inner]),
+            };
+            assert!(Pass::from_bytes(&bad.to_bytes()).is_err());
+        }
+        let nested = Partial::Fused(vec![parts.clone()]);
+        assert!(Partial::from_bytes(&nested.to_bytes()).is_err());
+        assert!(parts.combine(Partial::Fused(Vec::new())).is_err());
     }
 
     #[test]

@@ -57,11 +57,13 @@ use crate::streaming::kll::KllSketch;
 use crate::transformations::fit::{Center, GaussianSpec, Scale};
 use crate::transformations::gaussian_options::{Pretransform, PretransformKind};
 
-use super::msummary::Answer;
+use super::msummary::{Answer, MSummary};
 use super::partition::{
     exact_total, m_iterate_reduced, m_sums, median_value, quantile_ranks, quantile_value, select,
 };
 use super::pass::{moments_spec, Counts, Partial, Pass, PassKind};
+
+mod ahead;
 
 /// Buckets of a histogram pass: 2^12.
 const BUCKET_BITS: u32 = 12;
@@ -341,6 +343,13 @@ fn oriented(negate: bool, min: f64, max: f64) -> (f64, f64) {
     }
 }
 
+/// Ranks with the key bracket each is expected in.
+type KeyBrackets = Vec<(u64, (u64, u64))>;
+
+/// What the median's pass reads ahead: the value brackets of [`Ahead`]
+/// and the bucket summary's `(norm, e, c)`, if any.
+type ReadAhead = (Vec<(f64, f64)>, Option<(Norm, i32, f64)>);
+
 /// A rank being selected: the rank, its bracket `[lo, hi, below, count]`
 /// and, once settled, the bracket it settled in `(lo, hi, below)`.
 type RankState = (u64, [u64; 4], Option<(u64, u64, u64)>);
@@ -364,6 +373,23 @@ struct Column<'a, 'k> {
     m: Vec<(Norm, (f64, f64, usize, bool))>,
     /// n_iter and convergence of the last M-estimate asked for.
     last_m: Option<(usize, bool)>,
+    /// Whether the fit will ask for the nMAD about the median, and the
+    /// norm of the bucket summary it will ask for: the median's pass
+    /// reads what these need too, as far as the sketch foresees it.
+    foresee: (bool, Option<Norm>),
+    /// Read ahead by the median's pass: the values about the median's
+    /// bracket that hold the median deviation (`Ahead`).
+    ahead: Option<Ahead<'a>>,
+    /// Read ahead by the median's pass: a bucket summary `(norm, e, c)`.
+    ahead_summary: Option<(Norm, i32, f64, &'a MSummary)>,
+}
+
+/// The oriented values that settle the median deviation about any center
+/// in the median's bracket: key brackets `[l1, l2]`, `[r1, r2]` (one when
+/// they meet) as values, with the count below each and the values in it.
+struct Ahead<'a> {
+    brackets: Vec<(f64, f64)>,
+    parts: &'a [(u64, Vec<f64>)],
 }
 
 impl<'a, 'k> Column<'a, 'k> {
@@ -435,7 +461,19 @@ impl<'a, 'k> Column<'a, 'k> {
             niqr: None,
             m: Vec::new(),
             last_m: None,
+            foresee: (false, None),
+            ahead: None,
+            ahead_summary: None,
         };
+        let mut column = column;
+        if !p.linear {
+            let norm = match (spec.center, spec.scale) {
+                (Center::M(norm), _) | (_, Scale::M(norm)) => Some(norm),
+                _ => None,
+            };
+            let nmad = norm.is_some() || (spec.scale == Scale::Nmad && p.fixed_center.is_none());
+            column.foresee = (nmad, norm.filter(|_| column.n > collect_max));
+        }
         Ok((column, pre_min))
     }
 
@@ -588,15 +626,15 @@ impl<'a, 'k> Column<'a, 'k> {
         Ok(())
     }
 
-    /// The ranks one pass over the sketch's brackets settles (values, or
-    /// deviations from `center`); the others are left out (a bad guess
-    /// only costs the usual passes).
-    fn guessed(&self, center: Option<f64>, ranks: &[u64]) -> Step<Vec<(u64, f64)>> {
+    /// The key bracket the sketch expects each rank in (values, or
+    /// deviations from `center`); None when there is no sketch or its
+    /// brackets would hold too many values to collect.
+    fn guess_keys(&self, center: Option<f64>, ranks: &[u64]) -> Step<Option<KeyBrackets>> {
         let Some(sketch) = self.sketch else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         if sketch.n() == 0 {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let view = sketch.sorted_view()?;
         let mut items: Vec<(f64, u64)> = view
@@ -618,23 +656,32 @@ impl<'a, 'k> Column<'a, 'k> {
         let slack = 2.5 * sketch.normalized_rank_error(false) * self.n as f64 + 2.0;
         if 2.0 * slack > self.collect_max as f64 {
             // A bracket would hold too many values to collect.
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let last = items.len() - 1;
         let at = |target: f64| cum.partition_point(|&c| (c as f64) < target).min(last);
-        let keys: Vec<(u64, (u64, u64))> = ranks
-            .iter()
-            .map(|&r| {
-                let (a, b) = (
-                    items[at((r + 1) as f64 - slack)].0,
-                    items[at((r + 1) as f64 + slack)].0,
-                );
-                (r, key_bracket(a, b))
-            })
-            .collect();
-        let mut brackets: Vec<(u64, u64)> = keys.iter().map(|k| k.1).collect();
-        brackets.sort_unstable();
-        brackets.dedup();
+        Ok(Some(
+            ranks
+                .iter()
+                .map(|&r| {
+                    let (a, b) = (
+                        items[at((r + 1) as f64 - slack)].0,
+                        items[at((r + 1) as f64 + slack)].0,
+                    );
+                    (r, key_bracket(a, b))
+                })
+                .collect(),
+        ))
+    }
+
+    /// The ranks one pass over the sketch's brackets settles (values, or
+    /// deviations from `center`); the others are left out (a bad guess
+    /// only costs the usual passes).
+    fn guessed(&self, center: Option<f64>, ranks: &[u64]) -> Step<Vec<(u64, f64)>> {
+        let Some(keys) = self.guess_keys(center, ranks)? else {
+            return Ok(Vec::new());
+        };
+        let brackets = bracket_list(&keys);
         let out = match self.run(PassKind::Bracket {
             key: self.key(center),
             brackets: brackets.clone(),
@@ -642,20 +689,108 @@ impl<'a, 'k> Column<'a, 'k> {
             Partial::Brackets(b) if b.len() == brackets.len() => b,
             _ => return Err(changed()),
         };
-        let mut values = Vec::new();
-        for (bracket, (below, vals)) in brackets.iter().zip(out) {
-            let mut rs: Vec<u64> = keys
-                .iter()
-                .filter(|(r, k)| k == bracket && *below <= *r && *r < below + vals.len() as u64)
-                .map(|k| k.0)
-                .collect();
-            rs.sort_unstable();
-            if !rs.is_empty() {
-                let at: Vec<usize> = rs.iter().map(|r| (r - below) as usize).collect();
-                values.extend(rs.into_iter().zip(select(vals.clone(), &at)?));
-            }
+        settled(&keys, &brackets, out)
+    }
+
+    /// [`Self::guessed`] for the median, its pass fused with what the fit
+    /// will ask for next ([`Self::foresee`]) as far as the sketch foresees
+    /// it: the values that hold the median deviation about any center in
+    /// the median's bracket, and the M-estimation's bucket summary.
+    fn guessed_median(&mut self, ranks: &[u64]) -> Step<Vec<(u64, f64)>> {
+        let Some(keys) = self.guess_keys(None, ranks)? else {
+            return Ok(Vec::new());
+        };
+        let brackets = bracket_list(&keys);
+        let median = PassKind::Bracket {
+            key: self.key(None),
+            brackets: brackets.clone(),
+        };
+        let Some((deviations, summary)) = self.read_ahead(&brackets)? else {
+            return match self.run(median)? {
+                Partial::Brackets(b) if b.len() == brackets.len() => settled(&keys, &brackets, b),
+                _ => Err(changed()),
+            };
+        };
+        let mut kinds = vec![
+            median,
+            PassKind::Bracket {
+                key: self.key(None),
+                brackets: deviations
+                    .iter()
+                    .map(|&(lo, hi)| key_bracket(lo, hi))
+                    .collect(),
+            },
+        ];
+        if let Some((norm, e, c)) = summary {
+            kinds.push(PassKind::MSummary {
+                negate: self.negate,
+                norm,
+                e,
+                c,
+            });
         }
-        Ok(values)
+        let parts = match self.run(PassKind::Fused(kinds))? {
+            Partial::Fused(p) if p.len() == 2 + usize::from(summary.is_some()) => p,
+            _ => return Err(changed()),
+        };
+        let (out, ahead) = match (&parts[0], &parts[1]) {
+            (Partial::Brackets(m), Partial::Brackets(d))
+                if m.len() == brackets.len() && d.len() == deviations.len() =>
+            {
+                (m, d)
+            }
+            _ => return Err(changed()),
+        };
+        self.ahead = Some(Ahead {
+            brackets: deviations,
+            parts: ahead,
+        });
+        if let (Some((norm, e, c)), Some(part)) = (summary, parts.get(2)) {
+            let Partial::MSummary(s) = part else {
+                return Err(changed());
+            };
+            self.ahead_summary = Some((norm, e, c, &**s));
+        }
+        settled(&keys, &brackets, out)
+    }
+
+    /// What the median's pass reads ahead, given the median's key
+    /// brackets: the value brackets of [`Ahead`] and, for an
+    /// M-estimation, the bucket summary's `(norm, e, c)` when the
+    /// sketch's bracket of the nMAD fixes the units' exponent.
+    fn read_ahead(&self, brackets: &[(u64, u64)]) -> Step<Option<ReadAhead>> {
+        if !self.foresee.0 || brackets.is_empty() {
+            return Ok(None);
+        }
+        let a = from_order_key(brackets[0].0);
+        let b = from_order_key(brackets.iter().map(|k| k.1).max().unwrap_or(brackets[0].1));
+        let mid = a * 0.5 + b * 0.5;
+        let Some(keys) = self.guess_keys(Some(mid), &self.middle())? else {
+            return Ok(None);
+        };
+        let (lo, hi) = (
+            keys.iter().map(|k| k.1 .0).min(),
+            keys.iter().map(|k| k.1 .1).max(),
+        );
+        let (Some(lo), Some(hi)) = (lo, hi) else {
+            return Ok(None);
+        };
+        let Some(deviations) = ahead::brackets((a, b), (from_order_key(lo), from_order_key(hi)))
+        else {
+            return Ok(None);
+        };
+        let summary = self.foresee.1.and_then(|norm| {
+            let largest = self.hi.abs().max(self.lo.abs());
+            let (d_lo, d_hi) = ahead::widened((a, b), (from_order_key(lo), from_order_key(hi)));
+            let (s_lo, s_hi) = (d_lo / NMAD_DIVISOR, d_hi / NMAD_DIVISOR);
+            // A bracket reaching a zero nMAD (ties) does not fix the units.
+            if !(s_lo > 0.0 && s_hi.is_finite()) {
+                return None;
+            }
+            let e = unit_exponent(s_lo, largest, 1023);
+            (e == unit_exponent(s_hi, largest, 1023)).then(|| (norm, e, ldexp(mid, -e)))
+        });
+        Ok(Some((deviations, summary)))
     }
 
     fn pick(got: &[(u64, f64)], ranks: &[u64]) -> Step<Vec<f64>> {
@@ -701,7 +836,7 @@ impl<'a, 'k> Column<'a, 'k> {
             return Ok(m);
         }
         let ranks = self.middle();
-        let mut got = self.guessed(None, &ranks)?;
+        let mut got = self.guessed_median(&ranks)?;
         let rest: Vec<u64> = ranks
             .iter()
             .copied()
@@ -727,7 +862,15 @@ impl<'a, 'k> Column<'a, 'k> {
             Some(c) => c,
         };
         let ranks = self.middle();
-        let v = median_value(&self.deviation_values(c, &ranks)?) / NMAD_DIVISOR;
+        let read = match (&self.ahead, about) {
+            (Some(ahead), None) => ahead::deviations(c, &ahead.brackets, ahead.parts, &ranks),
+            _ => None,
+        };
+        let deviations = match read {
+            Some(d) => d,
+            None => self.deviation_values(c, &ranks)?,
+        };
+        let v = median_value(&deviations) / NMAD_DIVISOR;
         self.nmad.push((key, v));
         Ok(v)
     }
@@ -988,15 +1131,24 @@ impl Column<'_, '_> {
             );
         }
         let e = unit_exponent(sigma0, largest, 1023);
-        let c = ldexp(mu0, -e);
-        let Partial::MSummary(summary) = self.run(PassKind::MSummary {
-            negate: self.negate,
-            norm,
-            e,
-            c,
-        })?
-        else {
-            return Err(changed());
+        // The summary the median's pass read ahead, if its units are the
+        // fit's (its grid about the median's bracket, not μ₀ itself: any
+        // center serves, the sums are a direct read's to rounding).
+        let (c, summary): (f64, &MSummary) = match self.ahead_summary {
+            Some((n, e_ahead, c, s)) if n == norm && e_ahead == e => (c, s),
+            _ => {
+                let c = ldexp(mu0, -e);
+                let Partial::MSummary(summary) = self.run(PassKind::MSummary {
+                    negate: self.negate,
+                    norm,
+                    e,
+                    c,
+                })?
+                else {
+                    return Err(changed());
+                };
+                (c, summary)
+            }
         };
         // The prediction: the buckets an iteration on the summary cuts.
         let noted = RefCell::new(Vec::new());
@@ -1069,6 +1221,37 @@ impl Column<'_, '_> {
         };
         m_iterate_reduced(reduce, params, n, (mu0, sigma0), largest)
     }
+}
+
+/// The distinct key brackets of `keys`, sorted.
+fn bracket_list(keys: &[(u64, (u64, u64))]) -> Vec<(u64, u64)> {
+    let mut brackets: Vec<(u64, u64)> = keys.iter().map(|k| k.1).collect();
+    brackets.sort_unstable();
+    brackets.dedup();
+    brackets
+}
+
+/// The ranks of `keys` their brackets' partial `out` settles, with their
+/// values (a rank outside its bracket's counts is left out).
+fn settled(
+    keys: &[(u64, (u64, u64))],
+    brackets: &[(u64, u64)],
+    out: &[(u64, Vec<f64>)],
+) -> Step<Vec<(u64, f64)>> {
+    let mut values = Vec::new();
+    for (bracket, (below, vals)) in brackets.iter().zip(out) {
+        let mut rs: Vec<u64> = keys
+            .iter()
+            .filter(|(r, k)| k == bracket && *below <= *r && *r < below + vals.len() as u64)
+            .map(|k| k.0)
+            .collect();
+        rs.sort_unstable();
+        if !rs.is_empty() {
+            let at: Vec<usize> = rs.iter().map(|r| (r - below) as usize).collect();
+            values.extend(rs.into_iter().zip(select(vals.clone(), &at)?));
+        }
+    }
+    Ok(values)
 }
 
 /// The exact fit of one column: μ, σ and the scale used, as the in-memory
