@@ -643,15 +643,30 @@ impl Martingale {
         };
         m.alarms = p.alarms;
         m.first_alarm = p.first_alarm;
+        // Only the jumper splits its capital, and only after a step; every
+        // other state stores the fractions a start gives (m's, from `new`).
+        let at_start = m.spec.kind != Kind::Jumper || p.steps == 0;
+        if at_start && p.components.map(f64::to_bits) != m.components.map(f64::to_bits) {
+            return bad(
+                "components",
+                format!(
+                    "{:?}: a {} martingale {} keeps the fractions {:?}",
+                    p.components,
+                    m.spec.kind.name(),
+                    if p.steps == 0 {
+                        "at its start"
+                    } else {
+                        "always"
+                    },
+                    m.components
+                ),
+            );
+        }
         match m.spec.kind {
             Kind::Jumper => {
                 let c = p.components;
                 let total: f64 = c.iter().sum();
-                let start = p.steps == 0 && c != [1.0 / 3.0; 3];
-                if start
-                    || c.iter().any(|x| !(x.is_finite() && *x >= 0.0))
-                    || (total - 1.0).abs() > 1e-9
-                {
+                if c.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || (total - 1.0).abs() > 1e-9 {
                     return bad(
                         "components",
                         format!("{c:?} are not fractions of the capital summing to 1"),
@@ -670,20 +685,6 @@ impl Martingale {
                 };
             }
             Kind::Power | Kind::Mixture => {
-                // Only the jumper splits its capital; the others store the
-                // fractions they start with, which a state must keep.
-                if p.components.map(f64::to_bits) != m.components.map(f64::to_bits) {
-                    return bad(
-                        "components",
-                        format!(
-                            "{:?}: the {} martingale keeps no fractions of capital; \
-                             its state stores {:?}",
-                            p.components,
-                            m.spec.kind.name(),
-                            m.components
-                        ),
-                    );
-                }
                 let want = if m.spec.kind == Kind::Power {
                     m.power_log()
                 } else {
