@@ -7,11 +7,15 @@
 //! (40–80 steps near `x ≈ 1` for small k). Tabulating `h` rather than `p`
 //! keeps `1 − p` relatively accurate (and monotone) in the upper tail.
 //!
-//! A transform maps its scores in groups of 256, stage by stage (pieces,
-//! Horner, `expm1`, edges), compiled for AVX-512, AVX2 + FMA and the
-//! baseline: the stages vectorise, the Horner chains of consecutive scores
-//! overlap, and `expm1` is `numeric::exp`'s vectorisable one instead of a
-//! libm call per score. A single score takes the same path (the same bits).
+//! A transform maps its scores in groups of 256, stage by stage (pieces and
+//! edges, the list of scores inside the table, Horner, `expm1`), compiled
+//! for AVX-512, AVX2 + FMA and the baseline: the stages vectorise, the
+//! Horner chains of consecutive scores overlap, and `expm1` is
+//! `numeric::exp`'s vectorisable one instead of a libm call per score.
+//! Only the scores inside the table pay for the polynomial and `expm1`:
+//! those at or below the mean (most of a right-skewed sample: Φ(σ/2) of
+//! lognormal scores) are 0 by the edges alone. A single score
+//! takes the same path (the same bits).
 //!
 //! Pieces: for `x_max/k >= 2`, 16 per octave of `x/k`, found from the bits
 //! of `x/k` (the exponent and the top 4 bits of the significand; the rest
@@ -182,12 +186,12 @@ impl GammaTable {
     }
 
     /// The probabilities of a group of oriented scores, in place, in
-    /// stages that each run over the whole group (so that LLVM vectorises
-    /// them): the piece and local variable of every score, the Horner
-    /// chains (independent across scores; a single chain waits on 11
-    /// dependent multiply-adds), `1 − e^(−h)` by [`neg_expm1`] (the same
-    /// bits for a group and for a single score), then the scores outside
-    /// the table. Needs a table (`!self.exact`).
+    /// stages (so that LLVM vectorises them): the piece, local variable
+    /// and edge value of every score, the positions of the scores inside
+    /// the table, then for those alone the Horner chains (independent
+    /// across scores; a single chain waits on 11 dependent multiply-adds)
+    /// and `1 − e^(−h)` by [`neg_expm1`] (the same bits for a group and
+    /// for a single score). Needs a table (`!self.exact`).
     #[inline(always)]
     fn tabled(&self, v: &mut [f64]) {
         let g = &self.gamma;
@@ -195,37 +199,58 @@ impl GammaTable {
         let v = &mut v[..n];
         let mut z = [0.0f64; GROUP];
         let mut row = [0u32; GROUP];
-        // Where `t·(1/m)` rounds up to the table's end: p = 1, as beyond it.
-        let mut past = [false; GROUP];
+        // The lanes inside the table, packed to the front: the others'
+        // probability is decided by the edges alone (NaN, at or below the
+        // mean — most scores of a right-skewed sample — or past the
+        // table's end), so only these pay for the polynomial and `expm1`.
+        let mut inside = [false; GROUP];
         let pieces = self.coef.len();
         if self.octaves {
-            for (i, &s) in v.iter().enumerate() {
+            for (i, s) in v.iter_mut().enumerate() {
                 // x/k = t/m in [1, 2^octaves): the exponent and the top
                 // SUB_BITS significand bits pick the piece, the remaining
                 // bits (as the significand of a number in [1, 2)) are the
-                // local variable (NaN and t < m read piece 0, beyond the
-                // table a clamped piece; their lanes are replaced below).
-                let bits = ((s + g.offset) * self.inv_mean).max(1.0).to_bits();
+                // local variable. Where `t·(1/m)` rounds up to the table's
+                // end, p = 1, as beyond it.
+                let t = *s + g.offset;
+                let bits = (t * self.inv_mean).max(1.0).to_bits();
                 let j = (bits >> (52 - SUB_BITS)) - (1023 << SUB_BITS);
                 let local = f64::from_bits(((bits << SUB_BITS) & SIGNIFICAND) | ONE);
+                inside[i] = t > g.mean && t < self.t_max && j < pieces as u64;
                 row[i] = j.min(pieces as u64 - 1) as u32;
-                past[i] = j >= pieces as u64;
                 z[i] = 2.0 * local - 3.0;
+                *s = edge(*s, t, g.mean);
             }
         } else {
-            for (i, &s) in v.iter().enumerate() {
-                let pos = ((s + g.offset - g.mean) * self.per_t).max(0.0);
+            for (i, s) in v.iter_mut().enumerate() {
+                let t = *s + g.offset;
+                let pos = ((t - g.mean) * self.per_t).max(0.0);
                 let j = (pos as usize).min(UNIFORM_PIECES - 1);
+                inside[i] = t > g.mean && t < self.t_max;
                 row[i] = j as u32;
                 z[i] = 2.0 * (pos - j as f64) - 1.0;
+                *s = edge(*s, t, g.mean);
             }
+        }
+        // The inside lanes' positions, eight lanes at a time without a
+        // branch: their bit mask picks the list of its set bits' positions
+        // from a table, stored whole, and the count advances by its size.
+        let mut live = [0u8; GROUP + 8];
+        let mut count = 0;
+        for (b, eight) in inside.chunks_exact(8).enumerate().take(n.div_ceil(8)) {
+            let bytes = u64::from_le_bytes(core::array::from_fn(|i| u8::from(eight[i])));
+            let mask = pack_bools(bytes) as usize;
+            let lanes = SET_BITS[mask] + 0x0808_0808_0808_0808 * b as u64;
+            live[count..count + 8].copy_from_slice(&lanes.to_le_bytes());
+            count += mask.count_ones() as usize;
         }
         // Horner per score: the chains of consecutive scores are
         // independent and overlap in the out-of-order core (measured faster
         // than a coefficient at a time across the group, whose reads
         // gather).
         let mut h = [0.0f64; GROUP];
-        for (hi, (&r, &zi)) in h[..n].iter_mut().zip(row.iter().zip(&z)) {
+        for (hi, &i) in h[..count].iter_mut().zip(&live) {
+            let (r, zi) = (row[usize::from(i)], z[usize::from(i)]);
             let c = &self.coef[r as usize];
             let mut acc = c[DEGREE];
             for &cm in c[..DEGREE].iter().rev() {
@@ -233,23 +258,55 @@ impl GammaTable {
             }
             *hi = acc;
         }
-        for hi in &mut h[..n] {
+        for hi in &mut h[..count] {
             *hi = neg_expm1(hi.max(0.0)).clamp(0.0, 1.0);
         }
-        for ((s, &p), &past) in v.iter_mut().zip(&h).zip(&past) {
-            let t = *s + g.offset;
-            *s = if s.is_nan() {
-                *s
-            } else if t <= g.mean {
-                0.0
-            } else if t >= self.t_max || past {
-                1.0
-            } else {
-                p
-            };
+        for (&p, &i) in h[..count].iter().zip(&live) {
+            v[usize::from(i)] = p;
         }
     }
 }
+
+/// The probability of a score outside the table's inside: NaN stays NaN,
+/// `t <= mean` maps to 0, anything else (past the table's end) to 1 — the
+/// lanes inside are overwritten.
+#[inline(always)]
+fn edge(s: f64, t: f64, mean: f64) -> f64 {
+    if s.is_nan() {
+        s
+    } else if t <= mean {
+        0.0
+    } else {
+        1.0
+    }
+}
+
+/// The eight bytes of `bytes`, each 0 or 1, as the low eight bits (byte i
+/// to bit i): one multiplication gathers each byte's bit into the top byte.
+#[inline(always)]
+fn pack_bools(bytes: u64) -> u64 {
+    bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// For each 8-bit mask, the positions of its set bits, ascending, one a
+/// byte (the low bytes first).
+const SET_BITS: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lanes, mut at, mut bit) = (0u64, 0, 0);
+        while bit < 8 {
+            if mask & (1 << bit) != 0 {
+                lanes |= (bit as u64) << (8 * at);
+                at += 1;
+            }
+            bit += 1;
+        }
+        table[mask] = lanes;
+        mask += 1;
+    }
+    table
+};
 
 /// Scores per group of [`GammaTable::tabled`].
 const GROUP: usize = 256;
@@ -389,6 +446,17 @@ mod tests {
         ] {
             let w = worst(k, 0.7);
             assert!(w < 1e-14 * k.sqrt().max(1.0), "k = {k}: {w}");
+        }
+    }
+
+    #[test]
+    fn packs_bytes_and_lists_set_bits() {
+        for mask in 0..256u64 {
+            let bytes = (0..8).fold(0u64, |b, i| b | (((mask >> i) & 1) << (8 * i)));
+            assert_eq!(pack_bools(bytes), mask);
+            let lanes = SET_BITS[mask as usize].to_le_bytes();
+            let want: Vec<u8> = (0..8u8).filter(|&i| mask & (1 << i) != 0).collect();
+            assert_eq!(&lanes[..want.len()], &want[..], "{mask:#x}");
         }
     }
 
