@@ -1,7 +1,8 @@
 """Types (contract §7, "Types"): the stub of the compiled core matches the
 extension (what mypy.stubtest checks), typical user code passes ``mypy
 --strict`` with the public names seen precisely despite the lazy loading,
-and outprob's own modules of the public API are ``--strict`` clean."""
+and every module of outprob is ``--strict`` clean (bar those named in
+``NOT_YET_STRICT``, each with its reason)."""
 
 from __future__ import annotations
 
@@ -18,23 +19,20 @@ pytest.importorskip("mypy")
 
 ROOT = Path(__file__).resolve().parents[2]
 USER_CODE = Path(__file__).resolve().parents[1] / "typecheck" / "user_code.py"
-# The modules behind the public API, as imported: the installed package when
-# the suite runs against a wheel, as users type-check against it (compare,
-# metrics and reference are checked by the plain ``mypy -p outprob`` run).
+# Every module of the package, as imported: the installed package when the
+# suite runs against a wheel, as users type-check against it.
 PACKAGE = Path(importlib.util.find_spec("outprob").origin).parent
-STRICT_MODULES = [
-    "__init__", "_registry", "stats", "pyod",
-    "_common.validation", "_common.exceptions", "_common.public", "_common.fit_warnings",
-    "_maps.stored_state", "_maps.fitted_map",
-    "streaming", "streaming._sketch", "streaming._fit", "streaming._state",
-    "_scalers.base", "_scalers.incremental", "_scalers.output", "_scalers.gamma",
-    "_scalers.rank", "_scalers.sigmoid", "_scalers.ensemble", "_scalers.auto_trim",
-    "_scalers.fitted_attributes", "_scalers.gaussian", "_scalers.linear", "_scalers.mixture",
-    "_scalers.top_k", "_scalers.paper_variants",
-    "_conformal.scaler", "_conformal.calibration_stream", "_conformal.selection",
-    "_sequential", "_sequential.stored", "_sequential.online_fdr", "_sequential.martingale",
-    "_sequential.online_pvalues",
-]  # fmt: skip
+# Modules not yet held to --strict, each with its reason.
+NOT_YET_STRICT = {
+    # Three errors of its own (an Any return, an Optional attribute, an unused
+    # ignore), left to the streaming CLI's owners.
+    "cli.stream",
+}
+MODULES = sorted(
+    ".".join(f.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
+    for f in PACKAGE.rglob("*.py")
+)
+STRICT_MODULES = [m for m in MODULES if m not in NOT_YET_STRICT]
 
 
 def mypy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -188,6 +186,7 @@ def test_keyword_parameters_are_the_cores():
 def test_user_code_passes_mypy_strict():
     text = USER_CODE.read_text()
     assert "type: ignore" not in text
+    assert NOT_YET_STRICT <= set(MODULES) and "reference.metrics" in STRICT_MODULES
     # By module name, so that they are the package under test (installed
     # or not); mypy takes files or modules, not both, so two runs.
     modules = [a for m in STRICT_MODULES

@@ -11,13 +11,15 @@ public module, whose ``__test__`` (:func:`doctest_table`) lists them.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Dict, Iterable, TypeVar
+from typing import Any, Callable, Dict, Iterable, TypeVar, Union
 
-T = TypeVar("T", bound=type)
+# Classes, and the public functions defined in private modules
+# (``outprob.label_trim_candidates``).
+T = TypeVar("T", bound=Union[type, Callable[..., Any]])
 
 
 def public(module: str) -> Callable[[T], T]:
-    """Class decorator: report the class as a member of ``module``."""
+    """Class (or function) decorator: report it as a member of ``module``."""
 
     def mark(cls: T) -> T:
         cls.__module__ = module

@@ -34,9 +34,10 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from collections.abc import Mapping
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats as _st
 
 from .._common.validation import as_float_array
@@ -85,7 +86,7 @@ class Pair(NamedTuple):
     significant: bool
 
 
-def _readonly(a: Any, shape: tuple, name: str) -> np.ndarray:
+def _readonly(a: Any, shape: Tuple[int, ...], name: str) -> npt.NDArray[np.float64]:
     arr = np.array(a, dtype=np.float64)
     if arr.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
@@ -105,7 +106,7 @@ class Comparison:
     read-only.
     """
 
-    methods: tuple
+    methods: Tuple[str, ...]
     mean_ranks: np.ndarray
     p_values: np.ndarray
     adjusted_p_values: np.ndarray
@@ -150,19 +151,19 @@ class Comparison:
         return sig
 
     @property
-    def order(self) -> tuple:
+    def order(self) -> Tuple[str, ...]:
         """Method names by mean rank, best first (ties keep input order)."""
         return tuple(self.methods[i] for i in self._order_index())
 
-    def _order_index(self) -> np.ndarray:
+    def _order_index(self) -> npt.NDArray[np.intp]:
         return np.argsort(self.mean_ranks, kind="stable")
 
-    def ranking(self) -> list:
+    def ranking(self) -> List[Tuple[str, float]]:
         """``(method, mean rank)`` pairs, best first."""
         return [(self.methods[i], float(self.mean_ranks[i])) for i in self._order_index()]
 
     @property
-    def cliques(self) -> tuple:
+    def cliques(self) -> Tuple[Tuple[str, ...], ...]:
         """Groups of methods joined by a bar in a critical-difference diagram.
 
         With the methods in mean-rank order ``o_1, ..., o_k`` (:attr:`order`),
@@ -184,7 +185,7 @@ class Comparison:
                 last_end = end
         return tuple(out)
 
-    def pairwise(self) -> list:
+    def pairwise(self) -> List[Pair]:
         """Every pair ``(i, j)``, ``i < j`` in input order, as :class:`Pair`."""
         sig = self.significant
         k = self.n_methods
@@ -194,7 +195,7 @@ class Comparison:
             for i in range(k) for j in range(i + 1, k)
         ]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         """A JSON-serialisable dict of the inputs and derived results."""
         return {
             "methods": list(self.methods),
@@ -342,7 +343,7 @@ def _tick_step(k: int) -> int:
     for step in (1, 2, 5, 10, 20, 50, 100):
         if k // step <= 12:
             return step
-    return 10 ** len(str(k))
+    return int(10 ** len(str(k)))  # typeshed: int ** int is Any (a negative power is a float)
 
 
 def _renderer(fig: Any) -> Any:
@@ -355,7 +356,7 @@ def _renderer(fig: Any) -> Any:
     return RendererAgg(fig.bbox.width, fig.bbox.height, fig.dpi)
 
 
-def _fit_texts(ax: Any, texts: list, span: tuple) -> None:
+def _fit_texts(ax: Any, texts: List[Any], span: Tuple[float, float]) -> None:
     """Widen ``ax``'s x range around ``span`` until every text lies inside
     the axes. Texts keep their size in points while the range grows, so
     the extents are measured again after each change."""
@@ -382,7 +383,9 @@ def _check_alpha(alpha: Any) -> float:
     return float(alpha)
 
 
-def _as_table(table: Any, methods: Optional[Sequence[Any]]) -> tuple:
+def _as_table(
+    table: Any, methods: Optional[Sequence[Any]],
+) -> Tuple[Tuple[str, ...], npt.NDArray[np.float64]]:
     """(names, float64 array of shape (n_sets, n_methods)) from any input."""
     names: List[Any]
     if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # DataFrame

@@ -53,7 +53,9 @@ def _labels(y: np.ndarray, where: str) -> np.ndarray:
         raise ValueError(f"{where}: labels must be 0 (inlier) or 1 (outlier)")
     if not (y == 1).any() or not (y == 0).any():
         raise ValueError(f"{where}: labels need at least one outlier (1) and one inlier (0)")
-    return (y == 1).astype(np.int8)
+    # ndarray == int is Any to NumPy's stubs.
+    outlier: np.ndarray = (y == 1).astype(np.int8)
+    return outlier
 
 
 def _digest(*arrays: np.ndarray) -> str:
@@ -128,7 +130,9 @@ def _npz(path: Path) -> "np.lib.npyio.NpzFile":
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     try:
-        return np.load(path, allow_pickle=False)
+        # np.load is typed Any: it may return an array, a pickle or an NpzFile.
+        npz: np.lib.npyio.NpzFile = np.load(path, allow_pickle=False)
+        return npz
     except Exception as exc:  # noqa: BLE001 - junk raises zipfile, pickle or OS errors
         raise ValueError(f"{path}: not a readable .npz file ({exc})") from None
 

@@ -72,7 +72,9 @@ def standardise(X: np.ndarray) -> np.ndarray:
     """Zero mean, unit variance per feature (constant features become 0)."""
     from sklearn.preprocessing import StandardScaler
 
-    return StandardScaler().fit_transform(X)
+    # scikit-learn has no type information: its result is Any to mypy.
+    standardised: np.ndarray = StandardScaler().fit_transform(X)
+    return standardised
 
 
 def _import(path: str) -> Any:

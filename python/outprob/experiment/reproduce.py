@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
-from .datasets import QUICK_DATASETS, load_datasets, load_score_sets, paper_data_dir
-from .detectors import QUICK_DETECTORS, paper_detectors
+from .datasets import QUICK_DATASETS, Dataset, ScoreSet, load_datasets, load_score_sets, paper_data_dir
+from .detectors import QUICK_DETECTORS, Detector, paper_detectors
 from .environment import environment, load_average
 from .findings import findings
 from .figures import make_figures
@@ -56,13 +56,13 @@ def reproduce(
     start = time.perf_counter()
     load_before = load_average()
     out = Path(out)
-    chosen: list = []
-    dets: dict = {}
+    chosen: List[Union[Dataset, ScoreSet]] = []
+    dets: Dict[str, Any] = {}
     if data is not None or scores is None:
         folder = Path(data) if data is not None else paper_data_dir()
         if datasets is None and quick:
             datasets = [n for n in QUICK_DATASETS if (folder / f"{n}.npz").is_file()] or None
-        chosen = load_datasets(folder, datasets)
+        chosen += load_datasets(folder, datasets)
         names = tuple(detectors) if detectors else (QUICK_DETECTORS if quick else None)
         dets = dict(paper_detectors(names))
         dets.update(extra_detectors or {})
@@ -90,9 +90,9 @@ def reproduce(
                         run=run, warned=result.warnings)
 
 
-def result_detectors(result: Any) -> dict:
+def result_detectors(result: Any) -> Dict[str, Detector]:
     """Detector name → Detector of a study's tasks, in first-seen order."""
-    out: dict = {}
+    out: Dict[str, Detector] = {}
     for task in result.tasks:
         if task.detector is not None:
             out.setdefault(task.detector.name, task.detector)

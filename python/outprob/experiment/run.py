@@ -63,7 +63,7 @@ class Task:
     detector: Optional[Detector] = None
 
     @property
-    def names(self) -> tuple:
+    def names(self) -> Tuple[str, str]:
         if isinstance(self.dataset, ScoreSet):
             return self.dataset.dataset, self.dataset.detector
         assert self.detector is not None
@@ -135,7 +135,7 @@ def _pandas() -> Any:
     return require("pandas", "the study", "study")
 
 
-def _scores(task: Task, cache: ScoreCache) -> tuple:
+def _scores(task: Task, cache: ScoreCache) -> Tuple[np.ndarray, float, bool]:
     """(scores, detector seconds, from cache?)"""
     if isinstance(task.dataset, ScoreSet):
         return task.dataset.scores, 0.0, False
@@ -147,6 +147,12 @@ def _scores(task: Task, cache: ScoreCache) -> tuple:
     scores, seconds = task.detector.scores(standardise(task.dataset.X))
     cache.put(key, scores, seconds)
     return scores, seconds, False
+
+
+#: A task still to measure: (its index, the task, its cache key).
+_Pending = Tuple[int, Task, str]
+#: What :func:`_measure` takes after the task and its key.
+_WorkerArgs = Tuple[Mapping[str, Transformation], Dict[str, Any], str, str]
 
 
 def _measure(task: Task, key: str, transforms: Mapping[str, Transformation], settings: Dict[str, Any],
@@ -275,7 +281,7 @@ def run_study(
         raise ValueError(f"jobs must be >= 1, got {jobs}")
 
     done: Dict[int, Dict[str, Any]] = {}
-    pending: List[tuple] = []
+    pending: List[_Pending] = []
     for i, task in enumerate(tasks):
         reason = task.detector.skip_reason(task.n, memory_budget) if task.detector else None
         if reason:
@@ -291,7 +297,7 @@ def run_study(
 
     start = time.perf_counter()
     bar = _progress(len(tasks), len(done), progress and bool(pending))
-    args = (transforms, settings, str(cache_root), str(out / "parts"))
+    args: _WorkerArgs = (transforms, settings, str(cache_root), str(out / "parts"))
 
     def finish(i: int, part: Dict[str, Any]) -> None:
         done[i] = part
@@ -341,7 +347,7 @@ def run_study(
     )
 
 
-def _run_pool(pending: List[tuple], args: tuple, jobs: int, finish: Any) -> None:
+def _run_pool(pending: List[_Pending], args: _WorkerArgs, jobs: int, finish: Any) -> None:
     import multiprocessing
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
@@ -349,7 +355,7 @@ def _run_pool(pending: List[tuple], args: tuple, jobs: int, finish: Any) -> None
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx,
                                initializer=_limit_threads, initargs=(threads,))
-    futures: Dict[Future, int] = {}
+    futures: Dict[Future[Dict[str, Any]], int] = {}
     try:
         for i, task, key in pending:
             futures[pool.submit(_measure, task, key, *args)] = i

@@ -86,7 +86,8 @@ def hybrid_sequence(n: int, delta: float, gamma: float) -> Array:
     kl = max(2, n // 2)
     slope = bound[kl - 1] - bound[kl - 2]
     bound[kl:] = bound[kl - 1] + slope * (i[kl:] - kl)
-    return np.minimum(1.0, np.minimum(simes_sequence(n, delta, max(1, n // 2)), bound))
+    capped: Array = np.minimum(1.0, np.minimum(simes_sequence(n, delta, max(1, n // 2)), bound))
+    return capped
 
 
 def adjust(p: npt.ArrayLike, n: int, b: Array) -> Array:

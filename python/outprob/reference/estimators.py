@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import NamedTuple, Optional
 
 import numpy as np
+import numpy.typing as npt
 from scipy.stats import norm as gaussian
 
 #: Φ⁻¹(3/4) (contract §2, as scipy.stats.median_abs_deviation(scale="normal")).
@@ -16,8 +17,10 @@ NMAD_DIVISOR = 0.6744897501960817
 #: Φ⁻¹(3/4) − Φ⁻¹(1/4) (contract §2).
 NIQR_DIVISOR = 1.3489795003921634
 
+Array = npt.NDArray[np.float64]
 
-def _scores(x) -> np.ndarray:
+
+def _scores(x: npt.ArrayLike) -> Array:
     s = np.asarray(x, dtype=np.float64).reshape(-1)
     if s.size == 0 or not np.all(np.isfinite(s)):
         raise ValueError("the reference takes a non-empty array of finite scores")
@@ -27,7 +30,7 @@ def _scores(x) -> np.ndarray:
 # §1 Location -------------------------------------------------------------------
 
 
-def mean(x) -> float:
+def mean(x: npt.ArrayLike) -> float:
     """(1/N) Σ s_i."""
     s = _scores(x)
     try:
@@ -38,7 +41,7 @@ def mean(x) -> float:
         return float(sum(map(Fraction, s.tolist())) / s.size)
 
 
-def median(x) -> float:
+def median(x: npt.ArrayLike) -> float:
     """s_((N+1)/2) for odd N; (s_(N/2) + s_(N/2+1)) / 2 for even N."""
     s = np.sort(_scores(x))
     n = s.size
@@ -47,7 +50,7 @@ def median(x) -> float:
     return float((s[n // 2 - 1] + s[n // 2]) / 2)
 
 
-def quantile(x, q: float) -> float:
+def quantile(x: npt.ArrayLike, q: float) -> float:
     """Type 7: h = (N − 1)·q, Q = s_(⌊h⌋+1) + (h − ⌊h⌋)(s_(⌊h⌋+2) − s_(⌊h⌋+1))."""
     s = np.sort(_scores(x))
     n = s.size
@@ -70,7 +73,7 @@ def trimmed_count(alpha: float, n: int) -> int:
     return min(math.floor(alpha * n), n - 1)
 
 
-def upper_trimmed_mean(x, alpha: float = 0.1) -> float:
+def upper_trimmed_mean(x: npt.ArrayLike, alpha: float = 0.1) -> float:
     """Drop the k = floor(α·N) largest scores; mean of the other N − k."""
     s = np.sort(_scores(x))
     k = trimmed_count(alpha, s.size)
@@ -80,7 +83,7 @@ def upper_trimmed_mean(x, alpha: float = 0.1) -> float:
 # §2 Scale ----------------------------------------------------------------------
 
 
-def _root_mean_square(d: np.ndarray, divisor: float, corrected: bool) -> float:
+def _root_mean_square(d: Array, divisor: float, corrected: bool) -> float:
     """sqrt(Σ d² / divisor).
 
     The deviations are first rescaled by a power of two (exact) so that d²
@@ -100,7 +103,7 @@ def _root_mean_square(d: np.ndarray, divisor: float, corrected: bool) -> float:
     return math.ldexp(math.sqrt(max(ss, 0.0) / divisor), e)
 
 
-def std(x, ddof: int = 0) -> float:
+def std(x: npt.ArrayLike, ddof: int = 0) -> float:
     """sqrt(Σ (s_i − mean)² / (N − ddof))."""
     s = _scores(x)
     if ddof >= s.size:
@@ -112,19 +115,19 @@ def std(x, ddof: int = 0) -> float:
     return _root_mean_square(s - m, s.size - ddof, corrected=True)
 
 
-def nmad(x) -> float:
+def nmad(x: npt.ArrayLike) -> float:
     """``median(|s − median(s)|) / Φ⁻¹(3/4)``."""
     s = _scores(x)
     return median(np.abs(s - median(s))) / NMAD_DIVISOR
 
 
-def niqr(x) -> float:
+def niqr(x: npt.ArrayLike) -> float:
     """(Q(0.75) − Q(0.25)) / (Φ⁻¹(3/4) − Φ⁻¹(1/4))."""
     s = _scores(x)
     return (quantile(s, 0.75) - quantile(s, 0.25)) / NIQR_DIVISOR
 
 
-def trimmed_std(x, center: float, alpha: float = 0.1) -> float:
+def trimmed_std(x: npt.ArrayLike, center: float, alpha: float = 0.1) -> float:
     """d_i = (s_i − c)²; drop the floor(α·N) largest d_i; sqrt(mean of the rest)."""
     s = _scores(x)
     dev = np.sort(np.abs(s - center))  # orders the d_i as (s − c)² does
@@ -143,7 +146,7 @@ class MEstimate(NamedTuple):
     converged: bool
 
 
-def _weights(r: np.ndarray, norm: str, t: float) -> np.ndarray:
+def _weights(r: Array, norm: str, t: float) -> Array:
     if norm == "huber":
         # min(1, t/|r|), and 1 at r = 0.
         return t / np.maximum(np.abs(r), t)
@@ -159,7 +162,7 @@ def gamma(c: float) -> float:
 
 
 def m_estimate(
-    x,
+    x: npt.ArrayLike,
     norm: str = "huber",
     *,
     c: float = 1.5,
@@ -194,7 +197,10 @@ def m_estimate(
     return MEstimate(math.ldexp(est.location, k), math.ldexp(est.scale, k), est.n_iter, est.converged)
 
 
-def _iterate(s, norm, t, c, g, maxiter, tol, mu, sigma) -> MEstimate:
+def _iterate(
+    s: Array, norm: str, t: float, c: float, g: float, maxiter: int, tol: float, mu: float,
+    sigma: float,
+) -> MEstimate:
     n = s.size
     inner_converged = True
     for it in range(maxiter):

@@ -11,6 +11,7 @@ import math
 from typing import Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize, special, stats
 
 from . import estimators as est
@@ -18,14 +19,16 @@ from . import estimators as est
 #: Shape range of the quartile fit.
 K_RANGE = (1e-2, 1e10)
 
+Array = npt.NDArray[np.float64]
 
-def fit_offset(scores, offset: Optional[float] = None) -> float:
+
+def fit_offset(scores: npt.ArrayLike, offset: Optional[float] = None) -> float:
     """The fixed ``offset``, or ``max(0, −min)``."""
     s = np.asarray(scores, dtype=np.float64)
     return float(offset) if offset is not None else max(0.0, -float(np.nanmin(s)))
 
 
-def fit_gamma_moments(scores, offset: Optional[float] = None) -> Tuple[float, float, float]:
+def fit_gamma_moments(scores: npt.ArrayLike, offset: Optional[float] = None) -> Tuple[float, float, float]:
     """(offset, mean m, θ) by the method of moments: m and the sample
     variance v of the shifted scores, θ = v/m (k = m²/v); θ = 0 if v = 0."""
     s = np.asarray(scores, dtype=np.float64)
@@ -49,7 +52,7 @@ def quartile_ratio(k: float) -> float:
     return float((q[2] - q[0]) / q[1])
 
 
-def fit_gamma_quantiles(scores, offset: Optional[float] = None) -> Tuple[float, float, float, str]:
+def fit_gamma_quantiles(scores: npt.ArrayLike, offset: Optional[float] = None) -> Tuple[float, float, float, str]:
     """(offset, mean kθ, θ, method used): k solves quartile_ratio(k) equal to
     the scores' (type-7 quartiles), θ = q̂50/q50(k, 1); falls back to the
     moments when no k in K_RANGE fits."""
@@ -68,7 +71,7 @@ def fit_gamma_quantiles(scores, offset: Optional[float] = None) -> Tuple[float, 
     return (*fit_gamma_moments(s, offset), "moments")
 
 
-def gamma_scaling(s, offset: float, mean: float, scale: float) -> np.ndarray:
+def gamma_scaling(s: npt.ArrayLike, offset: float, mean: float, scale: float) -> Array:
     """p = max(0, (P(k, t/θ) − P(k, k)) / (1 − P(k, k))), t = s + offset,
     k = mean/θ; θ = 0: 1 above the mean, else 0. NaN stays NaN."""
     t = np.asarray(s, dtype=np.float64) + offset
@@ -81,7 +84,10 @@ def gamma_scaling(s, offset: float, mean: float, scale: float) -> np.ndarray:
     return np.where(np.isnan(t), np.nan, np.where(t <= mean, 0.0, np.clip(p, 0.0, 1.0)))
 
 
-def gamma_probabilities(scores, new_scores=None, *, method: str = "moments", offset=None) -> np.ndarray:
+def gamma_probabilities(
+    scores: npt.ArrayLike, new_scores: Optional[npt.ArrayLike] = None, *, method: str = "moments",
+    offset: Optional[float] = None,
+) -> Array:
     """Fit on ``scores``; probabilities of ``new_scores`` (default: the scores)."""
     target = scores if new_scores is None else new_scores
     if method == "moments":

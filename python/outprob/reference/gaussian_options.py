@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from . import estimators as est
-from .scaling import fit_gaussian, gaussian_scaling
+from .scaling import Array, Spec, fit_gaussian, gaussian_scaling
 
 
-def pretransform(s, kind: Optional[str], pre_min: float = np.nan) -> np.ndarray:
+def pretransform(s: npt.ArrayLike, kind: Optional[str], pre_min: float = np.nan) -> Array:
     """y = s; √max(0, s − min); −ln s (s <= 0 → +inf). NaN stays NaN."""
     s = np.asarray(s, dtype=np.float64)
     if kind is None:
@@ -29,7 +30,7 @@ def pretransform(s, kind: Optional[str], pre_min: float = np.nan) -> np.ndarray:
 
 
 def fit_gaussian_options(
-    scores, center="mean", scale="std", *, pretransform_kind: Optional[str] = None,
+    scores: npt.ArrayLike, center: Spec = "mean", scale: str = "std", *, pretransform_kind: Optional[str] = None,
     fixed_center: Optional[float] = None, ddof: int = 0, higher_is_outlier: bool = True,
 ) -> Tuple[float, float, float]:
     """(μ, σ, pre_min) fitted to the pretransformed, oriented scores; with a
@@ -65,9 +66,10 @@ def fit_gaussian_options(
 
 
 def options_probabilities(
-    scores, new_scores=None, *, center="mean", scale="std", pretransform_kind=None,
-    fixed_center=None, lam: float = 1.0, ddof: int = 0, higher_is_outlier: bool = True,
-) -> np.ndarray:
+    scores: npt.ArrayLike, new_scores: Optional[npt.ArrayLike] = None, *, center: Spec = "mean",
+    scale: str = "std", pretransform_kind: Optional[str] = None, fixed_center: Optional[float] = None,
+    lam: float = 1.0, ddof: int = 0, higher_is_outlier: bool = True,
+) -> Array:
     """Fit on ``scores``; p = max(0, erf((±y − μ)/(λσ√2))) of ``new_scores``."""
     mu, sigma, pre_min = fit_gaussian_options(
         scores, center, scale, pretransform_kind=pretransform_kind, fixed_center=fixed_center,

@@ -6,29 +6,36 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from .estimators import quantile
 
 DEFAULT_N_BINS = tuple(range(5, 21))
 
+Array = npt.NDArray[np.float64]
+#: Bin indices (``np.searchsorted``'s integers).
+Index = npt.NDArray[np.intp]
+#: Bin edges as given: a list of floats or :func:`bin_edges`' array.
+Edges = Union[Sequence[float], Array]
+
 
 # Per-observation errors e_i ---------------------------------------------------------
 
 
-def brier_errors(y, p) -> np.ndarray:
+def brier_errors(y: npt.ArrayLike, p: npt.ArrayLike) -> Array:
     """(p_i − y_i)²."""
-    return (np.asarray(p, float) - np.asarray(y, float)) ** 2
+    return (np.asarray(p, np.float64) - np.asarray(y, np.float64)) ** 2
 
 
-def sharpness_errors(p) -> np.ndarray:
+def sharpness_errors(p: npt.ArrayLike) -> Array:
     """H(p) = −p log₂ p − (1 − p) log₂(1 − p), H(0) = H(1) = 0.
 
     log₂(1 − p) is taken as log1p(−p)/ln 2, the same value computed without
     losing the digits of tiny p."""
-    p = np.asarray(p, float)
+    p = np.asarray(p, np.float64)
     inner = (p > 0) & (p < 1)
     q = np.where(inner, p, 0.5)
     h = -(q * np.log2(q) + (1 - q) * np.log1p(-q) / np.log(2))
@@ -38,7 +45,7 @@ def sharpness_errors(p) -> np.ndarray:
 # Bins ----------------------------------------------------------------------------------
 
 
-def _next_edge(values, covered, a: float, start: int, area: float, n: int) -> float:
+def _next_edge(values: Array, covered: Index, a: float, start: int, area: float, n: int) -> float:
     """The smallest t with A(a, t] = (t − a)·#{not yet binned p_i <= t}/N >= T.
 
     ``values``: distinct probabilities not yet binned, ascending;
@@ -57,7 +64,7 @@ def _next_edge(values, covered, a: float, start: int, area: float, n: int) -> fl
     return float(t) if t < values[j] else float(values[j])
 
 
-def _greedy_edges(p_sorted, values, cum, area: float, k: int) -> Optional[List[float]]:
+def _greedy_edges(p_sorted: Array, values: Array, cum: Index, area: float, k: int) -> Optional[List[float]]:
     """Edges placed greedily from 0 for target area T; None if more than k
     bins. ``values``, ``cum``: the distinct probabilities and how many p_i
     are <= each."""
@@ -75,13 +82,13 @@ def _greedy_edges(p_sorted, values, cum, area: float, k: int) -> Optional[List[f
         a, start = t, int(np.searchsorted(p_sorted, t, side="right"))
 
 
-def equiareal_edges(p, k: int) -> List[float]:
+def equiareal_edges(p: npt.ArrayLike, k: int) -> List[float]:
     """The smallest T in [0, 1] whose greedy placement yields at most k
     bins, and the edges placed at that T.
 
     Bisection over the doubles of [0, 1]: their bit patterns order like
     their values, so machine precision takes at most 64 halvings."""
-    p_sorted = np.sort(np.asarray(p, float))
+    p_sorted = np.sort(np.asarray(p, np.float64))
     values, counts = np.unique(p_sorted, return_counts=True)
     cum = np.cumsum(counts)
     lo, hi = 0, _bits(1.0)  # T = 0 never closes a bin; T = 1 makes one bin
@@ -97,14 +104,16 @@ def equiareal_edges(p, k: int) -> List[float]:
 
 
 def _bits(x: float) -> int:
-    return struct.unpack("<Q", struct.pack("<d", x))[0]
+    bits: int = struct.unpack("<Q", struct.pack("<d", x))[0]
+    return bits
 
 
 def _double(bits: int) -> float:
-    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    x: float = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return x
 
 
-def bin_edges(p, k: int, scheme: str = "equiareal") -> np.ndarray:
+def bin_edges(p: npt.ArrayLike, k: int, scheme: str = "equiareal") -> Array:
     """[t₀ = 0, t₁, …, t_k = 1] of a binning scheme (repeated edges merged)."""
     if scheme == "equal_width":
         return np.arange(k + 1) / k
@@ -124,12 +133,12 @@ def bin_edges(p, k: int, scheme: str = "equiareal") -> np.ndarray:
     raise ValueError(f"unknown binning scheme {scheme!r}")
 
 
-def bin_index(p, edges) -> np.ndarray:
+def bin_index(p: npt.ArrayLike, edges: Edges) -> Index:
     """b with p in [t₀, t₁] (b = 0) or (t_b, t_{b+1}]."""
-    return np.searchsorted(np.asarray(edges)[1:-1], np.asarray(p, float), side="left")
+    return np.searchsorted(np.asarray(edges)[1:-1], np.asarray(p, np.float64), side="left")
 
 
-def _bin_means(values, index, n_bins: int) -> np.ndarray:
+def _bin_means(values: Array, index: Index, n_bins: int) -> Array:
     means = np.full(n_bins, np.nan)
     for b in range(n_bins):
         members = values[index == b]
@@ -138,31 +147,31 @@ def _bin_means(values, index, n_bins: int) -> np.ndarray:
     return means
 
 
-def refinement_errors(y, p, edges) -> np.ndarray:
+def refinement_errors(y: npt.ArrayLike, p: npt.ArrayLike, edges: Edges) -> Array:
     """2·ȳ_b·(1 − ȳ_b) of p_i's bin b."""
     idx = bin_index(p, edges)
-    ybar = _bin_means(np.asarray(y, float), idx, len(edges) - 1)
+    ybar = _bin_means(np.asarray(y, np.float64), idx, len(edges) - 1)
     return (2 * ybar * (1 - ybar))[idx]
 
 
-def calibration_errors(y, p, edges) -> np.ndarray:
+def calibration_errors(y: npt.ArrayLike, p: npt.ArrayLike, edges: Edges) -> Array:
     """``|p̄_b − ȳ_b|`` of ``p_i``'s bin ``b``."""
     idx = bin_index(p, edges)
     nb = len(edges) - 1
-    pbar = _bin_means(np.asarray(p, float), idx, nb)
-    ybar = _bin_means(np.asarray(y, float), idx, nb)
+    pbar = _bin_means(np.asarray(p, np.float64), idx, nb)
+    ybar = _bin_means(np.asarray(y, np.float64), idx, nb)
     return np.abs(pbar - ybar)[idx]
 
 
 # Averages -------------------------------------------------------------------------------
 
 
-def stratified_mean(errors, y, stratify: Optional[str] = None) -> float:
+def stratified_mean(errors: npt.ArrayLike, y: npt.ArrayLike, stratify: Optional[str] = None) -> float:
     """Mean of e_i over all, over outliers (y = 1), over inliers (y = 0), or
     the mean of those two ("both"). NaN for an absent class."""
-    e, y = np.asarray(errors, float), np.asarray(y)
+    e, y = np.asarray(errors, np.float64), np.asarray(y)
 
-    def mean(mask) -> float:
+    def mean(mask: npt.NDArray[np.bool_]) -> float:
         return math.fsum(e[mask]) / mask.sum() if mask.any() else math.nan
 
     if stratify is None:
@@ -176,41 +185,52 @@ def stratified_mean(errors, y, stratify: Optional[str] = None) -> float:
     raise ValueError(f"unknown stratify {stratify!r}")
 
 
-def brier_score(y, p, stratify=None) -> float:
+def brier_score(y: npt.ArrayLike, p: npt.ArrayLike, stratify: Optional[str] = None) -> float:
     """Mean Brier error (p_i − y_i)², stratified as :func:`stratified_mean`."""
     return stratified_mean(brier_errors(y, p), y, stratify)
 
 
-def sharpness_error(y, p, stratify=None) -> float:
+def sharpness_error(y: npt.ArrayLike, p: npt.ArrayLike, stratify: Optional[str] = None) -> float:
     """Mean binary entropy H(p_i) in bits, stratified as :func:`stratified_mean`."""
     return stratified_mean(sharpness_errors(p), y, stratify)
 
 
-def _binned(errors_of, y, p, stratify, bins: str, n_bins: Sequence[int]) -> float:
+def _binned(
+    errors_of: Callable[[npt.ArrayLike, npt.ArrayLike, Edges], Array], y: npt.ArrayLike,
+    p: npt.ArrayLike, stratify: Optional[str], bins: str, n_bins: Union[int, Sequence[int]],
+) -> float:
     ks = [n_bins] if isinstance(n_bins, int) else list(n_bins)
     values = [stratified_mean(errors_of(y, p, bin_edges(p, k, bins)), y, stratify) for k in ks]
     return math.fsum(values) / len(values)
 
 
-def refinement_error(y, p, stratify=None, bins="equiareal", n_bins=DEFAULT_N_BINS) -> float:
+def refinement_error(
+    y: npt.ArrayLike, p: npt.ArrayLike, stratify: Optional[str] = None, bins: str = "equiareal",
+    n_bins: Union[int, Sequence[int]] = DEFAULT_N_BINS,
+) -> float:
     """Refinement error 2·ȳ_b·(1 − ȳ_b), stratified, averaged over the bin counts ``n_bins``."""
     return _binned(refinement_errors, y, p, stratify, bins, n_bins)
 
 
-def calibration_error(y, p, stratify=None, bins="equiareal", n_bins=DEFAULT_N_BINS) -> float:
+def calibration_error(
+    y: npt.ArrayLike, p: npt.ArrayLike, stratify: Optional[str] = None, bins: str = "equiareal",
+    n_bins: Union[int, Sequence[int]] = DEFAULT_N_BINS,
+) -> float:
     """Calibration error ``|p̄_b − ȳ_b|``, stratified, averaged over the bin counts ``n_bins``."""
     return _binned(calibration_errors, y, p, stratify, bins, n_bins)
 
 
-def reliability_curve(y, p, bins="equiareal", n_bins=10):
+def reliability_curve(
+    y: npt.ArrayLike, p: npt.ArrayLike, bins: str = "equiareal", n_bins: int = 10,
+) -> Tuple[Array, Array, Index, Array]:
     """(mean probability, outlier fraction, count, edges) per bin."""
     edges = bin_edges(p, n_bins, bins)
     idx = bin_index(p, edges)
     nb = len(edges) - 1
     count = np.bincount(idx, minlength=nb)
     return (
-        _bin_means(np.asarray(p, float), idx, nb),
-        _bin_means(np.asarray(y, float), idx, nb),
+        _bin_means(np.asarray(p, np.float64), idx, nb),
+        _bin_means(np.asarray(y, np.float64), idx, nb),
         count,
         edges,
     )

@@ -3,17 +3,19 @@ mapping scores to probabilities. 1-D scores; NaN are omitted when fitting."""
 
 from __future__ import annotations
 
-from typing import Tuple, Union
+from typing import Optional, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 from scipy.special import erf
 
 from . import estimators as est
 
 Spec = Union[str, float]
+Array = npt.NDArray[np.float64]
 
 
-def gaussian_scaling(s, center: float, scale: float) -> np.ndarray:
+def gaussian_scaling(s: npt.ArrayLike, center: float, scale: float) -> Array:
     """p = max(0, erf((s − μ)/(σ√2))); with σ = 0 the σ → 0 limit: 1 above μ, else 0."""
     s = np.asarray(s, dtype=np.float64)
     if scale > 0:
@@ -24,11 +26,13 @@ def gaussian_scaling(s, center: float, scale: float) -> np.ndarray:
         # Scores far above μ may overflow z to inf: erf(inf) = 1, as meant.
         with np.errstate(over="ignore", invalid="ignore"):
             z = np.where(np.isinf(s), s, (s - center) / (scale * np.sqrt(2)))
-            return np.maximum(0.0, erf(z))
+            # scipy.special has no type information: erf's result is Any to mypy.
+            p: Array = np.maximum(0.0, erf(z))
+            return p
     return np.where(np.isnan(s), np.nan, np.where(s > center, 1.0, 0.0))
 
 
-def linear_scaling(s, lo: float, hi: float) -> np.ndarray:
+def linear_scaling(s: npt.ArrayLike, lo: float, hi: float) -> Array:
     """p = clip((s − min)/(max − min), 0, 1); with max = min: 1 above, else 0."""
     s = np.asarray(s, dtype=np.float64)
     if hi > lo:
@@ -41,7 +45,7 @@ def linear_scaling(s, lo: float, hi: float) -> np.ndarray:
     return np.where(np.isnan(s), np.nan, np.where(s > hi, 1.0, 0.0))
 
 
-def fit_center(s: np.ndarray, center: Spec, *, trim: float = 0.1, maxiter: int = 30, tol: float = 1e-8) -> float:
+def fit_center(s: Array, center: Spec, *, trim: float = 0.1, maxiter: int = 30, tol: float = 1e-8) -> float:
     """μ of the named center (mean, median, trimmed_mean, huber, tukey), or the number given."""
     if not isinstance(center, str):
         return float(center)
@@ -55,7 +59,7 @@ def fit_center(s: np.ndarray, center: Spec, *, trim: float = 0.1, maxiter: int =
 
 
 def fit_scale(
-    s: np.ndarray, scale: Spec, center: float, *, trim: float = 0.1, ddof: int = 0,
+    s: Array, scale: Spec, center: float, *, trim: float = 0.1, ddof: int = 0,
     maxiter: int = 30, tol: float = 1e-8,
 ) -> float:
     """σ of the named scale (std, nmad, niqr, trimmed_std about ``center``,
@@ -74,7 +78,7 @@ def fit_scale(
 
 
 def fit_gaussian(
-    scores, center: Spec = "mean", scale: Spec = "std", *, trim: float = 0.1, ddof: int = 0,
+    scores: npt.ArrayLike, center: Spec = "mean", scale: Spec = "std", *, trim: float = 0.1, ddof: int = 0,
     maxiter: int = 30, tol: float = 1e-8,
 ) -> Tuple[float, float, str]:
     """(μ, σ, name of the scale used): the chosen scale, else the §5
@@ -94,7 +98,7 @@ def fit_gaussian(
     return mu, 0.0, chain[-1]
 
 
-def fit_linear(scores) -> Tuple[float, float]:
+def fit_linear(scores: npt.ArrayLike) -> Tuple[float, float]:
     """(min, max) of the scores, NaN ignored."""
     s = np.asarray(scores, dtype=np.float64).reshape(-1)
     return float(np.nanmin(s)), float(np.nanmax(s))
@@ -117,7 +121,9 @@ VARIANTS = {
 }
 
 
-def variant_probabilities(name: str, scores, new_scores=None) -> np.ndarray:
+def variant_probabilities(
+    name: str, scores: npt.ArrayLike, new_scores: Optional[npt.ArrayLike] = None,
+) -> Array:
     """Fit the named variant on ``scores``; probabilities of ``new_scores``
     (default: the scores themselves)."""
     target = scores if new_scores is None else new_scores
