@@ -11,8 +11,6 @@ use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
 use outprob_core::conformal::integrative::IntegrativeCalibration;
 use outprob_core::conformal::pvalues::TieBreak;
 use outprob_core::conformal::tails::{TailFit, TailKind, TailSpec};
-use outprob_core::numeric::line_index::LineIndex;
-use outprob_core::numeric::search_index::{SearchIndex, GROUP};
 use outprob_core::sample::NanPolicy;
 use std::hint::black_box;
 use std::time::Instant;
@@ -93,36 +91,6 @@ fn main() {
         let c = fitted.unwrap();
         let t_map = best(runs, &mut || c.pvalues(false).map(&x, &mut out).unwrap());
         println!("plain: calibration (copy + index) {t_index:.4} s, map {t_map:.4} s");
-        // The count kernel alone, both indexes in one run (one thread):
-        // the table-and-values SearchIndex against the one-line LineIndex.
-        let mut counts = vec![0usize; m];
-        let (mut t_table, mut t_line) = (f64::INFINITY, f64::INFINITY);
-        let (mut b_table, mut b_line) = (f64::INFINITY, f64::INFINITY);
-        for _ in 0..runs {
-            let c = process_seconds();
-            let table = SearchIndex::new(&s);
-            b_table = b_table.min(process_seconds() - c);
-            let c = process_seconds();
-            for (q, o) in x.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
-                table.lower_bounds(&s, q, o);
-            }
-            t_table = t_table.min(process_seconds() - c);
-            let sum_table: usize = counts.iter().sum();
-            let c = process_seconds();
-            let line = LineIndex::new(&s);
-            b_line = b_line.min(process_seconds() - c);
-            let c = process_seconds();
-            for (q, o) in x.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
-                line.lower_bounds(&s, q, o);
-            }
-            t_line = t_line.min(process_seconds() - c);
-            assert_eq!(sum_table, counts.iter().sum::<usize>());
-        }
-        println!(
-            "counts: SearchIndex build {b_table:.4} s + {t_table:.4} s, \
-             LineIndex build {b_line:.4} s + {t_line:.4} s ({:.2}× faster counts)",
-            t_table / t_line
-        );
     }
     if which == "all" || which == "integrative" {
         let (ia, ib) = pairs(n, 0.0, 3);

@@ -8,8 +8,8 @@ use super::pvalues::{PValues, Reference, TieBreak};
 use super::sketch::CalibrationSketch;
 use crate::error::Error;
 use crate::limits::SIMES_K;
-use crate::numeric::line_index::LineIndex;
 use crate::numeric::scratch::zeroed;
+use crate::numeric::search_index::SearchIndex;
 
 /// The options of a p-value map.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,7 +80,7 @@ pub struct Calibration {
     values: Vec<f64>,
     cumulative: Option<Vec<u64>>,
     slack: u64,
-    index: LineIndex,
+    index: SearchIndex,
     adjustment: Option<Adjustment>,
     tie_break: TieBreak,
     negate: bool,
@@ -131,7 +131,7 @@ impl Calibration {
         reference.check()?;
         let adjustment = spec.adjustment(reference.n())?;
         Ok(Calibration {
-            index: LineIndex::new(&values),
+            index: SearchIndex::new(&values),
             values,
             cumulative,
             slack,

@@ -38,7 +38,7 @@
 //! numerators ≤ n + 1 and denominators ≤ k + 1 that differ, differ by at
 //! least 1/((k + 1)²), more than the two roundings, and equal fractions
 //! round alike — so that the lookups go through a [`SearchIndex`] (one
-//! table read instead of a binary search's cache misses); beyond that by
+//! cache line read instead of a binary search's misses); beyond that by
 //! cross-multiplied counts and binary searches.
 //!
 //! With one score (b = a) the ratio falls as a rises and p is exactly the

@@ -5,7 +5,7 @@
 //! * [`pvalues`]: the marginal p-value `(1 + #{sᵢ ≥ s})/(n + 1)` of a score
 //!   against sorted calibration scores (or a sketch's weighted sample with a
 //!   rank-error slack), counted through a
-//!   [`crate::numeric::line_index::LineIndex`];
+//!   [`crate::numeric::search_index::SearchIndex`];
 //!   randomised tie breaking from a seeded SplitMix64 stream.
 //! * [`conditional`]: the calibration-conditional adjustments of Bates et
 //!   al. §3 (generalised Simes, DKWM, Monte Carlo), each a non-decreasing

@@ -13,17 +13,16 @@
 //! error bound), which keeps the p-value conservative.
 //!
 //! One score costs one count of calibration scores below it: with a
-//! [`LineIndex`] one cache line read and a few compares, else a binary search (a
-//! second search only for randomised ties).
+//! [`SearchIndex`] one cache line read and a few compares, else a binary
+//! search (a second search only for randomised ties).
 
 use super::conditional::Adjustment;
 use super::uniform;
 use crate::error::Error;
 use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
-use crate::numeric::line_index::LineIndex;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
-use crate::numeric::search_index::GROUP;
+use crate::numeric::search_index::{SearchIndex, GROUP};
 use rayon::prelude::*;
 
 /// The calibration scores a p-value counts against.
@@ -38,7 +37,7 @@ pub struct Reference<'a> {
     /// its rank error (0 when the counts are exact).
     pub slack: u64,
     /// The line index of `values` (else binary searches).
-    pub index: Option<&'a LineIndex>,
+    pub index: Option<&'a SearchIndex>,
 }
 
 impl Reference<'_> {
@@ -371,7 +370,7 @@ pub(super) mod tests {
             cal.sort_by(f64::total_cmp);
             let x: Vec<f64> = x.into_iter().map(|v| f64::from(v) * 0.75).collect();
             let mut out = vec![0.0; x.len()];
-            let index = LineIndex::new(&cal);
+            let index = SearchIndex::new(&cal);
             let mut m = PValues { negate, complement: true, ..exact(&cal, TieBreak::Classical) };
             m.reference.index = Some(&index);
             m.map(&x, &mut out).unwrap();

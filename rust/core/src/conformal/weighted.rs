@@ -21,9 +21,8 @@
 use super::pvalues::TieBreak;
 use super::uniform;
 use crate::error::Error;
-use crate::numeric::line_index::LineIndex;
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
-use crate::numeric::search_index::GROUP;
+use crate::numeric::search_index::{SearchIndex, GROUP};
 use crate::sample::NanPolicy;
 use rayon::prelude::*;
 
@@ -35,7 +34,7 @@ pub struct WeightedCalibration {
     /// `above[j]` = total weight of `values[j..]`; `above[n] = 0`.
     above: Vec<f64>,
     /// The line index of `values` (one line read per score).
-    index: LineIndex,
+    index: SearchIndex,
     negate: bool,
 }
 
@@ -93,7 +92,7 @@ impl WeightedCalibration {
         }
         let values: Vec<f64> = pairs.iter().map(|p| p.0).collect();
         Ok(WeightedCalibration {
-            index: LineIndex::new(&values),
+            index: SearchIndex::new(&values),
             values,
             above,
             negate,

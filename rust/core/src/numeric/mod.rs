@@ -10,7 +10,6 @@ pub mod exp;
 pub mod extract;
 pub mod float;
 pub mod gamma;
-pub mod line_index;
 pub mod par;
 pub mod radix;
 pub mod rank;

@@ -5,11 +5,12 @@
 //! Rank scalings keep the fitted scores: a sorted `f64` copy of the non-NaN
 //! (oriented) scores, 8 bytes per fitted score and column, and map a score by
 //! a count of the fitted scores below it, `#{x < s}`. A fitted map counts
-//! through a [`SearchIndex`] (a bucket table of 4 to 8 more bytes per
-//! fitted score, built with the map and never stored), a group of scores
-//! at a time so that their reads overlap: one table read and a short scan
-//! per score instead of the ~log₂ n dependent, scattered cache lines of a
-//! binary search over a table beyond the caches.
+//! through a [`SearchIndex`] (one 64-byte line per bucket of about four
+//! fitted scores, about 16 more bytes per fitted score, built with the map
+//! and never stored), a group of scores at a time so that their reads
+//! overlap: one cache line and a few compares per score instead of the
+//! ~log₂ n dependent, scattered cache lines of a binary search over a
+//! table beyond the caches.
 
 use crate::error::Error;
 use crate::limits::TOP_K;

@@ -1,0 +1,72 @@
+//! The search index against a binary search on its two query patterns,
+//! one thread, process CPU seconds (best of 5): conformal (10⁶ normal calibration scores,
+//! 10⁷ test scores × 1.2) and rank (10⁶ fitted long-tailed scores, 10⁷
+//! new ones from the same law), plus a cache-resident 10⁴ of each.
+//! `cargo run --release -p outprob-core --example index_compare [n] [m]`.
+//! (At 89bff6d, before the two indexes became one, this example measured
+//! the bucket-table index against the line index: the figures are in
+//! `outprob_core::numeric::search_index`'s doc.)
+
+#[path = "common/scores.rs"]
+mod scores;
+use outprob_core::numeric::search_index::{SearchIndex, GROUP};
+use std::hint::black_box;
+
+fn cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &raw mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+fn normals(n: usize, seed: u64) -> Vec<f64> {
+    let mut u = scores::uniforms(seed);
+    (0..n)
+        .map(|_| (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos())
+        .collect()
+}
+
+fn compare(name: &str, mut s: Vec<f64>, x: &[f64]) {
+    s.sort_unstable_by(f64::total_cmp);
+    let mut counts = vec![0usize; x.len()];
+    let (mut bt, mut qt, mut ql) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    for _ in 0..5 {
+        let c = cpu();
+        let index = black_box(SearchIndex::new(&s));
+        bt = bt.min(cpu() - c);
+        let c = cpu();
+        for (q, o) in x.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
+            index.lower_bounds(&s, q, o);
+        }
+        qt = qt.min(cpu() - c);
+        let sum: usize = counts.iter().sum();
+        let c = cpu();
+        for (&q, o) in x.iter().zip(counts.iter_mut()) {
+            *o = s.partition_point(|&v| v < q);
+        }
+        ql = ql.min(cpu() - c);
+        assert_eq!(sum, counts.iter().sum::<usize>());
+    }
+    let per = 1e9 / x.len() as f64;
+    println!(
+        "{name}: index build {bt:.4} s, {:.2} ns/query; binary search {:.2} ns/query ({:.2}× faster queries)",
+        qt * per,
+        ql * per,
+        ql / qt
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().map_or(1_000_000, |s| s.parse().unwrap());
+    let m: usize = args.next().map_or(10_000_000, |s| s.parse().unwrap());
+    let x: Vec<f64> = normals(m, 2).iter().map(|v| 1.2 * v).collect();
+    compare("conformal 10^6 x 10^7", normals(n, 1), &x);
+    let tail = scores::long_tailed(n + m);
+    compare("rank 10^6 x 10^7", tail[..n].to_vec(), &tail[n..]);
+    compare("conformal 10^4 x 10^7", normals(10_000, 1), &x);
+    compare("rank 10^4 x 10^7", tail[..10_000].to_vec(), &tail[n..]);
+}
