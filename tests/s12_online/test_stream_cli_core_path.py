@@ -29,7 +29,7 @@ def stream(text: str, *args: str) -> subprocess.CompletedProcess:
 def loop_output(text: str, *args: str) -> str:
     """What the batch loop of ``_stream_alerts.run`` writes for ``args``
     (its fit is ``_fitter``'s: the same probabilities as the core's)."""
-    from outprob.cli import _parser
+    from outprob.cli import CLIError, _parser
     from outprob.cli import _stream_alerts as alerts
     from outprob.cli import stream as cli
 
@@ -37,8 +37,12 @@ def loop_output(text: str, *args: str) -> str:
     out = io.StringIO()
     batch = args_ns.flush_every or 8192
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the bad lines' reports, checked elsewhere
-        alerts.run(args_ns, cli._fitter(args_ns), io.StringIO(text), out, batch)
+        # The bad lines' reports (checked elsewhere) go to showwarning.
+        warnings.showwarning = lambda *a, **k: None
+        try:
+            alerts.run(args_ns, cli._fitter(args_ns), io.StringIO(text), out, batch)
+        except CLIError:  # --on-error stop, after the rows before the bad one
+            assert args_ns.on_error == "stop"
     return out.getvalue()
 
 
@@ -64,13 +68,13 @@ FLAGS = [
 
 @pytest.mark.parametrize("layout", ["lines", "ids", "csv"])
 @pytest.mark.parametrize("flags", FLAGS)
-@pytest.mark.parametrize("on_error", ["nan", "skip"])
+@pytest.mark.parametrize("on_error", ["nan", "skip", "stop"])
 def test_core_path_writes_what_the_loop_writes(layout, flags, on_error):
     text = inputs()[layout]
     extra = {"lines": [], "ids": ["--id"], "csv": ["--csv-column", "score"]}[layout]
     args = [*flags, *extra, "--on-error", on_error, "--flush-every", "97"]
     r = stream(text, *args)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == (1 if on_error == "stop" else 0), r.stderr
     assert r.stdout == loop_output(text, *args)
 
 

@@ -179,16 +179,14 @@ def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any,
         if bad:
             if args.on_error == "stop":
                 stop = bad[0]
-                cut = stop[0] - first
-                skip, x = list(range(cut, n)), x[:cut]
+                skip = list(range(stop[0] - first, n))  # the bad row and those after it
             elif args.on_error == "skip":
                 skip = sorted(line - first for line, _ in bad)
             report.add(bad)
-        dropped = [i for i in skip if i < x.size]
         keep: Optional[Any] = None
-        if dropped:
-            keep = np.ones(x.size, dtype=bool)
-            keep[dropped] = False
+        if skip:
+            keep = np.ones(n, dtype=bool)
+            keep[skip] = False
             xs = x[keep]  # the scores that get an output line, in order
         else:
             xs = x  # every row is written: no copies

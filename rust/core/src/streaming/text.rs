@@ -437,4 +437,40 @@ mod tests {
         assert!(out[0][0].is_nan() && steps[0].fit.is_none() && steps[1].fit.is_some());
         assert!("skip".parse::<OnError>().is_ok() && "drop".parse::<OnError>().is_err());
     }
+
+    /// Rows keep their identifier, a skipped row is not written, and the
+    /// p-value column is that of the kept scores (contract §12).
+    #[test]
+    fn rows_and_columns() {
+        use crate::sequential::columns::ColumnSpec;
+        use crate::sequential::online_pvalues::OnlinePvalues;
+        let spec = GaussianSpec::new(Center::Mean, Scale::Nmad);
+        let columns = OnlineColumns::new(&ColumnSpec {
+            pvalues: true,
+            alert: None,
+            monitor: None,
+            seed: 1,
+            negate: false,
+        })
+        .unwrap();
+        let mut s = TextStream::new(spec, 200, 0, false)
+            .unwrap()
+            .with_rows(Layout::Tab, 1)
+            .with_columns(columns);
+        s.feed(b"a\t1\nb\tx\nc d\t2\n");
+        s.finish();
+        let mut out = Vec::new();
+        let step = s.step(10, OnError::Skip, &mut out).unwrap();
+        assert_eq!((step.lines, step.bad.len(), step.bad[0].line()), (3, 1, 2));
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0][0], rows[1][0]), ("a", "c d"));
+        assert!(rows.iter().all(|r| r.len() == 3 && r[1].parse::<f64>().is_ok()));
+        let mut p = [0.0; 2];
+        let mut pv = OnlinePvalues::new(1, false, true);
+        pv.pvalues(&[1.0, 2.0], None, &mut p).unwrap();
+        let got: Vec<f64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
+        assert_eq!(got, p);
+    }
 }
