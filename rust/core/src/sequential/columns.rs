@@ -253,7 +253,9 @@ mod tests {
     /// The columns are those of the parts fed one after the other.
     #[test]
     fn columns_are_the_parts() {
-        let x: Vec<f64> = (0..300).map(|i| f64::from((i * 7919) % 101) * 0.5).collect();
+        let x: Vec<f64> = (0..300)
+            .map(|i| f64::from((i * 7919) % 101) * 0.5)
+            .collect();
         let mut c = OnlineColumns::new(&spec()).unwrap().unwrap();
         c.compute(&x[..100]).unwrap();
         let first = c.pvalue.clone();

@@ -466,7 +466,9 @@ mod tests {
         let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[0][0], rows[1][0]), ("a", "c d"));
-        assert!(rows.iter().all(|r| r.len() == 3 && r[1].parse::<f64>().is_ok()));
+        assert!(rows
+            .iter()
+            .all(|r| r.len() == 3 && r[1].parse::<f64>().is_ok()));
         let mut p = [0.0; 2];
         let mut pv = OnlinePvalues::new(1, false, true);
         pv.pvalues(&[1.0, 2.0], None, &mut p).unwrap();
