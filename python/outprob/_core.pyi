@@ -734,10 +734,16 @@ def format_lines(p: npt.NDArray[np.float64]) -> bytes:
     double, one per line (``nan`` for NaN)."""
 
 class TextStream:
-    """``outprob stream``'s plain path: lines of scores in, lines of
-    probabilities out, fitting as it goes (no arrays)."""
+    """``outprob stream`` without a window or a stored map: lines of scores
+    (or rows with an identifier) in, lines of probabilities and the online
+    columns out, fitting as it goes (no arrays)."""
 
-    def __new__(cls, *, spec: GaussianSpec, k: int, seed: int, linear: bool) -> "TextStream": ...
+    def __new__(
+        cls, *, spec: GaussianSpec, k: int, seed: int, linear: bool, rows: bool = False,
+        column: Optional[int] = None, delimiter: int = 44, pvalues: bool = False,
+        alert: Optional[str] = None, alpha: float = 0.05, monitor: Optional[str] = None,
+        alarm: float = 100.0, pvalue_seed: int = 0,
+    ) -> "TextStream": ...
     def feed(self, data: bytes) -> None:
         """Adds text and parses every line it completes."""
     def finish(self) -> None:

@@ -3,14 +3,17 @@ monitor, and rows that carry an identifier (contract §12, "outprob
 stream: p-values, alerts, a monitor").
 
 Kept apart from ``stream.py``'s loop: without these flags ``outprob
-stream`` runs that loop and writes exactly what it wrote before.
+stream`` runs that loop and writes exactly what it wrote before. Without
+--window or --map the core's ``TextStream`` computes the columns and
+writes the rows (``core_options`` gives its keywords); ``run`` is the loop
+of a windowed or stored fit.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._stream_input import _Report, _reader
 
@@ -64,6 +67,64 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(args.pvalues or args.alert or args.monitor or args.id or args.csv_column)
 
 
+def _names(args: argparse.Namespace) -> List[str]:
+    """The added columns' names, in output order (``OnlineColumns.names``)."""
+    shown = [args.pvalues, args.monitor, args.alert, args.monitor]
+    return [n for n, s in zip(("pvalue", "log_martingale", "alert", "alarm"), shown) if s]
+
+
+def core_options(args: argparse.Namespace, read: Callable[[], bytes],
+                 write: Callable[[bytes], Any]) -> Tuple[Dict[str, Any], bytes]:
+    """The keywords of the core's ``TextStream`` for these flags, and the
+    input read past a CSV header (whose line, with the new columns' names,
+    is written first) — what ``run`` reads and writes before its loop."""
+    from . import CLIError
+
+    if not wanted(args):
+        return {}, b""
+    if args.id and args.csv_column:
+        raise CLIError("--id and --csv-column are two layouts: give one")
+    if not 0 <= args.seed < 2**64:
+        # OnlineConformal's check, without importing NumPy.
+        raise ValueError(f"seed must be in [0, 2**64), got {args.seed}")
+    options: Dict[str, Any] = dict(
+        pvalues=args.pvalues, alert=args.alert, alpha=args.alpha, monitor=args.monitor,
+        alarm=args.alarm, pvalue_seed=args.seed, rows=bool(args.id or args.csv_column),
+    )  # fmt: skip
+    pending = b""
+    if args.csv_column:
+        header, pending = _header(read)
+        column, delimiter = _layout(header, args.csv_column)
+        options.update(column=column, delimiter=delimiter)
+        names = bytes([delimiter]).join(n.encode() for n in ["probability", *_names(args)])
+        write(header.removeprefix(b"\xef\xbb\xbf") + bytes([delimiter]) + names + b"\n")
+    return options, pending
+
+
+def _header(read: Callable[[], bytes]) -> Tuple[bytes, bytes]:
+    """The first line, read whole before any row, and what follows it."""
+    from . import CLIError
+
+    pending = b""
+    while b"\n" not in pending:
+        data = read()
+        if not data:
+            break
+        pending += data
+    header, _, pending = pending.partition(b"\n")
+    header = header.removesuffix(b"\r")
+    if not header.strip():
+        raise CLIError("--csv-column: the input has no header line")
+    return header, pending
+
+
+def _layout(header: bytes, column: str) -> Tuple[int, int]:
+    from outprob import _core
+
+    layout: Tuple[int, int] = _core.csv_layout(header, column)
+    return layout
+
+
 def _columns(args: argparse.Namespace) -> Any:
     from outprob._sequential.columns import OnlineColumns
 
@@ -88,17 +149,8 @@ def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any,
     delimiter = ord("\t")
     pending = b""
     if args.csv_column:
-        # The header: the first line, read whole before any row.
-        while b"\n" not in pending:
-            data = read()
-            if not data:
-                break
-            pending += data
-        header, _, pending = pending.partition(b"\n")
-        header = header.removesuffix(b"\r")
-        if not header.strip():
-            raise CLIError("--csv-column: the input has no header line")
-        column, delimiter = _core.csv_layout(header, args.csv_column)
+        header, pending = _header(read)
+        column, delimiter = _layout(header, args.csv_column)
         reader: Any = _core.RowReader(column=column, delimiter=delimiter, first_line=2)
         names = bytes([delimiter]).join(n.encode() for n in ["probability", *cols.names()])
         write(header.removeprefix(b"\xef\xbb\xbf") + bytes([delimiter]) + names + b"\n")
@@ -127,16 +179,14 @@ def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any,
         if bad:
             if args.on_error == "stop":
                 stop = bad[0]
-                cut = stop[0] - first
-                skip, x = list(range(cut, n)), x[:cut]
+                skip = list(range(stop[0] - first, n))  # the bad row and those after it
             elif args.on_error == "skip":
                 skip = sorted(line - first for line, _ in bad)
             report.add(bad)
-        dropped = [i for i in skip if i < x.size]
         keep: Optional[Any] = None
-        if dropped:
-            keep = np.ones(x.size, dtype=bool)
-            keep[dropped] = False
+        if skip:
+            keep = np.ones(n, dtype=bool)
+            keep[skip] = False
             xs = x[keep]  # the scores that get an output line, in order
         else:
             xs = x  # every row is written: no copies

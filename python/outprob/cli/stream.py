@@ -100,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     from . import _stream_alerts as stream_alerts
 
     try:
-        if args.map is None and args.window is None and not stream_alerts.wanted(args):
+        if args.map is None and args.window is None:
+            # The core's stream, with the online columns and rows when asked.
             return _plain(args, sys.stdin, sys.stdout, batch)
     except BrokenPipeError:
         return _quiet()
@@ -154,17 +155,22 @@ def _variant(args: argparse.Namespace) -> Any:
 
 
 def _plain(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
-    """The stream without a window, a stored map or online columns: the
-    extension's ``TextStream`` reads, fits, maps and writes each batch as
-    ``_loop`` does with ``_fitter``'s ``fit`` (the same bits), without
-    arrays — and so without importing NumPy, which costs more than
-    fitting two million lines."""
+    """The stream without a window or a stored map: the extension's
+    ``TextStream`` reads, fits, maps and writes each batch as ``_loop``
+    does with ``_fitter``'s ``fit`` (the same bits), and the online columns
+    and rows as ``_stream_alerts.run`` does, without arrays — and so
+    without importing NumPy, which costs more than fitting two million
+    lines."""
     from outprob import _core
     from outprob._common.fit_warnings import stream_notes
 
     from . import CLIError
+    from . import _stream_alerts as stream_alerts
 
+    read = _reader(inp)
+    write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
     variant = _variant(args)
+    options, pending = stream_alerts.core_options(args, read, write)
     linear = variant.center is None
     # StreamingFit's defaults, as _fitter's stream has them.
     spec = _core.GaussianSpec(
@@ -172,9 +178,9 @@ def _plain(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
         trim=0.1, ddof=0, maxiter=_MAXITER, tol=_TOL, nan_policy="omit",
         negate=args.lower_is_outlier,
     )
-    stream = _core.TextStream(spec=spec, k=args.k, seed=0, linear=linear)
-    read = _reader(inp)
-    write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
+    stream = _core.TextStream(spec=spec, k=args.k, seed=0, linear=linear, **options)
+    if pending:
+        stream.feed(pending)
     report = _Report(args.on_error)
     shown = set()
     while True:

@@ -5,6 +5,8 @@ use crate::convert::Wrap;
 use crate::results::StreamingResult;
 use crate::spec::PyGaussianSpec;
 use crate::{locked, Locked, Result};
+use outprob_core::rows::Layout;
+use outprob_core::sequential::columns::{ColumnSpec, OnlineColumns};
 use outprob_core::streaming::text::{OnError, TextStream};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -27,23 +29,57 @@ type Step<'py> = (
 
 #[pymethods]
 impl PyTextStream {
+    /// `rows`: `id<TAB>score` rows, or CSV rows with the score in field
+    /// `column` (after a header); `pvalues`, `alert`, `monitor`: the
+    /// online columns (contract §12).
     #[new]
-    #[pyo3(signature = (*, spec, k, seed, linear))]
-    fn new(spec: &PyGaussianSpec, k: u32, seed: u64, linear: bool) -> Result<Self> {
-        Ok(Self::wrap(TextStream::new(spec.core, k, seed, linear)?))
+    #[pyo3(signature = (*, spec, k, seed, linear, rows=false, column=None, delimiter=b',',
+                        pvalues=false, alert=None, alpha=0.05, monitor=None, alarm=100.0,
+                        pvalue_seed=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        spec: &PyGaussianSpec,
+        k: u32,
+        seed: u64,
+        linear: bool,
+        rows: bool,
+        column: Option<usize>,
+        delimiter: u8,
+        pvalues: bool,
+        alert: Option<&str>,
+        alpha: f64,
+        monitor: Option<&str>,
+        alarm: f64,
+        pvalue_seed: u64,
+    ) -> Result<Self> {
+        let columns = OnlineColumns::new(&ColumnSpec {
+            pvalues,
+            alert: alert.map(|m| m.parse().map(|m| (m, alpha))).transpose()?,
+            monitor: monitor.map(|m| m.parse().map(|m| (m, alarm))).transpose()?,
+            seed: pvalue_seed,
+            negate: spec.core.negate,
+        })?;
+        let mut s = TextStream::new(spec.core, k, seed, linear)?.with_columns(columns);
+        if rows {
+            s = match column {
+                Some(column) => s.with_rows(Layout::Csv { column, delimiter }, 2),
+                None => s.with_rows(Layout::Tab, 1),
+            };
+        }
+        Ok(Self::wrap(s))
     }
 
     fn feed(&self, py: Python<'_>, data: &[u8]) {
-        self.detached(py, |s| s.reader().feed(data));
+        self.detached(py, |s| s.feed(data));
     }
 
     fn finish(&self, py: Python<'_>) {
-        self.lock(py).reader().finish();
+        self.lock(py).finish();
     }
 
     #[pyo3(signature = (n))]
     fn ready(&self, py: Python<'_>, n: usize) -> bool {
-        self.lock(py).reader().ready(n)
+        self.lock(py).ready(n)
     }
 
     #[pyo3(signature = (batch, *, on_error))]
@@ -58,7 +94,7 @@ impl PyTextStream {
             s.step(batch, on_error.0, &mut text)
                 .map(|step| (text, step))
         })?;
-        let bad = step.bad.iter().map(|b| (b.line, b.to_string())).collect();
+        let bad = step.bad.iter().map(|b| (b.line(), b.to_string())).collect();
         Ok((
             PyBytes::new(py, &text),
             step.lines,

@@ -1,5 +1,7 @@
 //! Online decisions on a stream of p-values (contract §12).
 //!
+//! * [`columns`]: the columns `outprob stream` adds (p-value, decision,
+//!   monitor), a batch at a time.
 //! * [`online_fdr`]: LOND, LORD++, SAFFRON and ADDIS — one decision per
 //!   p-value, in arrival order, with the false discovery rate controlled at
 //!   every time.
@@ -17,6 +19,7 @@
 //! itself and its parameters, so a checkpoint resumes bit for bit and a
 //! tampered one is refused with the field named.
 
+pub mod columns;
 pub mod decayed;
 pub mod drift;
 pub mod martingale;

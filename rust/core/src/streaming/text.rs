@@ -11,13 +11,25 @@
 //! ([`StreamingState::stream_fit`]); map; write the probabilities as text.
 //! The same bits as those parts one by one (the test below; the command's
 //! tests in `tests/s09_streaming` hold it to `partial_fit`).
+//!
+//! With rows that carry an identifier ([`crate::rows`]) or the online
+//! columns ([`OnlineColumns`]: p-value, online-FDR decision, monitor;
+//! contract §12) the batch's lines are the rows' kept text, the
+//! probability and those columns, written as `outprob stream --id
+//! --pvalues …` wrote them: the columns of the kept scores, a skipped row
+//! written not at all. The columns are computed here, a batch at a time,
+//! so that the stream pays for no array crossing and no per-line loop
+//! outside the core.
 
 use crate::error::Error;
 use crate::io::lines::{write_lines, BadLine, LineReader};
+use crate::rows::{write_columns, BadRow, Column, Digits, Layout, RowReader, Rows};
+use crate::sequential::columns::OnlineColumns;
 use crate::streaming::fit::StreamingResult;
 use crate::streaming::state::StreamingState;
 use crate::transformations::fit::GaussianSpec;
 use crate::transformations::fitted::{FittedMap, MapKind, MapParts};
+use core::fmt;
 
 /// What `--on-error` does with a bad line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,25 +57,61 @@ impl core::str::FromStr for OnError {
     }
 }
 
+/// A line or a row that holds no score.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bad {
+    /// A line of one score.
+    Line(BadLine),
+    /// A row with an identifier.
+    Row(BadRow),
+}
+
+impl Bad {
+    /// Its line number (from 1).
+    pub fn line(&self) -> u64 {
+        match self {
+            Bad::Line(b) => b.line,
+            Bad::Row(b) => b.line,
+        }
+    }
+}
+
+impl fmt::Display for Bad {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bad::Line(b) => b.fmt(f),
+            Bad::Row(b) => b.fmt(f),
+        }
+    }
+}
+
 /// One batch's outcome; its probabilities were appended to the output.
 #[derive(Debug)]
 pub struct Step {
     /// Lines taken (0: the input ended).
     pub lines: usize,
     /// The bad lines among them.
-    pub bad: Vec<BadLine>,
+    pub bad: Vec<Bad>,
     /// With [`OnError::Stop`]: the first bad line (the lines before it
     /// were mapped).
-    pub stop: Option<BadLine>,
+    pub stop: Option<Bad>,
     /// The fit made for this batch, if one was (a batch mapped by the
     /// last fit has none).
     pub fit: Option<StreamingResult>,
 }
 
+/// Where the text goes in.
+#[derive(Debug)]
+enum Reader {
+    Lines(LineReader),
+    Rows(RowReader),
+}
+
 /// Lines in, probabilities out (a Gaussian fit, or a linear one).
 #[derive(Debug)]
 pub struct TextStream {
-    reader: LineReader,
+    reader: Reader,
+    columns: Option<OnlineColumns>,
     state: StreamingState,
     kind: MapKind,
     negate: bool,
@@ -79,7 +127,8 @@ impl TextStream {
     pub fn new(spec: GaussianSpec, k: u32, seed: u64, linear: bool) -> Result<Self, Error> {
         let negate = spec.negate;
         Ok(TextStream {
-            reader: LineReader::new(),
+            reader: Reader::Lines(LineReader::new()),
+            columns: None,
             state: StreamingState::new(spec, k, seed, 1, linear)?,
             kind: if linear {
                 MapKind::Linear
@@ -92,9 +141,62 @@ impl TextStream {
         })
     }
 
-    /// The line reader (text goes in through it).
-    pub fn reader(&mut self) -> &mut LineReader {
-        &mut self.reader
+    /// The stream reading rows in `layout` (`first_line`: the number of
+    /// the first line fed, 2 after a CSV header) and writing each row's
+    /// kept text before its columns.
+    #[must_use]
+    pub fn with_rows(mut self, layout: Layout, first_line: u64) -> Self {
+        self.reader = Reader::Rows(RowReader::new(layout, first_line));
+        self
+    }
+
+    /// The stream writing `columns` after each probability.
+    #[must_use]
+    pub fn with_columns(mut self, columns: Option<OnlineColumns>) -> Self {
+        self.columns = columns;
+        self
+    }
+
+    /// Adds text (ignored after [`finish`](Self::finish)).
+    pub fn feed(&mut self, data: &[u8]) {
+        match &mut self.reader {
+            Reader::Lines(r) => r.feed(data),
+            Reader::Rows(r) => r.feed(data),
+        }
+    }
+
+    /// Ends the input.
+    pub fn finish(&mut self) {
+        match &mut self.reader {
+            Reader::Lines(r) => r.finish(),
+            Reader::Rows(r) => r.finish(),
+        }
+    }
+
+    /// Whether a batch of `n` lines can be taken, or the input ended.
+    pub fn ready(&self, n: usize) -> bool {
+        match &self.reader {
+            Reader::Lines(r) => r.ready(n),
+            Reader::Rows(r) => r.ready(n),
+        }
+    }
+
+    /// The next `batch` lines: the first one's number, one score each, the
+    /// bad ones, and the rows' texts (with rows).
+    fn take(&mut self, batch: usize) -> (u64, Vec<f64>, Vec<Bad>, Option<Rows>) {
+        match &mut self.reader {
+            Reader::Lines(r) => {
+                let t = r.take(batch);
+                let bad = t.bad.into_iter().map(Bad::Line).collect();
+                (t.first_line, t.scores, bad, None)
+            }
+            Reader::Rows(r) => {
+                let mut t = r.take(batch);
+                let scores = std::mem::take(&mut t.scores);
+                let bad = std::mem::take(&mut t.bad).into_iter().map(Bad::Row);
+                (t.first_line, scores, bad.collect(), Some(t))
+            }
+        }
     }
 
     /// Takes up to `batch` lines, fits and maps them, and appends their
@@ -106,28 +208,29 @@ impl TextStream {
         on_error: OnError,
         out: &mut Vec<u8>,
     ) -> Result<Step, Error> {
-        let taken = self.reader.take(batch);
-        let lines = taken.scores.len();
-        let mut x = taken.scores;
+        let (first_line, mut x, bad, rows) = self.take(batch);
+        let lines = x.len();
         let mut stop = None;
-        if let Some(first_bad) = taken.bad.first() {
+        // Rows written not at all, ascending (only when a row layout or
+        // the columns need them).
+        let mut skip = Vec::new();
+        if let Some(first_bad) = bad.first() {
             match on_error {
                 OnError::Nan => {}
                 OnError::Stop => {
-                    x.truncate((first_bad.line - taken.first_line) as usize);
+                    let cut = (first_bad.line() - first_line) as usize;
+                    x.truncate(cut);
+                    skip.extend(cut..lines);
                     stop = Some(first_bad.clone());
                 }
                 OnError::Skip => {
-                    let mut bad = taken
-                        .bad
-                        .iter()
-                        .map(|b| b.line - taken.first_line)
-                        .peekable();
-                    let mut i = 0u64;
+                    skip.extend(bad.iter().map(|b| (b.line() - first_line) as usize));
+                    let mut dropped = skip.iter().peekable();
+                    let mut i = 0usize;
                     x.retain(|_| {
-                        let keep = bad.peek() != Some(&i);
+                        let keep = dropped.peek() != Some(&&i);
                         if !keep {
-                            bad.next();
+                            dropped.next();
                         }
                         i += 1;
                         keep
@@ -145,11 +248,29 @@ impl TextStream {
             } else {
                 &x
             };
-            write_lines(p, out);
+            if rows.is_none() && self.columns.is_none() {
+                write_lines(p, out);
+            } else {
+                if let Some(c) = &mut self.columns {
+                    c.compute(&x)?;
+                }
+                let delimiter = match &self.reader {
+                    Reader::Rows(r) => r.layout().delimiter(),
+                    Reader::Lines(_) => b'\t',
+                };
+                write_kept(
+                    p,
+                    self.columns.as_ref(),
+                    rows.as_ref(),
+                    &skip,
+                    delimiter,
+                    out,
+                )?;
+            }
         }
         Ok(Step {
             lines,
-            bad: taken.bad,
+            bad,
             stop,
             fit,
         })
@@ -187,6 +308,59 @@ impl TextStream {
     }
 }
 
+/// Appends the lines of the kept rows: the row's text (with rows), the
+/// probability `p` and the online columns, one value each per kept row.
+fn write_kept(
+    p: &[f64],
+    columns: Option<&OnlineColumns>,
+    rows: Option<&Rows>,
+    skip: &[usize],
+    delimiter: u8,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let mut doubles = vec![p];
+    let mut flags = Vec::new();
+    if let Some(c) = columns {
+        doubles.extend(c.doubles());
+        flags.extend(c.flags());
+    }
+    match rows {
+        Some(r) if !skip.is_empty() => {
+            // Back to one value per row; the skipped rows are not written.
+            let n = r.len();
+            let d: Vec<Vec<f64>> = doubles.iter().map(|v| full(v, skip, n, f64::NAN)).collect();
+            let f: Vec<Vec<bool>> = flags.iter().map(|v| full(v, skip, n, false)).collect();
+            let d: Vec<&[f64]> = d.iter().map(Vec::as_slice).collect();
+            let f: Vec<&[bool]> = f.iter().map(Vec::as_slice).collect();
+            write_columns(Some(r), &cols(&d, &f), delimiter, skip, out)
+        }
+        // Without rows, the kept values are the lines.
+        _ => write_columns(rows, &cols(&doubles, &flags), delimiter, &[], out),
+    }
+}
+
+/// The written columns: the doubles (shortest form), then the flags.
+fn cols<'a>(d: &[&'a [f64]], f: &[&'a [bool]]) -> Vec<Column<'a>> {
+    let d = d.iter().map(|v| Column::Doubles(v, Digits::Shortest));
+    d.chain(f.iter().map(|v| Column::Flags(v))).collect()
+}
+
+/// `kept`'s values at the `n` rows not in `skip` (ascending), `fill` at
+/// those in it.
+fn full<T: Copy>(kept: &[T], skip: &[usize], n: usize, fill: T) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    let (mut s, mut k) = (skip.iter().peekable(), kept.iter());
+    for i in 0..n {
+        if s.peek() == Some(&&i) {
+            s.next();
+            v.push(fill);
+        } else {
+            v.push(k.next().copied().unwrap_or(fill));
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,8 +370,8 @@ mod tests {
     fn run(text: &[u8], batch: usize, on_error: OnError) -> (Vec<Vec<f64>>, Vec<Step>) {
         let spec = GaussianSpec::new(Center::Mean, Scale::Nmad);
         let mut s = TextStream::new(spec, 200, 0, false).unwrap();
-        s.reader().feed(text);
-        s.reader().finish();
+        s.feed(text);
+        s.finish();
         let (mut out, mut steps) = (vec![], vec![]);
         loop {
             let mut bytes = Vec::new();
@@ -255,12 +429,50 @@ mod tests {
         assert_eq!(out.iter().map(Vec::len).sum::<usize>(), 7);
         assert!(same(&out[1], &mapped(&[1.0, 2.0, 4.0], &[4.0])));
         let (out, steps) = run(text, 3, OnError::Stop);
-        assert_eq!(steps.last().unwrap().stop.as_ref().unwrap().line, 4);
+        assert_eq!(steps.last().unwrap().stop.as_ref().unwrap().line(), 4);
         assert_eq!(out.len(), 2);
         assert!(same(&out[1], &mapped(&[1.0, 2.0], &[])));
         // Nothing fitted yet and all missing: the batch is its own output.
         let (out, steps) = run(b"nan\n1\n", 1, OnError::Nan);
         assert!(out[0][0].is_nan() && steps[0].fit.is_none() && steps[1].fit.is_some());
         assert!("skip".parse::<OnError>().is_ok() && "drop".parse::<OnError>().is_err());
+    }
+
+    /// Rows keep their identifier, a skipped row is not written, and the
+    /// p-value column is that of the kept scores (contract §12).
+    #[test]
+    fn rows_and_columns() {
+        use crate::sequential::columns::ColumnSpec;
+        use crate::sequential::online_pvalues::OnlinePvalues;
+        let spec = GaussianSpec::new(Center::Mean, Scale::Nmad);
+        let columns = OnlineColumns::new(&ColumnSpec {
+            pvalues: true,
+            alert: None,
+            monitor: None,
+            seed: 1,
+            negate: false,
+        })
+        .unwrap();
+        let mut s = TextStream::new(spec, 200, 0, false)
+            .unwrap()
+            .with_rows(Layout::Tab, 1)
+            .with_columns(columns);
+        s.feed(b"a\t1\nb\tx\nc d\t2\n");
+        s.finish();
+        let mut out = Vec::new();
+        let step = s.step(10, OnError::Skip, &mut out).unwrap();
+        assert_eq!((step.lines, step.bad.len(), step.bad[0].line()), (3, 1, 2));
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0][0], rows[1][0]), ("a", "c d"));
+        assert!(rows
+            .iter()
+            .all(|r| r.len() == 3 && r[1].parse::<f64>().is_ok()));
+        let mut p = [0.0; 2];
+        let mut pv = OnlinePvalues::new(1, false, true);
+        pv.pvalues(&[1.0, 2.0], None, &mut p).unwrap();
+        let got: Vec<f64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
+        assert_eq!(got, p);
     }
 }

@@ -1,0 +1,118 @@
+"""Contract §12, ``outprob stream`` with ``--pvalues``, ``--alert``,
+``--monitor``, ``--id`` and ``--csv-column`` without ``--window`` or
+``--map``: the core's stream writes each column as the public parts give
+it — ``OnlineConformal`` (missing scores not ranked), ``OnlineFDR`` and
+``Martingale(on_alarm="restart")`` on those p-values, the probability as
+the plain stream writes it — and, byte for byte, what the batch loop over
+those parts (the path of a windowed or stored fit) writes for the same
+flags."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import outprob
+
+
+def stream(text: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "outprob", "stream", *args], input=text,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def loop_output(text: str, *args: str) -> str:
+    """What the batch loop of ``_stream_alerts.run`` writes for ``args``
+    (its fit is ``_fitter``'s: the same probabilities as the core's)."""
+    from outprob.cli import CLIError, _parser
+    from outprob.cli import _stream_alerts as alerts
+    from outprob.cli import stream as cli
+
+    args_ns: argparse.Namespace = _parser("stream").parse_args(["stream", *args])
+    out = io.StringIO()
+    batch = args_ns.flush_every or 8192
+    with warnings.catch_warnings():
+        # The bad lines' reports (checked elsewhere) go to showwarning.
+        warnings.showwarning = lambda *a, **k: None
+        try:
+            alerts.run(args_ns, cli._fitter(args_ns), io.StringIO(text), out, batch)
+        except CLIError:  # --on-error stop, after the rows before the bad one
+            assert args_ns.on_error == "stop"
+    return out.getvalue()
+
+
+def inputs() -> dict:
+    rng = np.random.default_rng(11)
+    x = np.round(rng.lognormal(size=700), 3)  # ties included
+    x[rng.uniform(size=x.size) < 0.03] += 20
+    lines = [repr(float(v)) for v in x]
+    lines[5], lines[300], lines[301] = "nan", "nan", "bad"
+    lines[450] = ""
+    return {"lines": "\n".join(lines) + "\n",
+            "ids": "".join(f"r{i}\t{v}\n" for i, v in enumerate(lines)),
+            "csv": "name;score\n" + "".join(f"n{i};{v}\n" for i, v in enumerate(lines))}
+
+
+FLAGS = [
+    ["--pvalues"],
+    ["--pvalues", "--alert", "lord++", "--alpha", "0.2", "--monitor", "jumper", "--alarm", "5"],
+    ["--alert", "saffron", "--monitor", "mixture", "--seed", "9", "--lower-is-outlier"],
+    ["--monitor", "power", "--alarm", "3", "--alert", "addis"],
+]
+
+
+@pytest.mark.parametrize("layout", ["lines", "ids", "csv"])
+@pytest.mark.parametrize("flags", FLAGS)
+@pytest.mark.parametrize("on_error", ["nan", "skip", "stop"])
+def test_core_path_writes_what_the_loop_writes(layout, flags, on_error):
+    text = inputs()[layout]
+    extra = {"lines": [], "ids": ["--id"], "csv": ["--csv-column", "score"]}[layout]
+    args = [*flags, *extra, "--on-error", on_error, "--flush-every", "97"]
+    r = stream(text, *args)
+    assert r.returncode == (1 if on_error == "stop" else 0), r.stderr
+    assert r.stdout == loop_output(text, *args)
+
+
+@pytest.mark.parametrize("layout", ["lines", "ids"])
+def test_stop_writes_the_rows_before_the_bad_one(layout):
+    text = inputs()[layout]
+    extra = ["--id"] if layout == "ids" else []
+    r = stream(text, "--pvalues", "--monitor", "jumper", *extra, "--on-error", "stop",
+               "--flush-every", "64")
+    assert r.returncode == 1 and "line 302" in r.stderr
+    rows = [line.split("\t") for line in r.stdout.splitlines()]
+    assert len(rows) == 301  # lines 1..301, the bad one is line 302
+    if layout == "ids":
+        assert [row[0] for row in rows] == [f"r{i}" for i in range(301)]
+    plain = stream(inputs()["lines"], "--on-error", "stop", "--flush-every", "64")
+    plain = plain.stdout.splitlines()
+    assert [row[-4] for row in rows] == plain  # probability, p-value, ln M, alarm
+
+
+def test_columns_are_the_public_parts():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=2000)
+    x[1500:] += 1.5  # a shift for the monitor
+    x[rng.uniform(size=x.size) < 0.02] = np.nan
+    text = "".join(f"{v!r}\n" for v in x.tolist())
+    r = stream(text, "--pvalues", "--alert", "lord++", "--alpha", "0.1", "--monitor", "jumper",
+               "--alarm", "20", "--seed", "5", "--flush-every", "300")
+    assert r.returncode == 0, r.stderr
+    rows = np.array([[float(v) for v in line.split("\t")] for line in r.stdout.splitlines()])
+    ok = ~np.isnan(x)
+    p = outprob.OnlineConformal(seed=5).pvalues(x[ok])
+    alert = outprob.OnlineFDR("lord++", alpha=0.1).decide(p)
+    steps = outprob.Martingale("jumper", threshold=20.0, on_alarm="restart").update(p)
+    np.testing.assert_array_equal(rows[ok, 1], p)
+    np.testing.assert_array_equal(rows[ok, 2], steps.log_martingale)
+    np.testing.assert_array_equal(rows[ok, 3] == 1, alert)
+    np.testing.assert_array_equal(rows[ok, 4] == 1, steps.alarm)
+    assert np.isnan(rows[~ok, 1:3]).all() and (rows[~ok, 3:] == 0).all()
+    assert steps.alarm.any()
+    plain = stream(text, "--flush-every", "300").stdout.splitlines()
+    assert [line.split("\t")[0] for line in r.stdout.splitlines()] == plain
