@@ -133,7 +133,8 @@ def _stored(args: argparse.Namespace) -> Callable[[Any], Any]:
         raise CLIError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to "
                        "--map: a stored map is not refitted and keeps the orientation it was "
                        "fitted with")
-    return load(args.map).transform
+    transform: Callable[[Any], Any] = load(args.map).transform
+    return transform
 
 
 def _variant(args: argparse.Namespace) -> Any:
@@ -254,8 +255,9 @@ def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
         if stream.n == 0 and np.isnan(x).all():
             return x  # nothing to fit yet: missing scores stay missing
         if sketched:
-            stream.update(x)
-            fresh = stream._state.stream_fit(last[0])[0]
+            state = stream.update(x)._state
+            assert state is not None  # an update makes the state
+            fresh = state.stream_fit(last[0])[0]
             if fresh is None:
                 return last[1].transform(x)
             r = _streaming_result(fresh)
@@ -269,7 +271,7 @@ def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
                 # A stream would repeat a warning at every batch: once is enough.
                 if category not in shown:
                     shown.add(category)
-                    warnings.showwarning(message, category, "", 0)  # type: ignore[arg-type]
+                    warnings.showwarning(message, category, "", 0)
         fitted = _core.FittedMap({"kind": kind, "negate": negate, "two_d": False,
                                   "pretransform": None, "params": params, "sorted": None})
         last[:] = [r.n, fitted]
