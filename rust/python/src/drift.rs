@@ -1,22 +1,14 @@
-//! The refit policy after a drift (contract §12, "Refits after a drift")
-//! as a Python object: `outprob.RefitOnDrift` asks it where the next stop
-//! is, tells it what went through and where the monitor alarmed, and
-//! records its refits; the rules and the checks of a stored state are the
-//! core's (`outprob_core::sequential::drift`).
+//! The refit policy after a drift (contract §12, "Refits after a drift"):
+//! `outprob.RefitOnDrift` asks it where the next stop is, tells it what
+//! went through and where the monitor alarmed, and records its refits; the
+//! rules and the checks of a stored state are the core's
+//! (`outprob_core::sequential::drift`).
 
-use crate::convert::Wrap;
-use crate::results::{all, DriftEvent, DriftSettings, DriftState};
+use crate::prelude::*;
 use crate::sequential::PyDecayedFit;
-use crate::{locked, Locked, Result};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use outprob_core::sequential::drift::{self, Event, Parts, Policy, Refit};
-use pyo3::prelude::*;
 
-locked!(
-    /// When to refit after a drift, and the events (`outprob.RefitOnDrift`
-    /// keeps one).
-    PyDriftPolicy(Policy) as "DriftPolicyState"
-);
+locked!(PyDriftPolicy(Policy) as "DriftPolicyState");
 
 #[pymethods]
 impl PyDriftPolicy {
@@ -49,8 +41,7 @@ impl PyDriftPolicy {
         scores: PyReadonlyArray1<'_, f64>,
         alarm: Option<f64>,
     ) -> Result<bool> {
-        let xs = scores.as_slice()?;
-        Ok(self.lock(py).advance(xs, alarm)?)
+        Ok(self.lock(py).advance(scores.as_slice()?, alarm)?)
     }
 
     #[pyo3(signature = (n_fit, fitted=None))]
@@ -80,7 +71,6 @@ impl PyDriftPolicy {
     }
 
     #[staticmethod]
-    #[allow(clippy::needless_pass_by_value)]
     fn from_parts(
         refit: Wrap<Refit>,
         window: u64,
@@ -133,7 +123,6 @@ pub(crate) fn drift_check_decayed(
 }
 
 #[pyfunction]
-#[allow(clippy::needless_pass_by_value)]
 pub(crate) fn drift_decayed_gaussian(
     py: Python<'_>,
     fit: PyRef<'_, PyDecayedFit>,

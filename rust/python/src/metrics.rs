@@ -1,20 +1,14 @@
 //! Evaluation measures of contract §6 (`outprob.metrics`). Labels arrive as
 //! a checked bool array.
 
-use crate::convert::Wrap;
-use crate::results::{Evaluation, ReliabilityCurve, Strata};
-use crate::{with_slice, Floats, Result};
-use numpy::PyReadonlyArray1;
+use crate::prelude::*;
 use outprob_core::evaluation::binning::{self, Scheme};
 use outprob_core::evaluation::metrics;
-use pyo3::prelude::*;
 
 /// A measure of probabilities `p` (and labels `y`): its keyword
 /// parameters, then `threads`; the core's result converted by `Into`.
 macro_rules! measure {
-    ($(#[$doc:meta])* $name:ident(p $(, $y:ident)?; $($arg:ident: $ty:ty),*) -> $out:ty,
-     |$s:ident| $body:expr) => {
-        $(#[$doc])*
+    ($name:ident(p $(, $y:ident)?; $($arg:ident: $ty:ty),*) -> $out:ty, |$s:ident| $body:expr) => {
         #[pyfunction]
         #[pyo3(signature = (p, $($y,)? *, $($arg,)* threads = 0))]
         pub(crate) fn $name(
@@ -36,12 +30,10 @@ measure!(
     |s| metrics::evaluate(s, y, bins.0, &n_bins)
 );
 measure!(
-    /// (Brier score, sharpness error)
     brier_and_sharpness(p, y;) -> (Strata, Strata),
     |s| metrics::brier_and_sharpness(s, y).map(|(b, s)| (b.into(), s.into()))
 );
 measure!(
-    /// (refinement error, calibration error)
     refinement_and_calibration(p, y; bins: Wrap<Scheme>, n_bins: Vec<usize>) -> (Strata, Strata),
     |s| metrics::binned_errors(s, y, bins.0, &n_bins).map(|(r, c)| (r.into(), c.into()))
 );

@@ -1,28 +1,19 @@
-//! Online decisions on a stream (contract §12) as Python objects: an
-//! online FDR rule, an exchangeability martingale, online conformal
-//! p-values ([`locked!`](crate::locked) classes: each batch whole) and the
-//! exponentially decayed fit. `parts`/`from_parts` carry the state as the
-//! core's records (dicts here), the decayed fit as the core's bytes; the
-//! core checks both.
+//! Online decisions on a stream (contract §12): an online FDR rule, an
+//! exchangeability martingale, online conformal p-values (each batch
+//! whole) and the exponentially decayed fit. Stored state crosses as the
+//! core's records (dicts here), the decayed fit's as the core's bytes.
 
-use crate::convert::{keywords, record_from_dict, record_to_dict};
-use crate::results::DecayedMoments;
-use crate::{locked, Locked, Result};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use crate::prelude::*;
 use outprob_core::sequential::decayed::DecayedFit;
 use outprob_core::sequential::martingale::{Martingale, Parts};
 use outprob_core::sequential::online_fdr::{self, OnlineFdr, Settings};
 use outprob_core::sequential::online_pvalues::{self, OnlinePvalues};
 use outprob_core::sequential::stored::{FDR_SETTINGS, FDR_STATE, MARTINGALE_STATE, PVALUE_STATE};
-use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
 
-locked!(
-    /// An online FDR rule (`outprob.OnlineFDR` wraps it).
-    PyOnlineFdr(OnlineFdr) as "OnlineFdrState"
-);
+locked!(PyOnlineFdr(OnlineFdr) as "OnlineFdrState");
 
 type Array<'py, T> = Bound<'py, PyArray1<T>>;
+type Decided<'py> = (Array<'py, bool>, Array<'py, f64>);
 
 #[pymethods]
 impl PyOnlineFdr {
@@ -43,12 +34,11 @@ impl PyOnlineFdr {
         Ok(out.into_pyarray(py))
     }
 
-    #[allow(clippy::type_complexity)]
     fn decide_with_levels<'py>(
         &self,
         py: Python<'py>,
         p: PyReadonlyArray1<'py, f64>,
-    ) -> Result<(Array<'py, bool>, Array<'py, f64>)> {
+    ) -> Result<Decided<'py>> {
         let p = p.as_slice()?;
         let (mut out, mut levels) = (vec![false; p.len()], vec![0.0; p.len()]);
         self.detached(py, |rule| rule.decide(p, &mut out, Some(&mut levels)))?;
@@ -76,10 +66,7 @@ impl PyOnlineFdr {
     }
 }
 
-locked!(
-    /// An exchangeability martingale (`outprob.Martingale` wraps it).
-    PyMartingale(Martingale) as "MartingaleState"
-);
+locked!(PyMartingale(Martingale) as "MartingaleState");
 
 type Path<'py> = (
     Array<'py, f64>,
@@ -119,10 +106,7 @@ impl PyMartingale {
     }
 }
 
-locked!(
-    /// Online conformal p-values (`outprob.OnlineConformal` wraps it).
-    PyOnlinePvalues(OnlinePvalues) as "OnlinePvaluesState"
-);
+locked!(PyOnlinePvalues(OnlinePvalues) as "OnlinePvaluesState");
 
 #[pymethods]
 impl PyOnlinePvalues {
@@ -174,11 +158,7 @@ impl PyOnlinePvalues {
     }
 }
 
-locked!(
-    /// Decayed moments and order statistics (§12 "Decayed fit";
-    /// `outprob.DecayedFit` wraps it).
-    PyDecayedFit(DecayedFit) as "DecayedFitState"
-);
+locked!(PyDecayedFit(DecayedFit) as "DecayedFitState");
 
 #[pymethods]
 impl PyDecayedFit {
