@@ -13,11 +13,9 @@ mod array;
 mod conformal;
 mod convert;
 mod distributed;
-mod drift;
 mod error;
 mod estimators;
 mod fit;
-mod metrics;
 mod results;
 mod sequential;
 mod streaming;
@@ -165,9 +163,9 @@ mod _core {
             Weighted,
         },
         distributed::{PyColumnPlan, PyPartial, PyPass},
-        drift::{drift_check_decayed, drift_decayed_gaussian, PyDriftPolicy},
         estimators::{
-            check_scores, m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std,
+            bin_edges, brier_and_sharpness, check_scores, evaluate, m_estimate, mean, median, niqr,
+            nmad, quantile, refinement_and_calibration, reliability_curve, std_dev, trimmed_std,
             upper_trimmed_mean,
         },
         fit::{
@@ -176,15 +174,15 @@ mod _core {
             PyGaussianSpec,
         },
         limits,
-        metrics::{
-            bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
-        },
         results::{
             ColumnFit, DecayedMoments, DriftEvent, DriftSettings, DriftState, Evaluation, GammaFit,
             GaussianFit, LinearFit, MEstimate, MixtureFit, ReliabilityCurve, SelectionFit,
             SigmoidFit, SketchInfo, Strata, StreamingResult, TailSummary, TopKFit,
         },
-        sequential::{PyDecayedFit, PyMartingale, PyOnlineFdr, PyOnlinePvalues},
+        sequential::{
+            drift_check_decayed, drift_decayed_gaussian, PyDecayedFit, PyDriftPolicy, PyMartingale,
+            PyOnlineFdr, PyOnlinePvalues,
+        },
         streaming::{kll_normalized_rank_error, PyKllSketch, PyStreamingState, PyWindowState},
         text::{csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows},
     };
