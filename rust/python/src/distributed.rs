@@ -5,22 +5,18 @@
 //! partials pickle (as the core's bytes): workers receive the one and
 //! return the other.
 
-use crate::convert::keywords;
-use crate::results::{ColumnFit, StreamingResult};
-use crate::spec::PyGaussianSpec;
-use crate::{locked, with_slice, Floats, Locked, Result};
+use crate::fit::PyGaussianSpec;
+use crate::prelude::*;
 use outprob_core::distributed::pass::{Partial, Pass};
 use outprob_core::distributed::plan::{ColumnPlan, Fitted, PlanSpec};
 use outprob_core::io::params::PlanOptions;
-use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyType};
+use pyo3::types::PyType;
 use pyo3::IntoPyObjectExt;
 
 /// A frozen class over a core value that pickles as its bytes: `$py(data)`
 /// reads them (checked by the core), `__reduce__` writes them.
 macro_rules! pickled {
-    ($(#[$doc:meta])* $py:ident($core:ty) as $name:literal { $($methods:tt)* }) => {
-        $(#[$doc])*
+    ($py:ident($core:ty) as $name:literal { $($methods:tt)* }) => {
         #[pyclass(frozen, module = "outprob._core", name = $name)]
         pub(crate) struct $py($core);
 
@@ -44,7 +40,6 @@ macro_rules! pickled {
 }
 
 pickled!(
-    /// A pass over the scores of a column.
     PyPass(Pass) as "Pass" {
         fn map(&self, py: Python<'_>, x: Floats<'_>) -> Result<PyPartial> {
             Ok(PyPartial(with_slice!(py, x, |s| self.0.map(s))?))
@@ -63,7 +58,6 @@ pickled!(
 );
 
 pickled!(
-    /// A pass's partial result of a piece of the column.
     PyPartial(Partial) as "Partial" {
         fn combine(&self, other: &PyPartial) -> Result<PyPartial> {
             Ok(PyPartial(self.0.clone().combine(other.0.clone())?))
@@ -81,10 +75,7 @@ pickled!(
     }
 );
 
-locked!(
-    /// The plan of one column's fit.
-    PyColumnPlan(ColumnPlan) as "ColumnPlan"
-);
+locked!(PyColumnPlan(ColumnPlan) as "ColumnPlan");
 
 #[pymethods]
 impl PyColumnPlan {

@@ -1,34 +1,24 @@
 //! `outprob._core`: the PyO3 binding of `outprob-core`.
 //!
-//! Every function extracts its arguments as the core's types (arrays as
-//! C-contiguous float32/float64 slices — the Python layer guarantees
-//! contiguity and native byte order —, names as the core's enums,
-//! [`convert`]), releases the GIL for the computation — run by the core's
-//! thread policy ([`run`]) —, and returns the core's results as small
-//! frozen classes ([`results`]). Core errors become `ValueError` in one
-//! place ([`error`]); classes with state lock it by one helper
-//! ([`Locked`], declared by [`locked!`]). `docs/design/binding.md`
-//! describes the boundary.
+//! Every function extracts its arguments as the core's types ([`convert`],
+//! [`array`]), releases the GIL for the computation ([`run`]) and returns
+//! the core's results as records ([`results`]); core errors become
+//! `ValueError` in one place ([`error`]); classes with state lock it by one
+//! helper ([`Locked`]). `docs/design/binding.md` describes the boundary.
 
 // PyO3 extracts arguments as owned values.
 #![allow(clippy::needless_pass_by_value)]
 
 mod array;
 mod conformal;
-mod conformal_labelled;
 mod convert;
 mod distributed;
-mod drift;
 mod error;
 mod estimators;
 mod fit;
-mod maps;
-mod metrics;
 mod results;
 mod sequential;
-mod spec;
 mod streaming;
-mod tails;
 mod text;
 mod text_stream;
 
@@ -39,9 +29,20 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 pub(crate) use array::Floats;
 pub(crate) use error::{Error, Result};
 
-/// Runs `f` without the GIL, by the core's thread policy
-/// ([`outprob_core::numeric::par::with_threads`]: the calling thread for
-/// small inputs of `n` elements, else a kept pool of `threads` threads).
+/// What the files of the binding share.
+mod prelude {
+    pub(crate) use crate::convert::{keywords, record_from_dict, record_to_dict, Wrap};
+    pub(crate) use crate::results::*;
+    pub(crate) use crate::{locked, run, with_slice, Floats, Locked, Result};
+    pub(crate) use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
+    pub(crate) use outprob_core::sample::NanPolicy;
+    pub(crate) use pyo3::prelude::*;
+    pub(crate) use pyo3::types::{PyBytes, PyDict};
+}
+
+/// Runs `f` without the GIL by the core's thread policy
+/// (`numeric::par::with_threads`: the calling thread below its size, else
+/// a kept pool of `threads` threads).
 pub(crate) fn run<R: Send>(
     py: Python<'_>,
     threads: usize,
@@ -57,14 +58,12 @@ pub(crate) fn run<R: Send>(
 /// A class over a core state behind a `Mutex` (see [`locked!`]): calls
 /// from several threads serialise, waiting without the GIL.
 pub(crate) trait Locked {
-    /// The core's state.
     type State: Send;
 
     fn mutex(&self) -> &Mutex<Self::State>;
 
-    /// The state, locked, waiting without the GIL (a poisoned lock still
-    /// holds a consistent state: the core changes a state whole or not at
-    /// all).
+    /// The state, locked. A poisoned lock still holds a consistent state:
+    /// the core changes a state whole or not at all.
     fn lock(&self, py: Python<'_>) -> MutexGuard<'_, Self::State> {
         let m = self.mutex();
         m.lock_py_attached(py)
@@ -78,9 +77,9 @@ pub(crate) trait Locked {
         py.detach(|| f(state))
     }
 
-    /// A copy of the state, taken under its lock: a merge copies the other
-    /// state first and only then locks its own, so `a.merge(a)` and two
-    /// threads merging each other's states cannot deadlock.
+    /// A copy of the state. A merge copies the other state first and only
+    /// then locks its own, so that `a.merge(a)` and two threads merging
+    /// each other's states cannot deadlock.
     fn copy(&self, py: Python<'_>) -> Self::State
     where
         Self::State: Clone,
@@ -115,12 +114,12 @@ macro_rules! locked {
 }
 pub(crate) use locked;
 
-/// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`)
-/// without the GIL: in `$threads` threads (see [`run`]), or, without
-/// `$threads`, on the calling thread (streaming batches, which are added
-/// in order, and the per-partition kernels, which a scheduler runs in
-/// parallel already); without `$py`, with the GIL (the body releases it,
-/// as [`Locked::detached`] does).
+/// Runs `$body` on the contiguous data of a [`Floats`] (bound to `$s`):
+/// without the GIL in `$threads` threads ([`run`]); without `$threads`, on
+/// the calling thread (streaming batches, which are added in order, and
+/// the per-partition kernels, which a scheduler runs in parallel already);
+/// without `$py`, with the GIL (the body releases it, as
+/// [`Locked::detached`] does).
 macro_rules! with_slice {
     (@ $x:expr, $s:ident, $run:expr) => {
         match $x {
@@ -146,17 +145,12 @@ macro_rules! with_slice {
 }
 pub(crate) use with_slice;
 
-/// The core's bounds of every size and count parameter
-/// (`outprob_core::limits`): (key, parameter name, smallest, largest).
 #[pyfunction]
 fn limits() -> Vec<(&'static str, &'static str, u64, u64)> {
-    outprob_core::limits::ALL
-        .iter()
-        .map(|(key, l)| (*key, l.name, l.min, l.max))
-        .collect()
+    let all = outprob_core::limits::ALL.iter();
+    all.map(|(key, l)| (*key, l.name, l.min, l.max)).collect()
 }
 
-/// The module: each file's functions and classes.
 #[pymodule]
 mod _core {
     #[pymodule_export]
@@ -164,34 +158,32 @@ mod _core {
     #[pymodule_export]
     use crate::{
         conformal::{
-            conformal_mc_correction, conformal_select, PyConformalCalibration, PyConformalSketch,
-            PyConformalSpec,
+            combine_pvalues, conformal_mc_correction, conformal_select, ensemble_scores,
+            Integrative, PyConformalCalibration, PyConformalSketch, PyConformalSpec, Tail,
+            Weighted,
         },
-        conformal_labelled::{Integrative, Weighted},
         distributed::{PyColumnPlan, PyPartial, PyPass},
-        drift::{drift_check_decayed, drift_decayed_gaussian, PyDriftPolicy},
         estimators::{
-            check_scores, m_estimate, mean, median, niqr, nmad, quantile, std_dev, trimmed_std,
+            bin_edges, brier_and_sharpness, check_scores, evaluate, m_estimate, mean, median, niqr,
+            nmad, quantile, refinement_and_calibration, reliability_curve, std_dev, trimmed_std,
             upper_trimmed_mean,
         },
         fit::{
             fit_gamma, fit_gaussian, fit_linear, fit_mixture, fit_rank, fit_sigmoid, fit_top_k,
-            fit_transform_gaussian, fit_transform_linear, fit_transform_rank,
+            fit_transform_gaussian, fit_transform_linear, fit_transform_rank, PyFittedMap,
+            PyGaussianSpec,
         },
         limits,
-        maps::PyFittedMap,
-        metrics::{
-            bin_edges, brier_and_sharpness, evaluate, refinement_and_calibration, reliability_curve,
-        },
         results::{
             ColumnFit, DecayedMoments, DriftEvent, DriftSettings, DriftState, Evaluation, GammaFit,
             GaussianFit, LinearFit, MEstimate, MixtureFit, ReliabilityCurve, SelectionFit,
             SigmoidFit, SketchInfo, Strata, StreamingResult, TailSummary, TopKFit,
         },
-        sequential::{PyDecayedFit, PyMartingale, PyOnlineFdr, PyOnlinePvalues},
-        spec::PyGaussianSpec,
+        sequential::{
+            drift_check_decayed, drift_decayed_gaussian, PyDecayedFit, PyDriftPolicy, PyMartingale,
+            PyOnlineFdr, PyOnlinePvalues,
+        },
         streaming::{kll_normalized_rank_error, PyKllSketch, PyStreamingState, PyWindowState},
-        tails::{combine_pvalues, ensemble_scores, Tail},
         text::{csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows},
     };
 }

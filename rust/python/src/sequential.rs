@@ -1,28 +1,23 @@
-//! Online decisions on a stream (contract §12) as Python objects: an
-//! online FDR rule, an exchangeability martingale, online conformal
-//! p-values ([`locked!`](crate::locked) classes: each batch whole) and the
-//! exponentially decayed fit. `parts`/`from_parts` carry the state as the
-//! core's records (dicts here), the decayed fit as the core's bytes; the
-//! core checks both.
+//! Online decisions on a stream (contract §12): an online FDR rule, an
+//! exchangeability martingale, online conformal p-values (each batch
+//! whole), the exponentially decayed fit and the refit policy after a
+//! drift (which `outprob.RefitOnDrift` asks where the next stop is, tells
+//! what went through and where the monitor alarmed, and which records its
+//! refits). Stored state crosses as the core's records (dicts here), the
+//! decayed fit's as the core's bytes; the core checks both.
 
-use crate::convert::{keywords, record_from_dict, record_to_dict};
-use crate::results::DecayedMoments;
-use crate::{locked, Locked, Result};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use crate::prelude::*;
 use outprob_core::sequential::decayed::DecayedFit;
+use outprob_core::sequential::drift::{self, Event, Policy, Refit};
 use outprob_core::sequential::martingale::{Martingale, Parts};
 use outprob_core::sequential::online_fdr::{self, OnlineFdr, Settings};
 use outprob_core::sequential::online_pvalues::{self, OnlinePvalues};
 use outprob_core::sequential::stored::{FDR_SETTINGS, FDR_STATE, MARTINGALE_STATE, PVALUE_STATE};
-use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
 
-locked!(
-    /// An online FDR rule (`outprob.OnlineFDR` wraps it).
-    PyOnlineFdr(OnlineFdr) as "OnlineFdrState"
-);
+locked!(PyOnlineFdr(OnlineFdr) as "OnlineFdrState");
 
 type Array<'py, T> = Bound<'py, PyArray1<T>>;
+type Decided<'py> = (Array<'py, bool>, Array<'py, f64>);
 
 #[pymethods]
 impl PyOnlineFdr {
@@ -43,12 +38,11 @@ impl PyOnlineFdr {
         Ok(out.into_pyarray(py))
     }
 
-    #[allow(clippy::type_complexity)]
     fn decide_with_levels<'py>(
         &self,
         py: Python<'py>,
         p: PyReadonlyArray1<'py, f64>,
-    ) -> Result<(Array<'py, bool>, Array<'py, f64>)> {
+    ) -> Result<Decided<'py>> {
         let p = p.as_slice()?;
         let (mut out, mut levels) = (vec![false; p.len()], vec![0.0; p.len()]);
         self.detached(py, |rule| rule.decide(p, &mut out, Some(&mut levels)))?;
@@ -76,10 +70,7 @@ impl PyOnlineFdr {
     }
 }
 
-locked!(
-    /// An exchangeability martingale (`outprob.Martingale` wraps it).
-    PyMartingale(Martingale) as "MartingaleState"
-);
+locked!(PyMartingale(Martingale) as "MartingaleState");
 
 type Path<'py> = (
     Array<'py, f64>,
@@ -119,10 +110,7 @@ impl PyMartingale {
     }
 }
 
-locked!(
-    /// Online conformal p-values (`outprob.OnlineConformal` wraps it).
-    PyOnlinePvalues(OnlinePvalues) as "OnlinePvaluesState"
-);
+locked!(PyOnlinePvalues(OnlinePvalues) as "OnlinePvaluesState");
 
 #[pymethods]
 impl PyOnlinePvalues {
@@ -174,11 +162,7 @@ impl PyOnlinePvalues {
     }
 }
 
-locked!(
-    /// Decayed moments and order statistics (§12 "Decayed fit";
-    /// `outprob.DecayedFit` wraps it).
-    PyDecayedFit(DecayedFit) as "DecayedFitState"
-);
+locked!(PyDecayedFit(DecayedFit) as "DecayedFitState");
 
 #[pymethods]
 impl PyDecayedFit {
@@ -217,4 +201,135 @@ impl PyDecayedFit {
     fn from_bytes(data: &[u8]) -> Result<Self> {
         Ok(Self::wrap(DecayedFit::from_bytes(data)?))
     }
+}
+
+locked!(PyDriftPolicy(Policy) as "DriftPolicyState");
+
+#[pymethods]
+impl PyDriftPolicy {
+    #[new]
+    #[pyo3(signature = (refit, *, window, half_life, delay))]
+    fn new(refit: Wrap<Refit>, window: u64, half_life: f64, delay: Option<u64>) -> Result<Self> {
+        Ok(Self::wrap(Policy::new(refit.0, window, half_life, delay)?))
+    }
+
+    fn params(&self, py: Python<'_>) -> DriftSettings {
+        (&*self.lock(py)).into()
+    }
+
+    fn n(&self, py: Python<'_>) -> u64 {
+        self.lock(py).n()
+    }
+
+    fn check_scores(&self, py: Python<'_>, scores: PyReadonlyArray1<'_, f64>) -> Result<()> {
+        Ok(self.lock(py).check_scores(scores.as_slice()?)?)
+    }
+
+    fn span(&self, py: Python<'_>, remaining: usize) -> usize {
+        self.lock(py).span(remaining)
+    }
+
+    #[pyo3(signature = (scores, alarm=None))]
+    fn advance(
+        &self,
+        py: Python<'_>,
+        scores: PyReadonlyArray1<'_, f64>,
+        alarm: Option<f64>,
+    ) -> Result<bool> {
+        Ok(self.lock(py).advance(scores.as_slice()?, alarm)?)
+    }
+
+    #[pyo3(signature = (n_fit, fitted=None))]
+    fn refitted(
+        &self,
+        py: Python<'_>,
+        n_fit: u64,
+        fitted: Option<(f64, f64)>,
+    ) -> Result<DriftEvent> {
+        Ok(self.lock(py).refitted(n_fit, fitted)?.into())
+    }
+
+    fn refit_failed(&self, py: Python<'_>, message: &str) -> Result<DriftEvent> {
+        Ok(self.lock(py).refit_failed(message)?.into())
+    }
+
+    fn recent<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.lock(py).recent().into_pyarray(py)
+    }
+
+    fn events(&self, py: Python<'_>, start: usize) -> Vec<DriftEvent> {
+        all(self.lock(py).events().get(start..).unwrap_or_default())
+    }
+
+    fn state(&self, py: Python<'_>) -> DriftState {
+        self.lock(py).parts().into()
+    }
+
+    #[staticmethod]
+    fn from_parts(
+        refit: Wrap<Refit>,
+        window: u64,
+        delay: u64,
+        n: u64,
+        pending: Option<u64>,
+        recent: Vec<f64>,
+        events: Vec<DriftEvent>,
+    ) -> Result<Self> {
+        let event = |e: DriftEvent| -> Result<Event> {
+            let kind = e.kind.parse()?;
+            let (index, log_statistic, n_fit, fitted) =
+                (e.index, e.log_statistic, e.n_fit, e.fitted);
+            let message = e.message;
+            Ok(Event {
+                kind,
+                index,
+                log_statistic,
+                n_fit,
+                fitted,
+                message,
+            })
+        };
+        let events = events.into_iter().map(event).collect::<Result<_>>()?;
+        let parts = drift::Parts {
+            n,
+            pending,
+            recent,
+            events,
+        };
+        Ok(Self::wrap(Policy::from_parts(
+            refit.0, window, delay, &parts,
+        )?))
+    }
+}
+
+#[pyfunction]
+pub(crate) fn drift_check_decayed(
+    center: &str,
+    scale: &str,
+    pretransform: bool,
+    fixed_center: bool,
+) -> Result<()> {
+    Ok(drift::check_decayed(
+        center,
+        scale,
+        pretransform,
+        fixed_center,
+    )?)
+}
+
+#[pyfunction]
+pub(crate) fn drift_decayed_gaussian(
+    py: Python<'_>,
+    fit: PyRef<'_, PyDecayedFit>,
+    center: &str,
+    scale: &str,
+    fallbacks: Vec<String>,
+) -> Result<(f64, f64, &'static str)> {
+    let fallbacks: Vec<&str> = fallbacks.iter().map(String::as_str).collect();
+    Ok(drift::decayed_gaussian(
+        &fit.lock(py),
+        center,
+        scale,
+        &fallbacks,
+    )?)
 }

@@ -1,25 +1,13 @@
 //! Streaming state (contract §9): the KLL sketch, the streaming fit and
-//! the exact windows, as Python objects over the core's
-//! `streaming::state` types ([`locked!`](crate::locked) classes). Stored
-//! state crosses as the core's records ([`record_to_dict`]).
+//! the exact windows over the core's `streaming::state` types.
 
-use crate::convert::{record_from_dict, record_to_dict, Wrap};
-use crate::results::{all, GaussianFit, LinearFit, SketchInfo, StreamingResult};
-use crate::spec::PyGaussianSpec;
-use crate::{locked, with_slice, Floats, Locked, Result};
-use numpy::{IntoPyArray, PyArray1};
+use crate::fit::PyGaussianSpec;
+use crate::prelude::*;
 use outprob_core::io::record::{Record, Schema};
-use outprob_core::sample::NanPolicy;
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
 use outprob_core::streaming::state::{StreamingState, WindowState, WINDOW};
-use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
 
-locked!(
-    /// DataSketches-compatible KLL sketch (`outprob.streaming.KLLSketch`
-    /// wraps it).
-    PyKllSketch(QueriedSketch) as "KllSketch"
-);
+locked!(PyKllSketch(QueriedSketch) as "KllSketch");
 
 impl PyKllSketch {
     fn read<R>(&self, py: Python<'_>, f: impl FnOnce(&AnySketch) -> R) -> R {
@@ -32,9 +20,8 @@ impl PyKllSketch {
     #[new]
     #[pyo3(signature = (*, k, double, seed))]
     fn new(k: u32, double: bool, seed: u64) -> Result<Self> {
-        Ok(Self::wrap(QueriedSketch::new(AnySketch::new(
-            k, double, seed,
-        )?)))
+        let sketch = AnySketch::new(k, double, seed)?;
+        Ok(Self::wrap(QueriedSketch::new(sketch)))
     }
 
     fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
@@ -67,13 +54,10 @@ impl PyKllSketch {
         Ok(self.lock(py).ranks(&items, inclusive)?)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn weighted_items<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> Result<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u64>>)> {
+    fn weighted_items<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
         let (values, weights) = self.lock(py).weighted_items()?;
-        Ok((values.into_pyarray(py), weights.into_pyarray(py)))
+        let pair = (values.into_pyarray(py), weights.into_pyarray(py));
+        Ok(pair.into_pyobject(py)?.into_any())
     }
 
     #[pyo3(signature = (*, pmf))]
@@ -96,11 +80,7 @@ pub(crate) fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
     Ok(outprob_core::streaming::kll::normalized_rank_error(k, pmf)?)
 }
 
-locked!(
-    /// The running state of a streaming Gaussian or linear fit of one or
-    /// more score columns.
-    PyStreamingState(StreamingState) as "StreamingState"
-);
+locked!(PyStreamingState(StreamingState) as "StreamingState");
 
 /// Each column's stored state as a dict.
 fn dicts<'py>(py: Python<'py>, records: &[Record]) -> PyResult<Vec<Bound<'py, PyDict>>> {
@@ -117,9 +97,8 @@ impl PyStreamingState {
     #[new]
     #[pyo3(signature = (*, spec, k, seed, columns, linear = false))]
     fn new(spec: &PyGaussianSpec, k: u32, seed: u64, columns: usize, linear: bool) -> Result<Self> {
-        Ok(Self::wrap(StreamingState::new(
-            spec.core, k, seed, columns, linear,
-        )?))
+        let state = StreamingState::new(spec.core, k, seed, columns, linear)?;
+        Ok(Self::wrap(state))
     }
 
     fn update(&self, py: Python<'_>, x: Floats<'_>) -> Result<()> {
@@ -138,11 +117,7 @@ impl PyStreamingState {
         Ok(self.lock(py).merge(&theirs)?)
     }
 
-    fn merge_and_fit(
-        &self,
-        py: Python<'_>,
-        other: &PyStreamingState,
-    ) -> Result<Vec<StreamingResult>> {
+    fn merge_and_fit(&self, py: Python<'_>, other: &Self) -> Result<Vec<StreamingResult>> {
         let theirs = other.copy(py);
         Ok(all(&self.detached(py, |s| s.merge_and_fit(&theirs))?))
     }
@@ -177,16 +152,12 @@ impl PyStreamingState {
         linear: bool,
     ) -> Result<Self> {
         let columns = records(&parts, StreamingState::column_schema(linear))?;
-        Ok(Self::wrap(StreamingState::from_records(
-            spec.core, &columns, linear,
-        )?))
+        let state = StreamingState::from_records(spec.core, &columns, linear)?;
+        Ok(Self::wrap(state))
     }
 }
 
-locked!(
-    /// The most recent W scores of one or more columns, refitted exactly.
-    PyWindowState(WindowState) as "WindowState"
-);
+locked!(PyWindowState(WindowState) as "WindowState");
 
 #[pymethods]
 impl PyWindowState {
@@ -198,12 +169,8 @@ impl PyWindowState {
 
     #[pyo3(signature = (x, *, nan_policy))]
     fn update(&self, py: Python<'_>, x: Floats<'_>, nan_policy: Wrap<NanPolicy>) -> Result<()> {
-        let shape = x.shape();
-        Ok(with_slice!(x, |v| self.detached(py, |w| w.update(
-            v,
-            &shape,
-            nan_policy.0
-        )))?)
+        let (shape, nan) = (x.shape(), nan_policy.0);
+        Ok(with_slice!(x, |v| self.detached(py, |w| w.update(v, &shape, nan)))?)
     }
 
     #[pyo3(signature = (x, *, nan_policy, spec, refit))]
@@ -215,9 +182,9 @@ impl PyWindowState {
         spec: &PyGaussianSpec,
         refit: bool,
     ) -> Result<Option<Vec<GaussianFit>>> {
-        let (shape, nan) = (x.shape(), nan_policy.0);
-        let fits = with_slice!(x, |v| self.detached(py, |w| w
-            .update_and_refit(v, &shape, nan, &spec.core, refit)))?;
+        let (shape, nan, spec) = (x.shape(), nan_policy.0, &spec.core);
+        let fits = with_slice!(x, |v| self
+            .detached(py, |w| w.update_and_refit(v, &shape, nan, spec, refit)))?;
         Ok(fits.as_deref().map(all))
     }
 

@@ -2,8 +2,8 @@
 //! `streaming::text::TextStream` — bytes in, bytes out, no arrays.
 
 use crate::convert::Wrap;
+use crate::fit::PyGaussianSpec;
 use crate::results::StreamingResult;
-use crate::spec::PyGaussianSpec;
 use crate::{locked, Locked, Result};
 use outprob_core::rows::Layout;
 use outprob_core::sequential::columns::{ColumnSpec, OnlineColumns};
