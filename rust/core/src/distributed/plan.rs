@@ -46,7 +46,7 @@ use crate::error::Error;
 use std::collections::BTreeMap;
 
 use crate::estimators::mest::{ldexp, unit_exponent, MParams, Norm};
-use crate::estimators::scale::{NIQR_DIVISOR, NMAD_DIVISOR};
+use crate::estimators::scale::{fall_back, NIQR_DIVISOR, NMAD_DIVISOR};
 use crate::numeric::float::{from_order_key, order_key};
 use crate::numeric::rank::Key;
 use crate::numeric::sum::exact_sum;
@@ -1299,21 +1299,17 @@ fn exact(
             Scale::M(norm) => col.m_estimate(norm)?.1,
         })
     };
-    let chain = spec
-        .scale
-        .chain()
-        .iter()
-        .filter(|f| !about || matches!(f, Scale::Std | Scale::Nmad | Scale::Niqr));
-    let (mut used, mut s) = (spec.scale, scale(spec.scale, &mut col)?);
-    let mut fallbacks = Vec::new();
-    for &fallback in chain {
-        if s > 0.0 {
-            break;
-        }
-        fallbacks.push((used.name(), fallback.name()));
-        used = fallback;
-        s = scale(fallback, &mut col)?;
-    }
+    let mut tried = Vec::new();
+    let (used, s) = fall_back(
+        spec.scale,
+        spec.scale.chain(),
+        |which| {
+            tried.push(which.name());
+            scale(which, &mut col)
+        },
+        |v| *v > 0.0,
+    )?;
+    let fallbacks = tried.windows(2).map(|w| (w[0], w[1])).collect();
     // contract §5, as the in-memory fit: a parameter beyond the double
     // range is refused with the fit's message, never published.
     if !s.is_finite() {

@@ -11,6 +11,7 @@
 
 use crate::error::Error;
 use crate::estimators::location::median;
+use crate::estimators::scale::fall_back;
 use crate::numeric::float::Float;
 use crate::numeric::reduce::binary_exponent;
 use crate::sample::Sample;
@@ -264,20 +265,8 @@ fn fit<T: Float>(
     params.check()?;
     let mu0 = median;
     let (sigma0, start) = start_scale(s, mu0)?;
-    if start == StartScale::Constant {
-        return Ok(MEstimate {
-            location: mu0,
-            scale: 0.0,
-            n_iter: 0,
-            converged: true,
-            start,
-        });
-    }
-    if !sigma0.is_finite() {
-        return Err(Error::beyond_range(
-            "scale",
-            "the starting scale of M-estimation",
-        ));
+    if let Some(est) = without_iteration(mu0, sigma0, start)? {
+        return Ok(est);
     }
     // The iteration runs on the scores times 2^-k, σ₀·2^-k in [1, 2): the
     // rescaling is exact, so the estimate is equivariant under scaling the
@@ -445,18 +434,53 @@ impl<T: Float> Sums for Blocks<'_, T> {
 }
 
 fn start_scale<T: Float>(s: &Sample<'_, T>, median: f64) -> Result<(f64, StartScale), Error> {
-    let nmad = crate::estimators::scale::nmad_about_median(s, median);
-    if nmad > 0.0 {
-        return Ok((nmad, StartScale::Nmad));
+    use crate::estimators::scale::{niqr, nmad_about_median, std};
+    start_from(|which| match which {
+        StartScale::Nmad => Ok(nmad_about_median(s, median)),
+        StartScale::Niqr => Ok(niqr(s)),
+        _ => std(s, 0),
+    })
+}
+
+/// §3's starting scale by the §5 chain nMAD → nIQR → SD (each computed by
+/// `scale_of` only when the one before is zero); `Constant`, with 0, when
+/// every one is zero.
+pub fn start_from(
+    scale_of: impl FnMut(StartScale) -> Result<f64, Error>,
+) -> Result<(f64, StartScale), Error> {
+    use StartScale::{Constant, Niqr, Nmad, Std};
+    let (start, sigma0) = fall_back(Nmad, &[Niqr, Std], scale_of, |v| *v > 0.0)?;
+    Ok(if sigma0 > 0.0 {
+        (sigma0, start)
+    } else {
+        (0.0, Constant)
+    })
+}
+
+/// The estimate when there is nothing to iterate: the median with scale 0
+/// for constant scores (`Ok(Some)`), or a starting scale beyond the double
+/// range refused (`Err`); `Ok(None)` when the iteration runs.
+pub fn without_iteration(
+    median: f64,
+    sigma0: f64,
+    start: StartScale,
+) -> Result<Option<MEstimate>, Error> {
+    if start == StartScale::Constant {
+        return Ok(Some(MEstimate {
+            location: median,
+            scale: 0.0,
+            n_iter: 0,
+            converged: true,
+            start,
+        }));
     }
-    let niqr = crate::estimators::scale::niqr(s);
-    if niqr > 0.0 {
-        return Ok((niqr, StartScale::Niqr));
+    if !sigma0.is_finite() {
+        return Err(Error::beyond_range(
+            "scale",
+            "the starting scale of M-estimation",
+        ));
     }
-    match crate::estimators::scale::std(s, 0)? {
-        s if s > 0.0 => Ok((s, StartScale::Std)),
-        _ => Ok((0.0, StartScale::Constant)),
-    }
+    Ok(None)
 }
 
 /// The outer loop of contract §3 from (μ₀, σ₀ > 0).

@@ -32,6 +32,30 @@ pub const NMAD_DIVISOR: f64 = 0.674_489_750_196_081_7;
 /// Φ⁻¹(3/4) − Φ⁻¹(1/4), the divisor of the normalised IQR.
 pub const NIQR_DIVISOR: f64 = 1.348_979_500_392_163_4;
 
+/// The zero-scale fallback chain (contract §5, and §3's start): the scale
+/// `first`, then each of `chain` in turn while the last value does not
+/// `settle` (for the fits: is not positive). Returns the last scale tried
+/// and its value. Every fit — in memory, streaming, windowed, distributed,
+/// M-estimation's start — runs its chain through this one loop, so the
+/// rule is written once; each caller says only how to compute a scale and
+/// when a value settles.
+pub fn fall_back<S: Copy, V, E>(
+    first: S,
+    chain: &[S],
+    mut scale_of: impl FnMut(S) -> Result<V, E>,
+    settles: impl Fn(&V) -> bool,
+) -> Result<(S, V), E> {
+    let (mut used, mut value) = (first, scale_of(first)?);
+    for &next in chain {
+        if settles(&value) {
+            break;
+        }
+        used = next;
+        value = scale_of(next)?;
+    }
+    Ok((used, value))
+}
+
 /// Standard deviation `sqrt(Σ(s − mean)² / (N − ddof))`.
 ///
 /// Two reads about the exactly rounded mean, with the correction term

@@ -32,7 +32,8 @@
 
 use crate::error::Error;
 use crate::estimators::mest::{
-    iterate, ldexp, unit_exponent, unscaled, MEstimate, MParams, StartScale, Sums,
+    iterate, ldexp, start_from, unit_exponent, unscaled, without_iteration, MEstimate, MParams,
+    StartScale, Sums,
 };
 use crate::estimators::scale::{NIQR_DIVISOR, NMAD_DIVISOR};
 use crate::numeric::reduce::binary_exponent;
@@ -528,38 +529,15 @@ impl<'a> Brackets<'a> {
     /// refuses it.
     pub fn m_estimate(&self, params: &MParams) -> Result<MEstimate, Error> {
         let med = self.median();
-        let (sigma0, start) = {
-            let nmad = self.nmad(&med).value;
-            if nmad > 0.0 {
-                (nmad, StartScale::Nmad)
-            } else {
-                let niqr = self.niqr().value;
-                if niqr > 0.0 {
-                    (niqr, StartScale::Niqr)
-                } else {
-                    let sd = self.std();
-                    if sd > 0.0 {
-                        (sd, StartScale::Std)
-                    } else {
-                        (0.0, StartScale::Constant)
-                    }
-                }
-            }
-        };
-        if start == StartScale::Constant {
-            return Ok(MEstimate {
-                location: med.value,
-                scale: 0.0,
-                n_iter: 0,
-                converged: true,
-                start,
-            });
-        }
-        if !sigma0.is_finite() {
-            return Err(Error::beyond_range(
-                "scale",
-                "the starting scale of M-estimation",
-            ));
+        let (sigma0, start) = start_from(|which| {
+            Ok(match which {
+                StartScale::Nmad => self.nmad(&med).value,
+                StartScale::Niqr => self.niqr().value,
+                _ => self.std(),
+            })
+        })?;
+        if let Some(est) = without_iteration(med.value, sigma0, start)? {
+            return Ok(est);
         }
         let largest = self.view.min().abs().max(self.view.max().abs());
         let k = unit_exponent(sigma0, largest, 1023);

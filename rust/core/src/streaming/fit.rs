@@ -6,6 +6,7 @@
 
 use crate::error::Error;
 use crate::estimators::mest::{MEstimate, MParams, Norm};
+use crate::estimators::scale::fall_back;
 use crate::numeric::float::Float;
 use crate::numeric::sum::ExactSum;
 use crate::streaming::bounds::{probability_band, Brackets, Estimate, Interval};
@@ -286,20 +287,17 @@ fn fit_result(
     let Some(center) = ctx.center()? else {
         return Ok(None);
     };
-    let mut scale_used = spec.scale;
-    let Some(mut scale) = ctx.scale(spec.scale, &center)? else {
+    // A sketch too small for a scale (None) ends the fit; a NaN scale
+    // settles, and is refused below.
+    let (scale_used, scale) = fall_back(
+        spec.scale,
+        spec.scale.chain(),
+        |s| ctx.scale(s, &center),
+        |v| v.as_ref().is_none_or(|v| v.0 > 0.0 || v.0.is_nan()),
+    )?;
+    let Some(scale) = scale else {
         return Ok(None);
     };
-    for &fallback in spec.scale.chain() {
-        if scale.0 > 0.0 || scale.0.is_nan() {
-            break;
-        }
-        scale_used = fallback;
-        let Some(next) = ctx.scale(fallback, &center)? else {
-            return Ok(None);
-        };
-        scale = next;
-    }
     // contract §5, as the in-memory fit: a parameter beyond the double
     // range is refused, never published.
     if !scale.0.is_finite() {

@@ -20,7 +20,7 @@
 use crate::error::Error;
 use crate::estimators::location::{check_trim, mean, median, upper_trimmed_mean};
 use crate::estimators::mest::{m_estimate_from_median, MEstimate, MParams, Norm};
-use crate::estimators::scale::{niqr, nmad_about_median, std, trimmed_std};
+use crate::estimators::scale::{fall_back, niqr, nmad_about_median, std, trimmed_std};
 use crate::numeric::float::Float;
 use crate::sample::{NanPolicy, Sample};
 use crate::transformations::scaling::{Gaussian, Linear};
@@ -293,15 +293,12 @@ pub fn fit_gaussian<T: Float>(x: &[T], spec: &GaussianSpec) -> Result<GaussianFi
         median: None,
     };
     let center = fitter.center()?;
-    let mut scale_used = spec.scale;
-    let mut scale = fitter.scale(spec.scale, center)?;
-    for &fallback in spec.scale.chain() {
-        if scale > 0.0 {
-            break;
-        }
-        scale_used = fallback;
-        scale = fitter.scale(fallback, center)?;
-    }
+    let (scale_used, scale) = fall_back(
+        spec.scale,
+        spec.scale.chain(),
+        |s| fitter.scale(s, center),
+        |v| *v > 0.0,
+    )?;
     if !scale.is_finite() {
         // contract §5: an unrepresentable σ would map every finite score to
         // 0 (or NaN); refuse it instead.

@@ -9,7 +9,7 @@
 //! refers to `y`), then the Gaussian scaling of `±y` with `(μ, λσ)`.
 
 use crate::error::Error;
-use crate::estimators::scale::{niqr, nmad_about_median};
+use crate::estimators::scale::{fall_back, niqr, nmad_about_median};
 use crate::numeric::float::Float;
 use crate::numeric::par::{zip_chunks_of, CHUNK};
 use crate::numeric::reduce::{pow2, spread_exponent, squares};
@@ -204,22 +204,15 @@ fn fit_about<T: Float>(
             _ => None,
         })
     };
-    let Some(first) = about(spec.scale)? else {
-        // trimmed_std is about the (fixed) center already; M-scales and
-        // fixed values need nothing else.
+    // Std, nMAD and nIQR are taken about the fixed center (the chain holds
+    // only these); trimmed_std is about it already, and M-scales and fixed
+    // values need nothing else: the in-memory fit.
+    let (used, scale) = fall_back(spec.scale, spec.scale.chain(), about, |v| {
+        v.is_none_or(|s| s > 0.0)
+    })?;
+    let Some(scale) = scale else {
         return fit_gaussian(y, &spec);
     };
-    let mut used = spec.scale;
-    let mut scale = first;
-    for &fallback in spec.scale.chain() {
-        if scale > 0.0 {
-            break;
-        }
-        if let Some(s) = about(fallback)? {
-            used = fallback;
-            scale = s;
-        }
-    }
     Ok(GaussianFit {
         params: Gaussian {
             center: c,
