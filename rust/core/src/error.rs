@@ -122,3 +122,35 @@ fn plural(n: usize) -> &'static str {
         "s"
     }
 }
+
+/// A parameter named by a string: `FromStr` reading the names the user
+/// gives (an unknown one refused with `parameter` named and `expected`
+/// saying what it takes, then the name given) and `name()` writing them
+/// back — one definition for every such enum of the core.
+macro_rules! named_enum {
+    ($t:ident, $parameter:literal, $expected:literal, $($name:literal => $v:ident),+ $(,)?) => {
+        impl core::str::FromStr for $t {
+            type Err = $crate::error::Error;
+
+            fn from_str(s: &str) -> Result<Self, $crate::error::Error> {
+                match s {
+                    $($name => Ok($t::$v),)+
+                    other => Err($crate::error::Error::invalid(
+                        $parameter,
+                        format!(concat!($expected, ", got {:?}"), other),
+                    )),
+                }
+            }
+        }
+
+        impl $t {
+            /// The name [`FromStr`](core::str::FromStr) reads.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($t::$v => $name,)+
+                }
+            }
+        }
+    };
+}
+pub(crate) use named_enum;

@@ -5,7 +5,7 @@
 //! census (and the sum, extremes) and every estimator then reads the
 //! caller's buffer again, skipping NaN, without copying it.
 
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::numeric::float::Float;
 use crate::numeric::reduce::{summarize, Census, Summary};
 
@@ -19,29 +19,13 @@ pub enum NanPolicy {
     Raise,
 }
 
-impl core::str::FromStr for NanPolicy {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "omit" => Ok(NanPolicy::Omit),
-            "raise" => Ok(NanPolicy::Raise),
-            other => Err(Error::invalid(
-                "nan_policy",
-                format!("expected 'omit' or 'raise', got {other:?}"),
-            )),
-        }
-    }
-}
-
-impl NanPolicy {
-    /// The policy's name as in contract §5.
-    pub fn name(self) -> &'static str {
-        match self {
-            NanPolicy::Omit => "omit",
-            NanPolicy::Raise => "raise",
-        }
-    }
-}
+named_enum!(
+    NanPolicy,
+    "nan_policy",
+    "expected 'omit' or 'raise'",
+    "omit" => Omit,
+    "raise" => Raise,
+);
 
 /// The §5 contract for a batch added to streaming state: ±inf refused,
 /// NaN refused under [`NanPolicy::Raise`]; a batch of NaN only adds

@@ -20,7 +20,7 @@
 //! Matrices are row-major `n × k`, a row per point and a column per
 //! detector.
 
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::estimators::location::median;
 use crate::estimators::scale::{nmad_about_median, std};
 use crate::numeric::float::Float;
@@ -142,19 +142,13 @@ pub enum Rule {
     Harmonic,
 }
 
-impl core::str::FromStr for Rule {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "cauchy" => Ok(Rule::Cauchy),
-            "harmonic" => Ok(Rule::Harmonic),
-            other => Err(Error::invalid(
-                "rule",
-                format!("expected 'cauchy' or 'harmonic', got {other:?}"),
-            )),
-        }
-    }
-}
+named_enum!(
+    Rule,
+    "rule",
+    "expected 'cauchy' or 'harmonic'",
+    "cauchy" => Cauchy,
+    "harmonic" => Harmonic,
+);
 
 /// [`cauchy`] or [`harmonic`] (which takes no weights).
 pub fn combine<T: Float>(
@@ -183,19 +177,13 @@ pub enum Ensemble {
     Max,
 }
 
-impl core::str::FromStr for Ensemble {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "mean" => Ok(Ensemble::Mean),
-            "max" => Ok(Ensemble::Max),
-            other => Err(Error::invalid(
-                "combine",
-                format!("expected 'mean' or 'max', got {other:?}"),
-            )),
-        }
-    }
-}
+named_enum!(
+    Ensemble,
+    "combine",
+    "expected 'mean' or 'max'",
+    "mean" => Mean,
+    "max" => Max,
+);
 
 /// The ensemble scores of calibration rows `cal` and test rows `test`
 /// (row-major, k columns each, finite; `negate` orients them), written to

@@ -20,7 +20,7 @@
 //!   crossed with probability δ (needs n ≥ 17; below, DKWM).
 
 use super::uniform;
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::limits::{ADJUSTED_N, MC_SIMULATIONS, SIMES_K};
 use crate::numeric::sum::TwoSum;
 use crate::streaming::kll::splitmix64;
@@ -41,20 +41,14 @@ pub enum Conditional {
     MonteCarlo,
 }
 
-impl core::str::FromStr for Conditional {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "simes" => Ok(Conditional::Simes),
-            "dkwm" => Ok(Conditional::Dkwm),
-            "mc" => Ok(Conditional::MonteCarlo),
-            other => Err(Error::invalid(
-                "conditional",
-                format!("expected None, 'simes', 'dkwm' or 'mc', got {other:?}"),
-            )),
-        }
-    }
-}
+named_enum!(
+    Conditional,
+    "conditional",
+    "expected None, 'simes', 'dkwm' or 'mc'",
+    "simes" => Simes,
+    "dkwm" => Dkwm,
+    "mc" => MonteCarlo,
+);
 
 impl Conditional {
     /// The adjustment for n calibration scores: Simes with `simes_k`

@@ -9,7 +9,7 @@
 //! comparisons are exactly those of a sort-based implementation), and one
 //! scan of the bucket counts finds k*: O(m) time.
 
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::numeric::par::{CHUNK, PARALLEL_MIN};
 use crate::numeric::sum::Neumaier;
 use rayon::prelude::*;
@@ -40,20 +40,14 @@ pub enum Method {
     By,
 }
 
-impl core::str::FromStr for Method {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "bh" => Ok(Method::Bh),
-            "storey" => Ok(Method::Storey),
-            "by" => Ok(Method::By),
-            other => Err(Error::invalid(
-                "method",
-                format!("expected 'bh', 'storey' or 'by', got {other:?}"),
-            )),
-        }
-    }
-}
+named_enum!(
+    Method,
+    "method",
+    "expected 'bh', 'storey' or 'by'",
+    "bh" => Bh,
+    "storey" => Storey,
+    "by" => By,
+);
 
 impl Method {
     /// The procedure, with Storey's λ.

@@ -35,10 +35,8 @@
 //! tail model — the check rejects gross misfits only (with parameters
 //! estimated from the same exceedances the DKWM bound is conservative).
 
-use core::str::FromStr;
-
 use super::pvalues::PValues;
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::estimators::location::median;
 use crate::estimators::scale::nmad_about_median;
 use crate::numeric::array_map::ArrayMap;
@@ -63,31 +61,14 @@ pub enum TailKind {
     Gamma,
 }
 
-impl FromStr for TailKind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "gpd" => Ok(TailKind::Gpd),
-            "gaussian" => Ok(TailKind::Gaussian),
-            "gamma" => Ok(TailKind::Gamma),
-            other => Err(Error::invalid(
-                "tail",
-                format!("expected 'gpd', 'gaussian' or 'gamma', got {other:?}"),
-            )),
-        }
-    }
-}
-
-impl TailKind {
-    /// The name as in contract §11.
-    pub fn name(self) -> &'static str {
-        match self {
-            TailKind::Gpd => "gpd",
-            TailKind::Gaussian => "gaussian",
-            TailKind::Gamma => "gamma",
-        }
-    }
-}
+named_enum!(
+    TailKind,
+    "tail",
+    "expected 'gpd', 'gaussian' or 'gamma'",
+    "gpd" => Gpd,
+    "gaussian" => Gaussian,
+    "gamma" => Gamma,
+);
 
 /// The fitted model: `survival(q)` of an oriented score `q`.
 #[derive(Debug, Clone, Copy, PartialEq)]

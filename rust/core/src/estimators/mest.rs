@@ -9,7 +9,7 @@
 //! every tuning constant and what each layer earns: the design page
 //! `docs/design/m-estimation.md`.
 
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::estimators::location::median;
 use crate::estimators::scale::fall_back;
 use crate::numeric::float::Float;
@@ -58,14 +58,6 @@ impl Norm {
         }
     }
 
-    /// The norm's name as in contract §1.
-    pub fn name(self) -> &'static str {
-        match self {
-            Norm::Huber => "huber",
-            Norm::Tukey => "tukey",
-        }
-    }
-
     /// The location step's weight of a standardised residual `r`.
     #[inline(always)]
     pub fn weight(self, r: f64, tuning: f64) -> f64 {
@@ -104,19 +96,13 @@ pub fn weighted_deviation(huber: bool, w: f64, d: f64, r: f64, tuning: f64, sigm
     }
 }
 
-impl core::str::FromStr for Norm {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "huber" => Ok(Norm::Huber),
-            "tukey" => Ok(Norm::Tukey),
-            other => Err(Error::invalid(
-                "norm",
-                format!("expected 'huber' or 'tukey', got {other:?}"),
-            )),
-        }
-    }
-}
+named_enum!(
+    Norm,
+    "norm",
+    "expected 'huber' or 'tukey'",
+    "huber" => Huber,
+    "tukey" => Tukey,
+);
 
 /// Parameters of Huber's proposal 2.
 #[derive(Debug, Clone, Copy, PartialEq)]

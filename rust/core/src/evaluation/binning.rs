@@ -7,7 +7,7 @@
 //! is a pair of binary searches and two differences — no re-sorting, no
 //! second pass over the data.
 
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::numeric::float::Float;
 use crate::numeric::select::quantile_of_sorted;
 use crate::numeric::sum::two_sum;
@@ -23,20 +23,14 @@ pub enum Scheme {
     EqualFrequency,
 }
 
-impl core::str::FromStr for Scheme {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "equiareal" => Ok(Scheme::Equiareal),
-            "equal_width" => Ok(Scheme::EqualWidth),
-            "equal_frequency" => Ok(Scheme::EqualFrequency),
-            other => Err(Error::invalid(
-                "bins",
-                format!("expected 'equiareal', 'equal_width' or 'equal_frequency', got {other:?}"),
-            )),
-        }
-    }
-}
+named_enum!(
+    Scheme,
+    "bins",
+    "expected 'equiareal', 'equal_width' or 'equal_frequency'",
+    "equiareal" => Equiareal,
+    "equal_width" => EqualWidth,
+    "equal_frequency" => EqualFrequency,
+);
 
 /// Checks that every `p` is in [0, 1] (NaN is not).
 pub fn check_probabilities<T: Float>(p: &[T]) -> Result<(), Error> {

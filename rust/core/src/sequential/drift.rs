@@ -18,10 +18,9 @@
 //! plain data ([`Parts`]) that [`Policy::from_parts`] checks, so a
 //! checkpoint resumes with the same events.
 
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::limits;
 use std::collections::VecDeque;
-use std::str::FromStr;
 
 use super::decayed::DecayedFit;
 
@@ -34,30 +33,13 @@ pub enum Refit {
     Decayed,
 }
 
-impl FromStr for Refit {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "window" => Ok(Refit::Window),
-            "decayed" => Ok(Refit::Decayed),
-            _ => Err(Error::invalid(
-                "refit",
-                format!("must be 'window' or 'decayed', got {s:?}"),
-            )),
-        }
-    }
-}
-
-impl Refit {
-    /// The name the user gives.
-    pub fn name(self) -> &'static str {
-        match self {
-            Refit::Window => "window",
-            Refit::Decayed => "decayed",
-        }
-    }
-}
+named_enum!(
+    Refit,
+    "refit",
+    "must be 'window' or 'decayed'",
+    "window" => Window,
+    "decayed" => Decayed,
+);
 
 /// What happened at a score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,32 +52,14 @@ pub enum EventKind {
     RefitFailed,
 }
 
-impl FromStr for EventKind {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "alarm" => Ok(EventKind::Alarm),
-            "refit" => Ok(EventKind::Refit),
-            "refit_failed" => Ok(EventKind::RefitFailed),
-            _ => Err(Error::invalid(
-                "events",
-                format!("an event's kind must be 'alarm', 'refit' or 'refit_failed', got {s:?}"),
-            )),
-        }
-    }
-}
-
-impl EventKind {
-    /// The name events carry.
-    pub fn name(self) -> &'static str {
-        match self {
-            EventKind::Alarm => "alarm",
-            EventKind::Refit => "refit",
-            EventKind::RefitFailed => "refit_failed",
-        }
-    }
-}
+named_enum!(
+    EventKind,
+    "events",
+    "an event's kind must be 'alarm', 'refit' or 'refit_failed'",
+    "alarm" => Alarm,
+    "refit" => Refit,
+    "refit_failed" => RefitFailed,
+);
 
 /// One alarm or refit.
 #[derive(Debug, Clone)]

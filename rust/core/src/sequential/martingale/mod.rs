@@ -59,9 +59,8 @@
 #[cfg(test)]
 mod tests;
 
-use crate::error::Error;
+use crate::error::{named_enum, Error};
 use crate::numeric::sum::TwoSum;
-use core::str::FromStr;
 
 /// The largest mixture grid.
 pub const MAX_GRID: usize = crate::limits::N_GRID.max as usize;
@@ -100,37 +99,12 @@ pub enum OnAlarm {
     Restart,
 }
 
-macro_rules! named_enum {
-    ($t:ty, $param:literal, $($name:literal => $v:path),+) => {
-        impl FromStr for $t {
-            type Err = Error;
-            fn from_str(s: &str) -> Result<Self, Error> {
-                match s {
-                    $($name => Ok($v),)+
-                    other => Err(Error::invalid(
-                        $param,
-                        format!("expected one of {}, got {other:?}", [$($name),+].join(", ")),
-                    )),
-                }
-            }
-        }
-        impl $t {
-            /// The name [`FromStr`] reads.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $($v => $name,)+
-                }
-            }
-        }
-    };
-}
-
-named_enum!(Kind, "kind", "jumper" => Kind::Jumper, "power" => Kind::Power,
-            "mixture" => Kind::Mixture);
-named_enum!(Statistic, "statistic", "martingale" => Statistic::Martingale,
-            "cusum" => Statistic::Cusum, "shiryaev_roberts" => Statistic::ShiryaevRoberts);
-named_enum!(OnAlarm, "on_alarm", "continue" => OnAlarm::Continue,
-            "restart" => OnAlarm::Restart);
+named_enum!(Kind, "kind", "expected one of jumper, power, mixture",
+    "jumper" => Jumper, "power" => Power, "mixture" => Mixture);
+named_enum!(Statistic, "statistic", "expected one of martingale, cusum, shiryaev_roberts",
+    "martingale" => Martingale, "cusum" => Cusum, "shiryaev_roberts" => ShiryaevRoberts);
+named_enum!(OnAlarm, "on_alarm", "expected one of continue, restart",
+    "continue" => Continue, "restart" => Restart);
 
 /// A martingale's parameters, checked.
 #[derive(Debug, Clone, PartialEq)]

@@ -64,8 +64,7 @@ pub mod gamma;
 #[cfg(test)]
 mod tests;
 
-use crate::error::Error;
-use core::str::FromStr;
+use crate::error::{named_enum, Error};
 use gamma::Gamma;
 use std::collections::VecDeque;
 
@@ -82,33 +81,15 @@ pub enum Method {
     Addis,
 }
 
-impl FromStr for Method {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
-            "lond" => Ok(Method::Lond),
-            "lord++" => Ok(Method::LordPlusPlus),
-            "saffron" => Ok(Method::Saffron),
-            "addis" => Ok(Method::Addis),
-            other => Err(Error::invalid(
-                "method",
-                format!("expected 'lord++', 'saffron', 'addis' or 'lond', got {other:?}"),
-            )),
-        }
-    }
-}
-
-impl Method {
-    /// The name [`FromStr`] reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Lond => "lond",
-            Method::LordPlusPlus => "lord++",
-            Method::Saffron => "saffron",
-            Method::Addis => "addis",
-        }
-    }
-}
+named_enum!(
+    Method,
+    "method",
+    "expected 'lord++', 'saffron', 'addis' or 'lond'",
+    "lond" => Lond,
+    "lord++" => LordPlusPlus,
+    "saffron" => Saffron,
+    "addis" => Addis,
+);
 
 /// A rule and its parameters, checked.
 #[derive(Debug, Clone, PartialEq)]
