@@ -13,12 +13,19 @@
 //! chunk's exact sum is the three level sums, at the cost of a few
 //! vectorised additions per score (a third of the binned sum's time);
 //! otherwise it is the binned sum of [`crate::numeric::sum`].
+//!
+//! [`scan_with_squares`] adds to the same read the squares of the
+//! deviations from a center known before the read (a running state's
+//! shift), so that a streaming SD update reads each batch once, as the
+//! in-memory fit's summary does; its caller decides after the read whether
+//! those squares are accurate enough for the batch (its mean near the
+//! center) or reads the batch once more about its own mean.
 
 use crate::numeric::float::Float;
 use crate::numeric::par::{map_chunks, CHUNK};
-use crate::numeric::reduce::{binary_exponent, pow2};
+use crate::numeric::reduce::{binary_exponent, pow2, Squares};
 use crate::numeric::simd::multiversion;
-use crate::numeric::sum::{exact_sum, ExactSum};
+use crate::numeric::sum::{exact_sum, two_sum, ExactSum, Neumaier};
 
 const LEVELS: usize = 3;
 /// Bits each level takes: 53 less the 17 bits of headroom for 2^16 terms.
@@ -213,6 +220,159 @@ pub fn scan_within_exponent<T: Float>(x: &[T], e: i32) -> ScannedBatch {
     ScannedBatch { nan, min, max, sum }
 }
 
+/// Groups of [`LANES`] squares a lane adds plainly before the block goes
+/// into its double-double sum (as the in-memory SD's read does: one long
+/// plain sum of tied squares errs by up to ~100 ulp, a block by a few).
+const BLOCK_SQUARES: usize = 8;
+
+/// Σ(x·s − c·s)² and Σ(x·s − c·s) as they accumulate beside the level
+/// sums, NaN counted as deviation 0.
+struct SquareSums {
+    hi: [f64; LANES],
+    lo: [f64; LANES],
+    block: [f64; LANES],
+    lin: [f64; LANES],
+}
+
+impl SquareSums {
+    #[inline(always)]
+    fn new() -> Self {
+        SquareSums {
+            hi: [0.0; LANES],
+            lo: [0.0; LANES],
+            block: [0.0; LANES],
+            lin: [0.0; LANES],
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, i: usize, d: f64) {
+        self.block[i] += d * d;
+        self.lin[i] += d;
+    }
+
+    /// Moves each lane's block into its double-double.
+    #[inline(always)]
+    fn fold(&mut self) {
+        for i in 0..LANES {
+            let (a, b) = two_sum(self.hi[i], self.block[i]);
+            self.hi[i] = a;
+            self.lo[i] += b;
+            self.block[i] = 0.0;
+        }
+    }
+
+    #[inline(always)]
+    fn finish(mut self) -> (f64, f64) {
+        self.fold();
+        let (mut squares, mut lin) = (Neumaier::default(), Neumaier::default());
+        for i in 0..LANES {
+            squares.add(self.hi[i]);
+            squares.add(self.lo[i]);
+            lin.add(self.lin[i]);
+        }
+        (squares.value(), lin.value())
+    }
+}
+
+/// What [`levels_census_squares`] reads from a chunk.
+struct ChunkScan {
+    sums: [f64; LEVELS],
+    exact: bool,
+    nan: usize,
+    min: f64,
+    max: f64,
+    squares: f64,
+    lin: f64,
+}
+
+multiversion! {
+    /// [`levels_and_census`] and, in the same read, the sums of `d` and
+    /// `d²` over `d = x·s − c·s` (`s` a power of two, `cs = c·s`).
+    fn levels_census_squares<T: Float>(x: &[T], t: i32, s: f64, cs: f64) -> ChunkScan {
+        let units = level_units(t);
+        let mut sums = LevelSums::new();
+        let mut sq = SquareSums::new();
+        let mut nan = [0usize; LANES];
+        let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+        let mut blocks = x.chunks_exact(LANES * BLOCK_SQUARES);
+        for block in &mut blocks {
+            for g in block.chunks_exact(LANES) {
+                let mut p = [0.0f64; LANES];
+                for i in 0..LANES {
+                    let v = g[i].to_f64();
+                    let missing = v.is_nan();
+                    nan[i] += usize::from(missing);
+                    // NaN compares false: the extremes skip it.
+                    lo[i] = if v < lo[i] { v } else { lo[i] };
+                    hi[i] = if v > hi[i] { v } else { hi[i] };
+                    p[i] = if missing { 0.0 } else { v };
+                    sq.add(i, if missing { 0.0 } else { s * v - cs });
+                }
+                sums.add_group(&units, p);
+            }
+            sq.fold();
+        }
+        for (j, &v) in blocks.remainder().iter().enumerate() {
+            let i = j % LANES;
+            let v = v.to_f64();
+            let missing = v.is_nan();
+            nan[i] += usize::from(missing);
+            lo[i] = if v < lo[i] { v } else { lo[i] };
+            hi[i] = if v > hi[i] { v } else { hi[i] };
+            sums.add_one(&units, i, if missing { 0.0 } else { v });
+            sq.add(i, if missing { 0.0 } else { s * v - cs });
+        }
+        let (sums, exact) = sums.finish();
+        let (squares, lin) = sq.finish();
+        ChunkScan {
+            sums,
+            exact,
+            nan: nan.iter().sum(),
+            min: lo.iter().fold(f64::INFINITY, |m, &v| m.min(v)),
+            max: hi.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v)),
+            squares,
+            lin,
+        }
+    }
+}
+
+/// [`scan_within_exponent`] and, in the same read, the sums of the
+/// deviations `d = x − c` (NaN skipped) taken of `d·2^-k`, as
+/// [`crate::numeric::reduce::squares`] gives them for `below = ∞`. The
+/// squares are meaningful when the non-NaN scores are finite and neither
+/// they nor `c` overflow once scaled: the caller checks that from the
+/// census before using them.
+pub fn scan_with_squares<T: Float>(x: &[T], e: i32, c: f64, k: i32) -> (ScannedBatch, Squares) {
+    let t = e + HEADROOM_BITS;
+    let valid = (-900..=1006).contains(&e);
+    let s = pow2(-k);
+    let parts = map_chunks(x, |_, chunk| levels_census_squares(chunk, t, s, c * s));
+    let (mut nan, mut min, mut max, mut exact) = (0, f64::INFINITY, f64::NEG_INFINITY, valid);
+    let (mut squares, mut lin) = (Neumaier::default(), Neumaier::default());
+    for p in &parts {
+        nan += p.nan;
+        min = min.min(p.min);
+        max = max.max(p.max);
+        exact &= p.exact;
+        squares.add(p.squares);
+        lin.add(p.lin);
+    }
+    let bound = min.abs().max(max.abs());
+    let sum =
+        (exact && bound < pow2(e)).then(|| total_of_levels(parts.iter().flat_map(|p| &p.sums)));
+    let count = x.len() - nan;
+    (
+        ScannedBatch { nan, min, max, sum },
+        Squares {
+            scaled_squares: squares.value(),
+            scaled_sum: lin.value(),
+            count,
+            k,
+        },
+    )
+}
+
 /// The exact sum of `x`, NaN skipped, given `bound >= |v|` for every
 /// non-NaN `v` (finite: the caller has refused ±inf).
 pub fn exact_sum_within<T: Float>(x: &[T], bound: f64) -> ExactSum {
@@ -309,6 +469,43 @@ mod tests {
                 want.merge(&binned(&x));
                 prop_assert_eq!(canonical, want);
             }
+        }
+    }
+
+    proptest! {
+        /// The read with squares: the same census and exact sum as the scan
+        /// without, and the squares of the deviations from `c` (each formed
+        /// as `x·2^-k − c·2^-k`) within a few ulp of their exact sum.
+        #[test]
+        fn scan_with_squares_is_the_scan_and_the_deviations_squares(
+            x in proptest::collection::vec(prop_oneof![
+                -1e3f64..1e3,
+                (-1.0f64..1.0).prop_map(|v| 1e9 + v),
+                Just(0.0),
+                Just(f64::NAN),
+                (-1.0f64..1.0).prop_map(|v| v * 1e-300),
+            ], 0..700),
+            e in -20i32..40,
+            c in -1e3f64..1e3,
+            k in -4i32..36,
+        ) {
+            let (b, q) = scan_with_squares(&x, e, c, k);
+            let plain = scan_within_exponent(&x, e);
+            prop_assert_eq!(b.nan, plain.nan);
+            prop_assert_eq!(b.min.to_bits(), plain.min.to_bits());
+            prop_assert_eq!(b.max.to_bits(), plain.max.to_bits());
+            prop_assert_eq!(b.sum, plain.sum);
+            let s = 2f64.powi(-k);
+            let d: Vec<f64> = x.iter().filter(|v| !v.is_nan()).map(|v| v * s - c * s).collect();
+            let sq: Vec<f64> = d.iter().map(|d| d * d).collect();
+            prop_assert_eq!(q.count, d.len());
+            prop_assert_eq!(q.k, k);
+            let want = exact_sum(&sq).value();
+            prop_assert!((q.scaled_squares - want).abs() <= 1e-14 * want,
+                "{} vs {}", q.scaled_squares, want);
+            let lin = exact_sum(&d).value();
+            let scale: f64 = d.iter().map(|v| v.abs()).sum();
+            prop_assert!((q.scaled_sum - lin).abs() <= 1e-13 * scale);
         }
     }
 

@@ -12,7 +12,12 @@
 //!   `Σd = Σx − n_b·c`, exact from its exact sum, and
 //!   `Σd² = Σ(x − x̄_b)² + (Σd)²/n_b`, where the first term is the
 //!   in-memory SD's read about the batch's own mean (deviations that small
-//!   lose nothing the shift could amplify). Scores beyond 2^900 and spreads
+//!   lose nothing the shift could amplify). A batch whose mean is near the
+//!   shift (`(Σd)²/n_b` at most a sixteenth of `Σd²`: any stationary
+//!   stream) needs no read of its own for that: `Σd²` taken in the read
+//!   that extracts its exact sum is as accurate, so a later batch is read
+//!   once, the first twice (census and mean, then sum and squares) — as
+//!   often as the in-memory fit reads the scores. Scores beyond 2^900 and spreads
 //!   below 2^-900 take the exact route instead: each `d` formed by TwoSum and
 //!   squared by FMA. Then `Σ(x − x̄)² = Σd² − (Σd)²/n` is evaluated in
 //!   double-double: the SD is correct to the last bit or so for any split
@@ -26,10 +31,10 @@
 
 use crate::error::Error;
 use crate::numeric::double_double::DoubleDouble;
-use crate::numeric::extract::{exact_sum_within, scan_within_exponent};
+use crate::numeric::extract::{exact_sum_within, scan_with_squares, scan_within_exponent};
 use crate::numeric::float::Float;
 use crate::numeric::par::map_chunks;
-use crate::numeric::reduce::{binary_exponent, pow2, spread_exponent, squares};
+use crate::numeric::reduce::{binary_exponent, mean_of, pow2, spread_exponent, squares, Squares};
 use crate::numeric::sum::{exact_product, two_sum, ExactSum};
 use crate::sample::{check_batch, NanPolicy};
 use crate::streaming::stored::{check_moments, MomentsParts};
@@ -140,6 +145,14 @@ crate::numeric::simd::multiversion! {
     }
 }
 
+/// Whether the squares of deviations from `c` may be taken at the scale
+/// `2^-k` in the read of scores below `2^e`: the ranges
+/// [`Moments::centered_sums`] needs, so that neither `x·2^-k` nor
+/// `c·2^-k` overflows.
+fn fused_scales(e: i32, c: f64, k: i32) -> bool {
+    e <= 900 && e - k <= 1000 && c.abs() < pow2(900) && (-900..=900).contains(&k)
+}
+
 /// Splits `2^e` into two factors in the normal range.
 fn factors(e: i32) -> (f64, f64) {
     let a = e / 2;
@@ -196,51 +209,90 @@ impl Moments {
     /// scores seen so far span (a later batch of the same stream mostly
     /// stays in it), else (the first batch, a batch beyond that range, a
     /// refused batch) by the census of [`check_batch`] and a second read.
-    fn scan<T: Float>(&self, x: &[T], nan_policy: NanPolicy) -> Result<Scan, Error> {
+    /// Where the scales allow, the read that extracts the sum also takes
+    /// the squares of the deviations from the shift (the first batch's:
+    /// its mean, known from the census), for [`Moments::sums_from_squares`].
+    fn scan<T: Float>(
+        &self,
+        x: &[T],
+        nan_policy: NanPolicy,
+    ) -> Result<(Scan, Option<Squares>), Error> {
         let seen = self.min.abs().max(self.max.abs());
         if let Some(e) = exponent_above(seen).filter(|_| self.n > 0) {
-            let b = scan_within_exponent(x, e);
+            let ks = self.scale_exponent().unwrap_or(e + 1);
+            let (b, squares) = if fused_scales(e, self.shift, ks) {
+                let (b, q) = scan_with_squares(x, e, self.shift, ks);
+                (b, Some(q))
+            } else {
+                (scan_within_exponent(x, e), None)
+            };
             let refused = b.min == f64::NEG_INFINITY
                 || b.max == f64::INFINITY
                 || (b.nan > 0 && nan_policy == NanPolicy::Raise);
             if !refused {
                 let count = x.len() - b.nan;
                 if count == 0 {
-                    return Ok(Scan::EMPTY);
+                    return Ok((Scan::EMPTY, None));
                 }
                 let bound = b.max.abs().max(b.min.abs());
                 let sum = b.sum.unwrap_or_else(|| exact_sum_within(x, bound));
-                return Ok(Scan {
+                let scan = Scan {
                     count,
                     min: b.min,
                     max: b.max,
                     sum,
-                });
+                };
+                return Ok((scan, squares));
             }
         }
         let summary = check_batch(x, nan_policy)?;
         if summary.count == 0 {
-            return Ok(Scan::EMPTY);
+            return Ok((Scan::EMPTY, None));
         }
+        let (min, max) = (summary.min, summary.max);
         // The exact value itself (not a certified rounding of it), so that
         // sums of batches stay exact.
-        let bound = summary.max.abs().max(summary.min.abs());
-        Ok(Scan {
-            count: summary.count,
-            min: summary.min,
-            max: summary.max,
-            sum: exact_sum_within(x, bound),
-        })
+        let bound = max.abs().max(min.abs());
+        if self.n == 0 {
+            // The shift the first batch sets is its mean.
+            let c = mean_of(x, &summary);
+            if let (Some(e), Some(ks)) = (exponent_above(bound), half_gap_exponent(min, max, c)) {
+                if fused_scales(e, c, ks) {
+                    let (b, q) = scan_with_squares(x, e, c, ks);
+                    let sum = b.sum.unwrap_or_else(|| exact_sum_within(x, bound));
+                    let squares = (sum.mean(summary.count) == c).then_some(q);
+                    let scan = Scan {
+                        count: summary.count,
+                        min,
+                        max,
+                        sum,
+                    };
+                    return Ok((scan, squares));
+                }
+            }
+        }
+        Ok((
+            Scan {
+                count: summary.count,
+                min,
+                max,
+                sum: exact_sum_within(x, bound),
+            },
+            None,
+        ))
     }
 
     /// Adds a batch under the §5 rules; returns how many scores it added.
     pub fn update<T: Float>(&mut self, x: &[T], nan_policy: NanPolicy) -> Result<usize, Error> {
-        let Scan {
-            count,
-            min,
-            max,
-            sum: batch_sum,
-        } = self.scan(x, nan_policy)?;
+        let (
+            Scan {
+                count,
+                min,
+                max,
+                sum: batch_sum,
+            },
+            squares,
+        ) = self.scan(x, nan_policy)?;
         if count == 0 {
             return Ok(0);
         }
@@ -254,7 +306,9 @@ impl Moments {
             self.rescale(k);
         }
         let (s, q) = if bound.max(c.abs()) < pow2(900) && (-900..=900).contains(&self.k) {
-            self.centered_sums(x, count, min, max, &batch_sum)
+            squares
+                .and_then(|sq| self.sums_from_squares(&sq, count, min, max, &batch_sum))
+                .unwrap_or_else(|| self.centered_sums(x, count, min, max, &batch_sum))
         } else {
             let pre = if is_huge(max) || is_huge(min) || is_huge(c) {
                 2
@@ -301,12 +355,54 @@ impl Moments {
         let n = count as f64;
         let own = (sq.scaled_squares - sq.scaled_sum * sq.scaled_sum / n).max(0.0);
         let own = DoubleDouble { hi: own, lo: 0.0 }.scale(2 * (kb - k));
+        let dsum = self.exact_deviation_sum(batch_sum, count);
+        (dsum, own + dsum * dsum / n)
+    }
+
+    /// `D·2^-k` with `D = Σx − n_b·c`, from the batch's exact sum: exact to
+    /// a double-double.
+    fn exact_deviation_sum(&self, batch_sum: &ExactSum, count: usize) -> DoubleDouble {
+        let k = self.k;
         let mut d = batch_sum.clone();
         d.merge(&exact_product(-self.shift, count));
         let hi = d.scaled_value(-k);
         d.merge(&ExactSum::from(-hi * pow2(k)));
-        let dsum = DoubleDouble::new(hi, d.scaled_value(-k));
-        (dsum, own + dsum * dsum / n)
+        DoubleDouble::new(hi, d.scaled_value(-k))
+    }
+
+    /// [`Moments::centered_sums`] from the squares about the shift itself,
+    /// taken in the read that extracted the batch's sum, when they are as
+    /// accurate: `Σ(x − c)² = Σ(x − x̄_b)² + D²/n_b`, and each square errs
+    /// by a few ulp of itself, so the batch's own spread inherits the
+    /// error of `Σ(x − c)²` amplified by `1 + D²/n_b / Σ(x − x̄_b)²`. With
+    /// `D²/n_b` at most a sixteenth of the squares (the batch's mean near
+    /// the shift, as in a stationary stream) that is at most 16/15: the
+    /// accuracy of the read about the batch's own mean. The squares were
+    /// taken at the scale 2^-k₀ of the state before the batch: the batch's
+    /// largest deviation must be within 2^±300 of it (no square underflows
+    /// to lose digits that matter, none overflows). Otherwise `None`, and
+    /// the batch is read once more about its own mean.
+    fn sums_from_squares(
+        &self,
+        sq: &Squares,
+        count: usize,
+        min: f64,
+        max: f64,
+        batch_sum: &ExactSum,
+    ) -> Option<(DoubleDouble, DoubleDouble)> {
+        let within = |e: i32| (-300..=300).contains(&e);
+        let gap = half_gap_exponent(min, max, self.shift);
+        if !within(sq.k - self.k) || gap.is_some_and(|g| !within(g - sq.k)) {
+            return None;
+        }
+        let dsum = self.exact_deviation_sum(batch_sum, count);
+        let q = DoubleDouble {
+            hi: sq.scaled_squares,
+            lo: 0.0,
+        }
+        .scale(2 * (sq.k - self.k));
+        let shifted = dsum * dsum / count as f64;
+        (q.hi.is_finite() && 16.0 * shifted.hi <= q.hi).then_some((dsum, q))
     }
 
     /// Adds everything `other` has seen.
@@ -510,6 +606,48 @@ mod tests {
         assert!(Moments::new().mean().is_err());
         assert!(m.std(2).is_err());
         assert_eq!(m.extremes().unwrap(), (1.0, 3.0));
+    }
+
+    fn normals(seed: u64, n: usize) -> Vec<f64> {
+        let mut u = crate::numeric::testing::uniforms(seed);
+        (0..n)
+            .map(|_| (-2.0 * (1.0 - u()).ln()).sqrt() * (std::f64::consts::TAU * u()).cos())
+            .collect()
+    }
+
+    /// A batch whose mean is near the shift takes its squares from the
+    /// read that extracted its sum, as accurate as the read about its own
+    /// mean; a batch far from the shift (a drifting stream) is read again.
+    #[test]
+    fn squares_of_one_read_only_for_a_batch_near_the_shift() {
+        let mut first = normals(11, 1000);
+        first.extend([-100.0, 100.0]);
+        let mut m = Moments::new();
+        m.update(&first, NanPolicy::Omit).unwrap();
+        let near = normals(12, 1000);
+        let far: Vec<f64> = near.iter().map(|v| 30.0 + v / 10.0).collect();
+        for (batch, one_read) in [(&near, true), (&far, false)] {
+            let (scan, sq) = m.scan(batch, NanPolicy::Omit).unwrap();
+            let sq = sq.expect("the scales allow the squares in the same read");
+            // Within the range seen: the state's scale does not change.
+            assert!(half_gap_exponent(scan.min, scan.max, m.shift).unwrap() <= m.k);
+            let got = m.sums_from_squares(&sq, scan.count, scan.min, scan.max, &scan.sum);
+            assert_eq!(got.is_some(), one_read);
+            let want = m.centered_sums(batch, scan.count, scan.min, scan.max, &scan.sum);
+            if let Some((dsum, q)) = got {
+                assert_eq!(dsum, want.0);
+                let (q, w) = (q.hi + q.lo, want.1.hi + want.1.lo);
+                assert!((q - w).abs() <= 1e-15 * w, "{q} vs {w}");
+            }
+        }
+        // Either way the stream is the in-memory fit.
+        let all: Vec<f64> = [&first[..], &near[..], &far[..]].concat();
+        let want = in_memory(&all, 1);
+        for cuts in [&[1002, 2002][..], &[500, 1002, 1500, 2002, 2500]] {
+            let got = streamed(&all, cuts, 1, false);
+            assert_eq!(got.0.to_bits(), want.0.to_bits());
+            assert!(close(got.1, want.1), "{got:?} vs {want:?}");
+        }
     }
 
     proptest! {
