@@ -33,20 +33,16 @@
 //! Why this design: it replaced a bucket table (the cumulative histogram of
 //! distribution counting, Knuth, *TAOCP* vol. 3, §5.2, Algorithm D: a
 //! bucket's two u32 starts in a table, then its values — two misses per
-//! query, 4 to 8 bytes per value). Both measured on one thread in one run
-//! (`examples/index_compare.rs` at 89bff6d, process CPU time, best of 5,
-//! load 7.8 on 2 cores): 10⁷ queries against 10⁶ normal calibration scores
-//! (the conformal pattern) 21.98 ns → 18.72 ns a query (1.17×), against
-//! 10⁶ fitted long-tailed scores (the rank pattern) 27.67 → 23.52 ns
-//! (1.18×); cache-resident 10⁴ values 1.14× and 0.90×; integrative
-//! p-values of 10⁷ pairs against 10⁶ (three indexes, one over 2·10⁶
-//! fraction keys) 2.17 → 2.02–2.11 s with the fit 0.28 → 0.32 s
-//! (`examples/pvalue_paths_profile.rs`). The build is about twice the
-//! table's (0.031 s against 0.015 s for 10⁶ values), a tenth of 10⁶
-//! queries. Reading a long bucket's overflow only for queries above its
-//! line's last value, the overflows of a group requested together, then
-//! took the rank pattern to 20.6 ns and the conformal plain path's
-//! p-values of 10⁷ scores from 0.224–0.231 s to 0.209–0.220 s CPU.
+//! query, 4 to 8 bytes per value). Measured against it on both query
+//! patterns — queries against calibration scores (conformal) and against
+//! fitted long-tailed scores (rank) — with `examples/index_compare.rs`,
+//! the line design answered both faster out of cache, and integrative
+//! p-values too, for a build about twice the table's; in cache the table
+//! kept a small lead on the rank pattern. A long bucket's overflow is read
+//! only for a query above its line's last value (below it, no overflow
+//! value can be below the query), and the overflows of a group are
+//! requested together. The figures are in
+//! `benches/results/2026-12-07-one-index-pvalue-paths-cpu-xeon-2vcpu.md`.
 //!
 //! Trade-offs: about 64/[`PER_LINE`] = 16 bytes per value (against the
 //! table's 4 to 8) plus 4 bytes per segment — a fitted rank map holds it
