@@ -28,13 +28,12 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import load, report  # noqa: E402
+from timing import best_on, load, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,13 +59,7 @@ CLOCK = "perf_counter"
 
 
 def best_of(fn, repeat):
-    clock = getattr(time, CLOCK)
-    out = []
-    for _ in range(repeat):
-        t = clock()
-        fn()
-        out.append(clock() - t)
-    return min(out)
+    return best_on(CLOCK, fn, repeat)
 
 
 

@@ -43,14 +43,13 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import cpu_model  # noqa: E402
-from timing import report  # noqa: E402
+from timing import best_on, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,13 +59,7 @@ CLOCK = "perf_counter"
 
 def best(fn, repeat):
     """Seconds on ``CLOCK``: the best of ``repeat`` runs of ``fn``."""
-    clock = getattr(time, CLOCK)
-    out = []
-    for _ in range(repeat):
-        t = clock()
-        fn()
-        out.append(clock() - t)
-    return min(out)
+    return best_on(CLOCK, fn, repeat)
 
 TIMER = r"""
 import sys, time

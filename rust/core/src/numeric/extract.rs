@@ -148,6 +148,22 @@ fn chunk_sum<T: Float>(x: &[T], bound: f64) -> ExactSum {
     exact_sum(&kept)
 }
 
+/// One score's share of a census read: a NaN counted, the extremes moved
+/// (NaN compares false, so they skip it); the value the level sums add,
+/// 0 for NaN.
+#[inline(always)]
+fn census(v: f64, nan: &mut usize, lo: &mut f64, hi: &mut f64) -> f64 {
+    let missing = v.is_nan();
+    *nan += usize::from(missing);
+    *lo = if v < *lo { v } else { *lo };
+    *hi = if v > *hi { v } else { *hi };
+    if missing {
+        0.0
+    } else {
+        v
+    }
+}
+
 multiversion! {
     /// [`levels`] with σ₁ = 2^t, and in the same read the NaN count and the
     /// extremes of the non-NaN scores (±inf included; an infinite score
@@ -161,23 +177,13 @@ multiversion! {
         for g in &mut groups {
             let mut p = [0.0f64; LANES];
             for i in 0..LANES {
-                let v = g[i].to_f64();
-                let missing = v.is_nan();
-                nan[i] += usize::from(missing);
-                // NaN compares false: the extremes skip it.
-                lo[i] = if v < lo[i] { v } else { lo[i] };
-                hi[i] = if v > hi[i] { v } else { hi[i] };
-                p[i] = if missing { 0.0 } else { v };
+                p[i] = census(g[i].to_f64(), &mut nan[i], &mut lo[i], &mut hi[i]);
             }
             sums.add_group(&s, p);
         }
         for (i, &v) in groups.remainder().iter().enumerate() {
-            let v = v.to_f64();
-            let missing = v.is_nan();
-            nan[i] += usize::from(missing);
-            lo[i] = if v < lo[i] { v } else { lo[i] };
-            hi[i] = if v > hi[i] { v } else { hi[i] };
-            sums.add_one(&s, i, if missing { 0.0 } else { v });
+            let v = census(v.to_f64(), &mut nan[i], &mut lo[i], &mut hi[i]);
+            sums.add_one(&s, i, v);
         }
         let (sums, exact) = sums.finish();
         let min = lo.iter().fold(f64::INFINITY, |m, &v| m.min(v));
@@ -301,13 +307,8 @@ multiversion! {
                 let mut p = [0.0f64; LANES];
                 for i in 0..LANES {
                     let v = g[i].to_f64();
-                    let missing = v.is_nan();
-                    nan[i] += usize::from(missing);
-                    // NaN compares false: the extremes skip it.
-                    lo[i] = if v < lo[i] { v } else { lo[i] };
-                    hi[i] = if v > hi[i] { v } else { hi[i] };
-                    p[i] = if missing { 0.0 } else { v };
-                    sq.add(i, if missing { 0.0 } else { s * v - cs });
+                    p[i] = census(v, &mut nan[i], &mut lo[i], &mut hi[i]);
+                    sq.add(i, if v.is_nan() { 0.0 } else { s * v - cs });
                 }
                 sums.add_group(&units, p);
             }
@@ -316,12 +317,8 @@ multiversion! {
         for (j, &v) in blocks.remainder().iter().enumerate() {
             let i = j % LANES;
             let v = v.to_f64();
-            let missing = v.is_nan();
-            nan[i] += usize::from(missing);
-            lo[i] = if v < lo[i] { v } else { lo[i] };
-            hi[i] = if v > hi[i] { v } else { hi[i] };
-            sums.add_one(&units, i, if missing { 0.0 } else { v });
-            sq.add(i, if missing { 0.0 } else { s * v - cs });
+            sums.add_one(&units, i, census(v, &mut nan[i], &mut lo[i], &mut hi[i]));
+            sq.add(i, if v.is_nan() { 0.0 } else { s * v - cs });
         }
         let (sums, exact) = sums.finish();
         let (squares, lin) = sq.finish();
