@@ -3,7 +3,7 @@
 //! read back.
 
 use crate::input::Input;
-use outprob_core::io::lines::{write_lines, BadLine, Fault, LineReader, MAX_LINE};
+use outprob_core::io::lines::{write_lines, BadLine, Fault, LineReader, TextReader, MAX_LINE};
 
 /// Bytes → text read in chunks and batches, or doubles written as lines.
 ///

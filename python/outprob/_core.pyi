@@ -48,7 +48,6 @@ __all__ = [
     "fit_gamma",
     "FittedMap",
     "LineReader",
-    "format_lines",
     "TextStream",
     "evaluate",
     "brier_and_sharpness",
@@ -86,10 +85,7 @@ __all__ = [
     "DriftState",
     "drift_check_decayed",
     "drift_decayed_gaussian",
-    "RowReader",
-    "RowTexts",
     "csv_layout",
-    "format_columns",
 ]
 
 _Scores = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
@@ -720,8 +716,6 @@ class LineReader:
         """Adds text and parses every line it completes."""
     def finish(self) -> None:
         """Ends the input: an unfinished last line becomes a line."""
-    def ready(self, n: int) -> bool:
-        """Whether ``n`` lines can be taken, or the input ended."""
     def pending(self) -> int:
         """Lines parsed and not taken yet."""
     def take(
@@ -729,20 +723,21 @@ class LineReader:
     ) -> Tuple[int, npt.NDArray[np.float64], List[Tuple[int, str]]]:
         """(first line number, one score per line, [(line, message)] of bad lines)."""
 
-def format_lines(p: npt.NDArray[np.float64]) -> bytes:
-    """Probabilities as text: the shortest decimal that reads back to the same
-    double, one per line (``nan`` for NaN)."""
-
 class TextStream:
-    """``outprob stream`` without a window or a stored map: lines of scores
-    (or rows with an identifier) in, lines of probabilities and the online
-    columns out, fitting as it goes (no arrays)."""
+    """``outprob stream``: lines of scores (or rows with an identifier) in,
+    lines of probabilities and the online columns out (no arrays). The
+    probabilities are those of a streaming fit by ``spec`` (sketch size
+    ``k``, coin ``seed``; linear scaling if ``linear``), of the exact fit of
+    the newest ``window`` scores by ``spec``, refitted every ``refit_every``
+    scores, or of the stored ``map`` (one score column; nothing fitted).
+    ``monitor``: a martingale's parameters (``outprob.Martingale.params``)."""
 
     def __new__(
-        cls, *, spec: GaussianSpec, k: int, seed: int, linear: bool, rows: bool = False,
-        column: Optional[int] = None, delimiter: int = 44, pvalues: bool = False,
-        alert: Optional[str] = None, alpha: float = 0.05, monitor: Optional[str] = None,
-        alarm: float = 100.0, pvalue_seed: int = 0,
+        cls, *, spec: Optional[GaussianSpec] = None, k: int = 0, seed: int = 0,
+        linear: bool = False, window: Optional[int] = None, refit_every: int = 0,
+        map: Optional[FittedMap] = None, rows: bool = False, column: Optional[int] = None,
+        delimiter: int = 44, pvalues: bool = False, alert: Optional[str] = None,
+        alpha: float = 0.05, monitor: Optional[_MartingaleParams] = None, pvalue_seed: int = 0,
     ) -> "TextStream": ...
     def feed(self, data: bytes) -> None:
         """Adds text and parses every line it completes."""
@@ -925,40 +920,5 @@ def drift_decayed_gaussian(
 
 # -- rows with an identifier (outprob stream, contract §12 "outprob stream") ----------
 
-class RowTexts:
-    """A batch's kept row texts, handed back to format_columns."""
-
-class RowReader:
-    """Rows `id<TAB>score` (no column) or CSV rows (column, delimiter) fed in pieces."""
-
-    def __new__(
-        cls, *, column: Optional[int] = None, delimiter: int = 44, first_line: int = 1
-    ) -> "RowReader":
-        """``column``/``delimiter`` given: CSV rows; otherwise ``id<TAB>score``."""
-    def feed(self, data: bytes) -> None:
-        """Adds text and parses every line it completes."""
-    def finish(self) -> None:
-        """Ends the input: an unfinished last line becomes a line."""
-    def ready(self, n: int) -> bool:
-        """Whether ``n`` lines can be taken, or the input ended."""
-    def pending(self) -> int:
-        """Lines parsed and not taken yet."""
-    def take(
-        self, n: int
-    ) -> Tuple[int, _F64, List[Tuple[int, str]], RowTexts]:
-        """As ``LineReader.take``, with the rows' texts."""
-
 def csv_layout(header: bytes, column: str) -> Tuple[int, int]:
     """The field index and delimiter of a CSV header's column ``column``."""
-def format_columns(
-    doubles: List[Tuple[_F64, int]],
-    flags: List[_Bools],
-    *,
-    rows: Optional[RowTexts] = None,
-    delimiter: int = 9,
-    skip: List[int] = ...,
-) -> bytes:
-    """Output lines: each row's text (when ``rows`` is given), then the double
-    columns (each with its digits: 0 for the shortest form, else that many
-    significant digits) and the flag columns, separated by ``delimiter``;
-    rows at the indices in ``skip`` are left out."""

@@ -1,19 +1,15 @@
 """Contract §12, ``outprob stream`` with ``--pvalues``, ``--alert``,
-``--monitor``, ``--id`` and ``--csv-column`` without ``--window`` or
-``--map``: the core's stream writes each column as the public parts give
-it — ``OnlineConformal`` (missing scores not ranked), ``OnlineFDR`` and
-``Martingale(on_alarm="restart")`` on those p-values, the probability as
-the plain stream writes it — and, byte for byte, what the batch loop over
-those parts (the path of a windowed or stored fit) writes for the same
-flags."""
+``--monitor``, ``--id`` and ``--csv-column``: the core's stream writes
+each column as the public parts give it — ``OnlineConformal`` (missing
+scores not ranked), ``OnlineFDR`` and ``Martingale(on_alarm="restart")``
+on those p-values, the probability as the plain stream writes it. That
+it writes, byte for byte, what the batch loop over those parts wrote is
+held by ``test_stream_cli_goldens.py``."""
 
 from __future__ import annotations
 
-import argparse
-import io
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -26,26 +22,6 @@ def stream(text: str, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
-def loop_output(text: str, *args: str) -> str:
-    """What the batch loop of ``_stream_alerts.run`` writes for ``args``
-    (its fit is ``_fitter``'s: the same probabilities as the core's)."""
-    from outprob.cli import CLIError, _parser
-    from outprob.cli import _stream_alerts as alerts
-    from outprob.cli import stream as cli
-
-    args_ns: argparse.Namespace = _parser("stream").parse_args(["stream", *args])
-    out = io.StringIO()
-    batch = args_ns.flush_every or 8192
-    with warnings.catch_warnings():
-        # The bad lines' reports (checked elsewhere) go to showwarning.
-        warnings.showwarning = lambda *a, **k: None
-        try:
-            alerts.run(args_ns, cli._fitter(args_ns), io.StringIO(text), out, batch)
-        except CLIError:  # --on-error stop, after the rows before the bad one
-            assert args_ns.on_error == "stop"
-    return out.getvalue()
-
-
 def inputs() -> dict:
     rng = np.random.default_rng(11)
     x = np.round(rng.lognormal(size=700), 3)  # ties included
@@ -56,26 +32,6 @@ def inputs() -> dict:
     return {"lines": "\n".join(lines) + "\n",
             "ids": "".join(f"r{i}\t{v}\n" for i, v in enumerate(lines)),
             "csv": "name;score\n" + "".join(f"n{i};{v}\n" for i, v in enumerate(lines))}
-
-
-FLAGS = [
-    ["--pvalues"],
-    ["--pvalues", "--alert", "lord++", "--alpha", "0.2", "--monitor", "jumper", "--alarm", "5"],
-    ["--alert", "saffron", "--monitor", "mixture", "--seed", "9", "--lower-is-outlier"],
-    ["--monitor", "power", "--alarm", "3", "--alert", "addis"],
-]
-
-
-@pytest.mark.parametrize("layout", ["lines", "ids", "csv"])
-@pytest.mark.parametrize("flags", FLAGS)
-@pytest.mark.parametrize("on_error", ["nan", "skip", "stop"])
-def test_core_path_writes_what_the_loop_writes(layout, flags, on_error):
-    text = inputs()[layout]
-    extra = {"lines": [], "ids": ["--id"], "csv": ["--csv-column", "score"]}[layout]
-    args = [*flags, *extra, "--on-error", on_error, "--flush-every", "97"]
-    r = stream(text, *args)
-    assert r.returncode == (1 if on_error == "stop" else 0), r.stderr
-    assert r.stdout == loop_output(text, *args)
 
 
 @pytest.mark.parametrize("layout", ["lines", "ids"])

@@ -1,7 +1,9 @@
-"""The columns ``outprob stream`` and ``outprob.spark.score_stream`` add
-(contract §12, "outprob stream: p-values, alerts, a monitor"): online
-p-values, an online-FDR decision and a martingale with alarms, carried
-from one batch to the next and through ``to_dict``/``from_dict``."""
+"""The columns ``outprob.spark.score_stream`` adds (contract §12,
+"Spark"): online p-values, an online-FDR decision and a martingale with
+alarms, carried from one batch to the next and through
+``to_dict``/``from_dict`` (the state Spark's checkpoints keep).
+``outprob stream`` computes the same columns in the core's stream
+(``sequential::columns``), from the same public parts' parameters."""
 
 from __future__ import annotations
 

@@ -2,20 +2,16 @@
 monitor, and rows that carry an identifier (contract §12, "outprob
 stream: p-values, alerts, a monitor").
 
-Kept apart from ``stream.py``'s loop: without these flags ``outprob
-stream`` runs that loop and writes exactly what it wrote before. Without
---window or --map the core's ``TextStream`` computes the columns and
-writes the rows (``core_options`` gives its keywords); ``run`` is the loop
-of a windowed or stored fit.
+Kept apart from ``stream.py``'s loop: the core's ``TextStream`` computes
+the columns and writes the rows; ``core_options`` gives its keywords for
+these flags.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-from typing import Any, Callable, Dict, List, Optional, Tuple
-
-from ._stream_input import _Report, _reader
+from typing import Any, Callable, Dict, List, Tuple
 
 
 def _threshold(text: str) -> float:
@@ -68,7 +64,7 @@ def wanted(args: argparse.Namespace) -> bool:
 
 
 def _names(args: argparse.Namespace) -> List[str]:
-    """The added columns' names, in output order (``OnlineColumns.names``)."""
+    """The added columns' names, in output order (the core's ``OnlineColumns``)."""
     shown = [args.pvalues, args.monitor, args.alert, args.monitor]
     return [n for n, s in zip(("pvalue", "log_martingale", "alert", "alarm"), shown) if s]
 
@@ -87,9 +83,15 @@ def core_options(args: argparse.Namespace, read: Callable[[], bytes],
     if not 0 <= args.seed < 2**64:
         # OnlineConformal's check, without importing NumPy.
         raise ValueError(f"seed must be in [0, 2**64), got {args.seed}")
+    monitor = None
+    if args.monitor is not None:
+        from outprob._sequential.martingale import Martingale
+
+        # The public martingale's parameters: its signature holds the defaults.
+        monitor = Martingale(args.monitor, threshold=args.alarm, on_alarm="restart").params
     options: Dict[str, Any] = dict(
-        pvalues=args.pvalues, alert=args.alert, alpha=args.alpha, monitor=args.monitor,
-        alarm=args.alarm, pvalue_seed=args.seed, rows=bool(args.id or args.csv_column),
+        pvalues=args.pvalues, alert=args.alert, alpha=args.alpha, monitor=monitor,
+        pvalue_seed=args.seed, rows=bool(args.id or args.csv_column),
     )  # fmt: skip
     pending = b""
     if args.csv_column:
@@ -123,91 +125,3 @@ def _layout(header: bytes, column: str) -> Tuple[int, int]:
 
     layout: Tuple[int, int] = _core.csv_layout(header, column)
     return layout
-
-
-def _columns(args: argparse.Namespace) -> Any:
-    from outprob._sequential.columns import OnlineColumns
-
-    return OnlineColumns(pvalues=args.pvalues, alert=args.alert, alpha=args.alpha,
-                         monitor=args.monitor, alarm=args.alarm, seed=args.seed,
-                         higher_is_outlier=not args.lower_is_outlier)
-
-
-def run(args: argparse.Namespace, fit: Callable[[Any], Any], inp: Any, out: Any, batch: int) -> int:
-    """The loop of ``stream.py`` with the extra columns and row layouts."""
-    import numpy as np
-
-    from outprob import _core
-
-    from . import CLIError
-
-    if args.id and args.csv_column:
-        raise CLIError("--id and --csv-column are two layouts: give one")
-    read = _reader(inp)
-    write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
-    cols = _columns(args)
-    delimiter = ord("\t")
-    pending = b""
-    if args.csv_column:
-        header, pending = _header(read)
-        column, delimiter = _layout(header, args.csv_column)
-        reader: Any = _core.RowReader(column=column, delimiter=delimiter, first_line=2)
-        names = bytes([delimiter]).join(n.encode() for n in ["probability", *cols.names()])
-        write(header.removeprefix(b"\xef\xbb\xbf") + bytes([delimiter]) + names + b"\n")
-    elif args.id:
-        reader = _core.RowReader()
-    else:
-        reader = _core.LineReader()
-    if pending:
-        reader.feed(pending)
-    report = _Report(args.on_error)
-    while True:
-        while not reader.ready(batch):
-            data = read()
-            if data:
-                reader.feed(data)
-            else:
-                reader.finish()
-        taken = reader.take(batch)
-        first, x, bad = taken[0], taken[1], taken[2]
-        rows: Optional[Any] = taken[3] if len(taken) > 3 else None
-        if not x.size:
-            return report.close()
-        stop: Tuple[int, str] = (0, "")
-        n = x.size
-        skip: List[int] = []
-        if bad:
-            if args.on_error == "stop":
-                stop = bad[0]
-                skip = list(range(stop[0] - first, n))  # the bad row and those after it
-            elif args.on_error == "skip":
-                skip = sorted(line - first for line, _ in bad)
-            report.add(bad)
-        keep: Optional[Any] = None
-        if skip:
-            keep = np.ones(n, dtype=bool)
-            keep[skip] = False
-            xs = x[keep]  # the scores that get an output line, in order
-        else:
-            xs = x  # every row is written: no copies
-        if xs.size:
-            prob = np.ascontiguousarray(fit(xs), dtype=np.float64)
-            extra = cols.compute(xs)
-            doubles = [(a, 0) for a in [prob, *(extra[k] for k in ("pvalue", "log_martingale")
-                                                if k in extra)]]
-            flags = [extra[k] for k in ("alert", "alarm") if k in extra]
-            if keep is not None and xs.size < n:
-                # Back to one value per row (skipped rows are not written).
-                where = np.flatnonzero(keep)
-
-                def full(a: Any, fill: Any) -> Any:
-                    v = np.full(n, fill, dtype=a.dtype)
-                    v[where] = a
-                    return v
-
-                doubles = [(full(a, np.nan), d) for a, d in doubles]
-                flags = [full(f, False) for f in flags]
-            write(_core.format_columns(doubles, flags, rows=rows, delimiter=delimiter, skip=skip))
-            out.flush()
-        if stop[0]:
-            raise CLIError(f"standard input, {stop[1]}")

@@ -43,7 +43,7 @@ import argparse
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict
 
 from ._stream_input import _Report, _reader
 
@@ -52,7 +52,6 @@ HELP = "map a stream of scores (one per line) to probabilities, fitting as it go
 
 #: Largest --window, --refit-every and --flush-every.
 MAX_SIZE = 2**32
-#: Bad lines reported one by one; the rest are counted.
 
 
 def size(lo: int, hi: int) -> Callable[[str], int]:
@@ -97,19 +96,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     batch = args.flush_every or (1 if sys.stdin.isatty() else 8192)
-    from . import _stream_alerts as stream_alerts
-
     try:
-        if args.map is None and args.window is None:
-            # The core's stream, with the online columns and rows when asked.
-            return _plain(args, sys.stdin, sys.stdout, batch)
-    except BrokenPipeError:
-        return _quiet()
-    fit = _fitter(args) if args.map is None else _stored(args)
-    try:
-        if stream_alerts.wanted(args):
-            return stream_alerts.run(args, fit, sys.stdin, sys.stdout, batch)
-        return _loop(fit, sys.stdin, sys.stdout, batch, args.on_error)
+        return _stream(args, sys.stdin, sys.stdout, batch)
     except BrokenPipeError:
         return _quiet()
 
@@ -122,8 +110,8 @@ def _quiet() -> int:
     return 0
 
 
-def _stored(args: argparse.Namespace) -> Callable[[Any], Any]:
-    """``fit(x)`` of a stored map: its probabilities, nothing fitted."""
+def _stored(args: argparse.Namespace) -> Any:
+    """The core's map of the stored map ``--map`` names: nothing fitted."""
     from . import CLIError
     from .scale import load
 
@@ -133,8 +121,7 @@ def _stored(args: argparse.Namespace) -> Callable[[Any], Any]:
         raise CLIError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to "
                        "--map: a stored map is not refitted and keeps the orientation it was "
                        "fitted with")
-    transform: Callable[[Any], Any] = load(args.map).transform
-    return transform
+    return load(args.map)._map
 
 
 def _variant(args: argparse.Namespace) -> Any:
@@ -155,12 +142,12 @@ def _variant(args: argparse.Namespace) -> Any:
     return variant
 
 
-def _plain(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
-    """The stream without a window or a stored map: the extension's
-    ``TextStream`` reads, fits, maps and writes each batch as ``_loop``
-    does with ``_fitter``'s ``fit`` (the same bits), and the online columns
-    and rows as ``_stream_alerts.run`` does, without arrays — and so
-    without importing NumPy, which costs more than fitting two million
+def _stream(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
+    """The extension's ``TextStream`` reads, fits (as ``StreamingFit``'s
+    ``partial_fit``: a sketch, or ``--window``'s exact fit) or maps by a
+    stored map, and writes each batch, with the online columns and rows
+    when asked — without arrays, and so without importing NumPy (but for
+    a stored map or a monitor), which costs more than fitting two million
     lines."""
     from outprob import _core
     from outprob._common.fit_warnings import stream_notes
@@ -170,16 +157,27 @@ def _plain(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
 
     read = _reader(inp)
     write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
-    variant = _variant(args)
+    scale = None
+    if args.map is not None:
+        fit: Dict[str, Any] = dict(map=_stored(args))
+    else:
+        variant = _variant(args)
+        linear = variant.center is None
+        scale = None if linear else variant.scale
+        # StreamingFit's defaults, as partial_fit's stream has them.
+        spec = _core.GaussianSpec(
+            center="mean" if linear else variant.center, scale="std" if linear else variant.scale,
+            trim=0.1, ddof=0, maxiter=_MAXITER, tol=_TOL, nan_policy="omit",
+            negate=args.lower_is_outlier,
+        )
+        fit = dict(spec=spec, linear=linear)
+        if args.window is None:
+            fit.update(k=args.k, seed=0)
+        else:
+            # A window refits at every batch unless told otherwise (as partial_fit).
+            fit.update(window=args.window, refit_every=args.refit_every or 1)
     options, pending = stream_alerts.core_options(args, read, write)
-    linear = variant.center is None
-    # StreamingFit's defaults, as _fitter's stream has them.
-    spec = _core.GaussianSpec(
-        center="mean" if linear else variant.center, scale="std" if linear else variant.scale,
-        trim=0.1, ddof=0, maxiter=_MAXITER, tol=_TOL, nan_policy="omit",
-        negate=args.lower_is_outlier,
-    )
-    stream = _core.TextStream(spec=spec, k=args.k, seed=0, linear=linear, **options)
+    stream = _core.TextStream(**fit, **options)
     if pending:
         stream.feed(pending)
     report = _Report(args.on_error)
@@ -191,12 +189,12 @@ def _plain(args: argparse.Namespace, inp: Any, out: Any, batch: int) -> int:
                 stream.feed(data)
             else:
                 stream.finish()
-        text, lines, bad, stop, fit = stream.step(batch, on_error=args.on_error)
+        text, lines, bad, stop, fitted = stream.step(batch, on_error=args.on_error)
         if not lines:
             return report.close()
         report.add(bad)
-        if fit is not None and not linear:
-            for category, message in stream_notes(_Fit(fit), variant.scale, _MAXITER, _TOL, ""):
+        if fitted is not None and scale is not None:
+            for category, message in stream_notes(_Fit(fitted), scale, _MAXITER, _TOL, ""):
                 # A stream would repeat a warning at every batch: once is enough.
                 if category not in shown:
                     shown.add(category)
@@ -220,97 +218,3 @@ class _Fit:
         self.center, self.scale, self.scale_used = r.center, r.scale, r.scale_used
         ms = r.m_estimates
         self.converged = all(m.converged for m in ms) if ms else None
-
-
-def _fitter(args: argparse.Namespace) -> Callable[[Any], Any]:
-    """``fit(x)``: adds a batch to the fit and returns its probabilities —
-    those of the variant's scaler after ``partial_fit(x)``, computed from
-    the same streaming state and the same fitted map without the scaler
-    classes (and so without importing scikit-learn)."""
-    import numpy as np
-
-    from outprob import _core
-    from outprob._common.fit_warnings import stream_notes
-    from outprob.streaming._fit import StreamingFit
-    from outprob.streaming._state import _streaming_result
-
-    variant = _variant(args)
-    negate = args.lower_is_outlier
-    # A window refits at every batch unless told otherwise (as partial_fit).
-    every = args.refit_every if args.window is None or args.refit_every else 1
-    if variant.center is None:
-        stream = StreamingFit(scaling="linear", higher_is_outlier=not negate, window=args.window,
-                              refit_every=every)
-    else:
-        stream = StreamingFit(variant.center, variant.scale, higher_is_outlier=not negate,
-                              k=args.k, window=args.window, refit_every=every)
-    p = stream.params
-    shown = set()
-    # A sketch is queried only when the core's rule says the last fit no
-    # longer stands (contract §9, "Command line": "Refits").
-    sketched = variant.center is not None and args.window is None
-    last: List[Any] = [None, None]  # n at the last fit, and its map
-
-    def fit(x: Any) -> Any:
-        if stream.n == 0 and np.isnan(x).all():
-            return x  # nothing to fit yet: missing scores stay missing
-        if sketched:
-            state = stream.update(x)._state
-            assert state is not None  # an update makes the state
-            fresh = state.stream_fit(last[0])[0]
-            if fresh is None:
-                return last[1].transform(x)
-            r = _streaming_result(fresh)
-        else:
-            r = stream.update(x).result()
-        if variant.center is None:
-            kind, params = "linear", {"min": [r.center], "max": [r.scale]}
-        else:
-            kind, params = "gaussian", {"center": [r.center], "scale": [r.scale]}
-            for category, message in stream_notes(r, variant.scale, p["maxiter"], p["tol"], ""):
-                # A stream would repeat a warning at every batch: once is enough.
-                if category not in shown:
-                    shown.add(category)
-                    warnings.showwarning(message, category, "", 0)
-        fitted = _core.FittedMap({"kind": kind, "negate": negate, "two_d": False,
-                                  "pretransform": None, "params": params, "sorted": None})
-        last[:] = [r.n, fitted]
-        return fitted.transform(x)
-
-    return fit
-
-
-def _loop(fit: Callable[[Any], Any], inp: Any, out: Any, batch: int, on_error: str) -> int:
-    import numpy as np
-
-    from outprob import _core
-
-    from . import CLIError
-
-    read = _reader(inp)
-    write = out.buffer.write if hasattr(out, "buffer") else (lambda b: out.write(b.decode()))
-    lines = _core.LineReader()
-    report = _Report(on_error)
-    while True:
-        while not lines.ready(batch):
-            data = read()
-            if data:
-                lines.feed(data)
-            else:
-                lines.finish()
-        first, x, bad = lines.take(batch)
-        if not x.size:
-            return report.close()
-        stop: Tuple[int, str] = (0, "")
-        if bad:
-            if on_error == "stop":
-                stop = bad[0]
-                x = x[: stop[0] - first]
-            elif on_error == "skip":
-                x = np.delete(x, [line - first for line, _ in bad])
-            report.add(bad)
-        if x.size:
-            write(_core.format_lines(fit(x)))
-            out.flush()
-        if stop[0]:
-            raise CLIError(f"standard input, {stop[1]}")

@@ -184,6 +184,6 @@ mod _core {
             PyOnlineFdr, PyOnlinePvalues,
         },
         streaming::{kll_normalized_rank_error, PyKllSketch, PyStreamingState, PyWindowState},
-        text::{csv_layout, format_columns, format_lines, PyLineReader, PyRowReader, PyRows},
+        text::{csv_layout, PyLineReader},
     };
 }

@@ -1,15 +1,16 @@
-//! `outprob stream`'s plain path (contract §9, "Command line"): the core's
+//! `outprob stream` (contract §9, "Command line"; §12): the core's
 //! `streaming::text::TextStream` — bytes in, bytes out, no arrays.
 
-use crate::convert::Wrap;
-use crate::fit::PyGaussianSpec;
+use crate::convert::{keywords, Wrap};
+use crate::fit::{PyFittedMap, PyGaussianSpec};
 use crate::results::StreamingResult;
 use crate::{locked, Locked, Result};
 use outprob_core::rows::Layout;
 use outprob_core::sequential::columns::{ColumnSpec, OnlineColumns};
 use outprob_core::streaming::text::{OnError, TextStream};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 
 locked!(
     /// Lines of scores in, lines of probabilities out, fitting as it goes.
@@ -29,37 +30,42 @@ type Step<'py> = (
 
 #[pymethods]
 impl PyTextStream {
-    /// `rows`: `id<TAB>score` rows, or CSV rows with the score in field
-    /// `column` (after a header); `pvalues`, `alert`, `monitor`: the
-    /// online columns (contract §12).
     #[new]
-    #[pyo3(signature = (*, spec, k, seed, linear, rows=false, column=None, delimiter=b',',
-                        pvalues=false, alert=None, alpha=0.05, monitor=None, alarm=100.0,
-                        pvalue_seed=0))]
+    #[pyo3(signature = (*, spec=None, k=0, seed=0, linear=false, window=None, refit_every=0,
+                        map=None, rows=false, column=None, delimiter=b',', pvalues=false,
+                        alert=None, alpha=0.05, monitor=None, pvalue_seed=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        spec: &PyGaussianSpec,
+        py: Python<'_>,
+        spec: Option<&PyGaussianSpec>,
         k: u32,
         seed: u64,
         linear: bool,
+        window: Option<usize>,
+        refit_every: usize,
+        map: Option<&PyFittedMap>,
         rows: bool,
         column: Option<usize>,
         delimiter: u8,
         pvalues: bool,
         alert: Option<&str>,
         alpha: f64,
-        monitor: Option<&str>,
-        alarm: f64,
+        monitor: Option<&Bound<'_, PyDict>>,
         pvalue_seed: u64,
     ) -> Result<Self> {
-        let columns = OnlineColumns::new(&ColumnSpec {
+        let mut s = match (map, spec, window) {
+            (Some(m), None, None) => TextStream::stored(m.0.clone())?,
+            (None, Some(spec), None) => TextStream::new(spec.core, k, seed, linear)?,
+            (None, Some(spec), Some(w)) => TextStream::windowed(spec.core, w, refit_every, linear)?,
+            _ => return Err(PyValueError::new_err("give spec (and window), or map").into()),
+        };
+        s = s.with_columns(OnlineColumns::new(ColumnSpec {
             pvalues,
             alert: alert.map(|m| m.parse().map(|m| (m, alpha))).transpose()?,
-            monitor: monitor.map(|m| m.parse().map(|m| (m, alarm))).transpose()?,
+            monitor: monitor.map(|m| keywords(py, Some(m))).transpose()?,
             seed: pvalue_seed,
-            negate: spec.core.negate,
-        })?;
-        let mut s = TextStream::new(spec.core, k, seed, linear)?.with_columns(columns);
+            negate: spec.is_some_and(|s| s.core.negate),
+        })?);
         if rows {
             s = match column {
                 Some(column) => s.with_rows(Layout::Csv { column, delimiter }, 2),
@@ -70,16 +76,16 @@ impl PyTextStream {
     }
 
     fn feed(&self, py: Python<'_>, data: &[u8]) {
-        self.detached(py, |s| s.feed(data));
+        self.detached(py, |s| s.reader().feed(data));
     }
 
     fn finish(&self, py: Python<'_>) {
-        self.lock(py).finish();
+        self.lock(py).reader().finish();
     }
 
     #[pyo3(signature = (n))]
     fn ready(&self, py: Python<'_>, n: usize) -> bool {
-        self.lock(py).ready(n)
+        self.lock(py).reader().ready(n)
     }
 
     #[pyo3(signature = (batch, *, on_error))]

@@ -123,6 +123,31 @@ pub struct Lines {
     pub bad: Vec<BadLine>,
 }
 
+/// Text fed in pieces of any size, read into lines handed out in batches
+/// ([`LineReader`]: one score per line; [`crate::rows::RowReader`]: rows
+/// with an identifier). A line is complete at its `\n` or, for the last
+/// one, when the input ends.
+pub trait TextReader {
+    /// Adds text; parses every line it completes. Text fed after
+    /// [`finish`](Self::finish) is ignored.
+    fn feed(&mut self, data: &[u8]);
+
+    /// Ends the input: an unfinished last line becomes a line.
+    fn finish(&mut self);
+
+    /// Whether the input ended.
+    fn is_finished(&self) -> bool;
+
+    /// Lines parsed and not taken yet.
+    fn pending(&self) -> usize;
+
+    /// Whether `n` lines can be taken, or the input ended (what a batch
+    /// waits for).
+    fn ready(&self, n: usize) -> bool {
+        self.is_finished() || self.pending() >= n
+    }
+}
+
 /// Reads scores from text fed in pieces of any size, and hands them out in
 /// batches of lines.
 ///
@@ -166,39 +191,6 @@ impl LineReader {
         }
     }
 
-    /// Adds text; parses every line it completes. Text fed after
-    /// [`finish`](Self::finish) is ignored.
-    pub fn feed(&mut self, data: &[u8]) {
-        if self.split.is_finished() {
-            return;
-        }
-        let parsed = &mut self.split.sink;
-        parsed.scores.drain(..parsed.taken);
-        parsed.taken = 0;
-        self.split.feed(data);
-    }
-
-    /// Ends the input: an unfinished last line becomes a line.
-    pub fn finish(&mut self) {
-        self.split.finish();
-    }
-
-    /// Whether the input ended.
-    pub fn is_finished(&self) -> bool {
-        self.split.is_finished()
-    }
-
-    /// Whether `n` lines can be taken, or the input ended (what a batch
-    /// waits for).
-    pub fn ready(&self, n: usize) -> bool {
-        self.is_finished() || self.pending() >= n
-    }
-
-    /// Lines parsed and not taken yet.
-    pub fn pending(&self) -> usize {
-        self.split.sink.pending()
-    }
-
     /// The next `max` parsed lines (fewer if fewer are pending).
     pub fn take(&mut self, max: usize) -> Lines {
         let p = &mut self.split.sink;
@@ -224,6 +216,30 @@ impl LineReader {
             scores,
             bad,
         }
+    }
+}
+
+impl TextReader for LineReader {
+    fn feed(&mut self, data: &[u8]) {
+        if self.split.is_finished() {
+            return;
+        }
+        let parsed = &mut self.split.sink;
+        parsed.scores.drain(..parsed.taken);
+        parsed.taken = 0;
+        self.split.feed(data);
+    }
+
+    fn finish(&mut self) {
+        self.split.finish();
+    }
+
+    fn is_finished(&self) -> bool {
+        self.split.is_finished()
+    }
+
+    fn pending(&self) -> usize {
+        self.split.sink.pending()
     }
 }
 

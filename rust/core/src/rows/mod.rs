@@ -26,7 +26,7 @@
 //! digits (or shortest), flags as `0`/`1`.
 
 use crate::error::Error;
-use crate::io::lines::{parse_score, Fault};
+use crate::io::lines::{parse_score, Fault, TextReader};
 use crate::io::split::{LineSink, Splitter};
 use core::fmt;
 
@@ -316,33 +316,6 @@ impl RowReader {
         self.split.sink.layout
     }
 
-    /// Adds text; parses every row it completes (ignored after
-    /// [`finish`](Self::finish)).
-    pub fn feed(&mut self, data: &[u8]) {
-        self.split.feed(data);
-    }
-
-    /// Ends the input: an unfinished last line becomes a row.
-    pub fn finish(&mut self) {
-        self.split.finish();
-    }
-
-    /// Whether the input ended.
-    pub fn is_finished(&self) -> bool {
-        self.split.is_finished()
-    }
-
-    /// Whether `n` rows can be taken, or the input ended (what a batch
-    /// waits for).
-    pub fn ready(&self, n: usize) -> bool {
-        self.is_finished() || self.pending() >= n
-    }
-
-    /// Rows parsed and not taken yet.
-    pub fn pending(&self) -> usize {
-        self.split.sink.pending.scores.len()
-    }
-
     /// The next `max` rows (fewer if fewer are pending).
     pub fn take(&mut self, max: usize) -> Rows {
         let n = max.min(self.pending());
@@ -367,6 +340,24 @@ impl RowReader {
             ends: p.ends.split_off(n).into_iter().map(|e| e - cut).collect(),
         };
         std::mem::replace(p, rest)
+    }
+}
+
+impl TextReader for RowReader {
+    fn feed(&mut self, data: &[u8]) {
+        self.split.feed(data);
+    }
+
+    fn finish(&mut self) {
+        self.split.finish();
+    }
+
+    fn is_finished(&self) -> bool {
+        self.split.is_finished()
+    }
+
+    fn pending(&self) -> usize {
+        self.split.sink.pending.scores.len()
     }
 }
 
@@ -600,9 +591,10 @@ impl Column<'_> {
     }
 }
 
-/// Appends one line per row: the row's kept text (when `rows` is given)
-/// and the columns, separated by `delimiter`. Rows whose index is in
-/// `skip` (ascending) are left out.
+/// Appends one line per written row: the row's kept text (when `rows` is
+/// given) and the columns, separated by `delimiter`. The rows whose index
+/// is in `skip` (ascending) are not written, and the columns hold one
+/// value per written row.
 pub fn write_columns(
     rows: Option<&Rows>,
     columns: &[Column<'_>],
@@ -610,10 +602,12 @@ pub fn write_columns(
     skip: &[usize],
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    let n = rows.map_or_else(|| columns.first().map_or(0, Column::len), Rows::len);
-    if columns.iter().any(|c| c.len() != n) {
+    let written = columns.first().map_or(0, Column::len);
+    let n = rows.map_or(written + skip.len(), Rows::len);
+    if columns.iter().any(|c| c.len() + skip.len() != n) {
         return Err(Error::ShapeMismatch(format!(
-            "{n} rows need columns of as many values"
+            "{n} rows, {} of them skipped, need columns of a value per other row",
+            skip.len()
         )));
     }
     if skip.windows(2).any(|w| w[0] >= w[1]) || skip.last().is_some_and(|&s| s >= n) {
@@ -622,6 +616,8 @@ pub fn write_columns(
     let mut buffer = ryu::Buffer::new();
     out.reserve(n * (8 + 12 * columns.len()));
     let mut skip = skip.iter().peekable();
+    // `k`: the value of row `i` in the columns.
+    let mut k = 0;
     for i in 0..n {
         if skip.peek() == Some(&&i) {
             skip.next();
@@ -638,11 +634,12 @@ pub fn write_columns(
             }
             first = false;
             match *c {
-                Column::Doubles(v, d) => write_double(v[i], d, &mut buffer, out),
-                Column::Flags(v) => out.push(if v[i] { b'1' } else { b'0' }),
+                Column::Doubles(v, d) => write_double(v[k], d, &mut buffer, out),
+                Column::Flags(v) => out.push(if v[k] { b'1' } else { b'0' }),
             }
         }
         out.push(b'\n');
+        k += 1;
     }
     Ok(())
 }

@@ -255,8 +255,9 @@ proptest! {
 #[test]
 fn columns_follow_the_rows() {
     let rows = read(Layout::Tab, &[b"a\t1\nb\t2\nc\t3\n"], 10).remove(0);
-    let p = [0.25, f64::NAN, 1.0 / 3.0];
-    let flags = [true, false, false];
+    // The written rows' values: row 1 is skipped.
+    let p = [0.25, 1.0 / 3.0];
+    let flags = [true, false];
     let mut out = vec![];
     write_columns(
         Some(&rows),
@@ -293,6 +294,10 @@ fn columns_follow_the_rows() {
     )
     .is_err());
     assert!(write_columns(Some(&rows), &[], b'\t', &[3], &mut vec![]).is_err());
+    // Skipped rows have no value: a value for each row is one too many.
+    let all = [0.25, 0.5, 1.0];
+    let d = [Column::Doubles(&all, Digits::Shortest)];
+    assert!(write_columns(Some(&rows), &d, b'\t', &[1], &mut vec![]).is_err());
 }
 
 #[test]

@@ -4,26 +4,26 @@
 //! ln M with its alarm, in arrival order, a batch at a time.
 //!
 //! The parts are those of `outprob.OnlineConformal`, `OnlineFDR(method,
-//! alpha=α)` and `Martingale(kind, threshold=c, on_alarm="restart")` with
-//! their defaults, fed the same values in the same order, so the columns
-//! are the bits `outprob._sequential.columns.OnlineColumns` computes. A
-//! missing score (NaN) has no place in the stream: its p-value and ln M are
-//! NaN, its flags 0, and the parts do not see it.
+//! alpha=α)` and the martingale the caller builds (the command's is
+//! `Martingale(kind, threshold=c, on_alarm="restart")`, whose signature
+//! holds the defaults), fed the same values in the same order. A missing
+//! score (NaN) has no place in the stream: its p-value and ln M are NaN,
+//! its flags 0, and the parts do not see it.
 
 use crate::error::Error;
-use crate::sequential::martingale::{Kind, Martingale, OnAlarm, Path, Spec, Statistic};
+use crate::sequential::martingale::{Martingale, Path};
 use crate::sequential::online_fdr::{Method, OnlineFdr, Settings};
 use crate::sequential::online_pvalues::OnlinePvalues;
 
 /// Which columns, and their parameters.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ColumnSpec {
     /// Write the p-values.
     pub pvalues: bool,
     /// The online-FDR rule and its α.
     pub alert: Option<(Method, f64)>,
-    /// The martingale and its alarm threshold.
-    pub monitor: Option<(Kind, f64)>,
+    /// The monitor: a martingale with its alarm threshold, fresh.
+    pub monitor: Option<Martingale>,
     /// Seed of the p-values' tie breaking.
     pub seed: u64,
     /// Lower scores are more anomalous.
@@ -58,7 +58,7 @@ pub type Doubles<'a> = Vec<&'a [f64]>;
 impl OnlineColumns {
     /// The parts of `spec` (`None` when it asks for no column), checked as
     /// their constructors check them.
-    pub fn new(spec: &ColumnSpec) -> Result<Option<Self>, Error> {
+    pub fn new(spec: ColumnSpec) -> Result<Option<Self>, Error> {
         if !spec.pvalues && spec.alert.is_none() && spec.monitor.is_none() {
             return Ok(None);
         }
@@ -68,24 +68,11 @@ impl OnlineColumns {
             )?)),
             None => None,
         };
-        let mon = match spec.monitor {
-            Some((kind, threshold)) => Some(Martingale::new(Spec {
-                kind,
-                jump: 0.01,
-                epsilon: 0.5,
-                n_grid: 100,
-                min_epsilon: 0.01,
-                threshold: Some(threshold),
-                statistic: Statistic::Martingale,
-                on_alarm: OnAlarm::Restart,
-            })?),
-            None => None,
-        };
         Ok(Some(OnlineColumns {
             show_p: spec.pvalues,
             pv: OnlinePvalues::new(spec.seed, spec.negate, true),
             fdr,
-            mon,
+            mon: spec.monitor,
             pvalue: Vec::new(),
             log_martingale: Vec::new(),
             alert: Vec::new(),
@@ -211,12 +198,23 @@ fn spread<T: Copy>(x: &[f64], v: &mut [T], fill: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sequential::martingale::{Kind, OnAlarm, Spec, Statistic};
 
     fn spec() -> ColumnSpec {
+        let monitor = Martingale::new(Spec {
+            kind: Kind::Jumper,
+            jump: 0.01,
+            epsilon: 0.5,
+            n_grid: 100,
+            min_epsilon: 0.01,
+            threshold: Some(100.0),
+            statistic: Statistic::Martingale,
+            on_alarm: OnAlarm::Restart,
+        });
         ColumnSpec {
             pvalues: true,
             alert: Some((Method::LordPlusPlus, 0.05)),
-            monitor: Some((Kind::Jumper, 100.0)),
+            monitor: Some(monitor.unwrap()),
             seed: 3,
             negate: false,
         }
@@ -231,8 +229,8 @@ mod tests {
         for i in [0, 7, 8, 49] {
             holes.insert(i, f64::NAN);
         }
-        let mut a = OnlineColumns::new(&spec()).unwrap().unwrap();
-        let mut b = OnlineColumns::new(&spec()).unwrap().unwrap();
+        let mut a = OnlineColumns::new(spec()).unwrap().unwrap();
+        let mut b = OnlineColumns::new(spec()).unwrap().unwrap();
         a.compute(&x).unwrap();
         b.compute(&holes).unwrap();
         let mut k = 0;
@@ -256,7 +254,7 @@ mod tests {
         let x: Vec<f64> = (0..300)
             .map(|i| f64::from((i * 7919) % 101) * 0.5)
             .collect();
-        let mut c = OnlineColumns::new(&spec()).unwrap().unwrap();
+        let mut c = OnlineColumns::new(spec()).unwrap().unwrap();
         c.compute(&x[..100]).unwrap();
         let first = c.pvalue.clone();
         c.compute(&x[100..]).unwrap();
@@ -276,6 +274,6 @@ mod tests {
             monitor: None,
             ..spec()
         };
-        assert!(OnlineColumns::new(&none).unwrap().is_none());
+        assert!(OnlineColumns::new(none).unwrap().is_none());
     }
 }

@@ -20,13 +20,23 @@
 //! written not at all. The columns are computed here, a batch at a time,
 //! so that the stream pays for no array crossing and no per-line loop
 //! outside the core.
+//!
+//! What maps a batch ([`Fitter`]): the streaming fit (a sketch for the
+//! order statistics), the exact fit of the newest W scores
+//! ([`Window`], refitted every `refit_every` scores, `--window`), or a
+//! stored map that nothing refits (`--map`) — each as the public
+//! `StreamingFit.update(x).result()` or `FittedMap.transform` gives it.
 
 use crate::error::Error;
-use crate::io::lines::{write_lines, BadLine, LineReader};
+use crate::io::lines::{write_lines, BadLine, LineReader, TextReader};
 use crate::rows::{write_columns, BadRow, Column, Digits, Layout, RowReader, Rows};
+use crate::sample::NanPolicy;
 use crate::sequential::columns::OnlineColumns;
+use crate::streaming::bounds::Interval;
+use crate::streaming::extremes::linear_result;
 use crate::streaming::fit::StreamingResult;
 use crate::streaming::state::StreamingState;
+use crate::streaming::window::Window;
 use crate::transformations::fit::GaussianSpec;
 use crate::transformations::fitted::{FittedMap, MapKind, MapParts};
 use core::fmt;
@@ -100,22 +110,73 @@ pub struct Step {
     pub fit: Option<StreamingResult>,
 }
 
-/// Where the text goes in.
-#[derive(Debug)]
-enum Reader {
-    Lines(LineReader),
-    Rows(RowReader),
+/// A batch as the stream takes it: the first line's number, one score
+/// per line, the bad lines, and the rows' texts (with rows).
+type Batch = (u64, Vec<f64>, Vec<Bad>, Option<Rows>);
+
+/// Where the text goes in: lines of one score, or rows.
+trait Source: TextReader + fmt::Debug + Send {
+    /// The next `n` lines or rows.
+    fn batch(&mut self, n: usize) -> Batch;
+    /// The output's delimiter.
+    fn delimiter(&self) -> u8;
 }
 
-/// Lines in, probabilities out (a Gaussian fit, or a linear one).
+impl Source for LineReader {
+    fn batch(&mut self, n: usize) -> Batch {
+        let t = self.take(n);
+        (
+            t.first_line,
+            t.scores,
+            t.bad.into_iter().map(Bad::Line).collect(),
+            None,
+        )
+    }
+    fn delimiter(&self) -> u8 {
+        b'\t'
+    }
+}
+
+impl Source for RowReader {
+    fn batch(&mut self, n: usize) -> Batch {
+        let mut t = self.take(n);
+        let scores = std::mem::take(&mut t.scores);
+        let bad = std::mem::take(&mut t.bad).into_iter().map(Bad::Row);
+        (t.first_line, scores, bad.collect(), Some(t))
+    }
+    fn delimiter(&self) -> u8 {
+        self.layout().delimiter()
+    }
+}
+
+/// What maps a batch.
+#[derive(Debug)]
+enum Fitter {
+    /// The streaming fit of every score so far, refitted when the core's
+    /// rule says the last fit no longer stands
+    /// ([`StreamingState::stream_fit`]).
+    Stream(StreamingState),
+    /// The exact fit of the newest scores, refitted when due (and at the
+    /// first batch); a linear fit when `linear`.
+    Window {
+        window: Window<f64>,
+        spec: GaussianSpec,
+        linear: bool,
+    },
+    /// A stored map: nothing is fitted.
+    Stored,
+}
+
+/// Lines in, probabilities out (a Gaussian fit, a linear one, or a
+/// stored map).
 #[derive(Debug)]
 pub struct TextStream {
-    reader: Reader,
+    reader: Box<dyn Source>,
     columns: Option<OnlineColumns>,
-    state: StreamingState,
+    fitter: Fitter,
     kind: MapKind,
     negate: bool,
-    /// Scores at the last fit and its map.
+    /// Scores at the last fit and its map (the stored map).
     last: Option<(u64, FittedMap)>,
     /// A batch's probabilities.
     mapped: Vec<f64>,
@@ -125,11 +186,45 @@ impl TextStream {
     /// An empty stream fitting by `spec` (sketch parameter `k`, coin
     /// `seed`), or a linear fit.
     pub fn new(spec: GaussianSpec, k: u32, seed: u64, linear: bool) -> Result<Self, Error> {
-        let negate = spec.negate;
-        Ok(TextStream {
-            reader: Reader::Lines(LineReader::new()),
+        let state = StreamingState::new(spec, k, seed, 1, linear)?;
+        Ok(Self::fitting(Fitter::Stream(state), spec.negate, linear))
+    }
+
+    /// An empty stream fitting the newest `size` scores exactly by `spec`
+    /// (or a linear fit), refitted every `refit_every` scores.
+    pub fn windowed(
+        spec: GaussianSpec,
+        size: usize,
+        refit_every: usize,
+        linear: bool,
+    ) -> Result<Self, Error> {
+        let window = Window::new(size, refit_every)?;
+        let fitter = Fitter::Window {
+            window,
+            spec,
+            linear,
+        };
+        Ok(Self::fitting(fitter, spec.negate, linear))
+    }
+
+    /// A stream mapping by a stored map of one score column.
+    pub fn stored(map: FittedMap) -> Result<Self, Error> {
+        if let Some(k) = map.n_features() {
+            return Err(Error::invalid(
+                "map",
+                format!("fitted on {k} score columns: a stream has one score per line"),
+            ));
+        }
+        let mut s = Self::fitting(Fitter::Stored, false, false);
+        s.last = Some((0, map));
+        Ok(s)
+    }
+
+    fn fitting(fitter: Fitter, negate: bool, linear: bool) -> Self {
+        TextStream {
+            reader: Box::new(LineReader::new()),
             columns: None,
-            state: StreamingState::new(spec, k, seed, 1, linear)?,
+            fitter,
             kind: if linear {
                 MapKind::Linear
             } else {
@@ -138,7 +233,7 @@ impl TextStream {
             negate,
             last: None,
             mapped: Vec::new(),
-        })
+        }
     }
 
     /// The stream reading rows in `layout` (`first_line`: the number of
@@ -146,7 +241,7 @@ impl TextStream {
     /// kept text before its columns.
     #[must_use]
     pub fn with_rows(mut self, layout: Layout, first_line: u64) -> Self {
-        self.reader = Reader::Rows(RowReader::new(layout, first_line));
+        self.reader = Box::new(RowReader::new(layout, first_line));
         self
     }
 
@@ -157,46 +252,10 @@ impl TextStream {
         self
     }
 
-    /// Adds text (ignored after [`finish`](Self::finish)).
-    pub fn feed(&mut self, data: &[u8]) {
-        match &mut self.reader {
-            Reader::Lines(r) => r.feed(data),
-            Reader::Rows(r) => r.feed(data),
-        }
-    }
-
-    /// Ends the input.
-    pub fn finish(&mut self) {
-        match &mut self.reader {
-            Reader::Lines(r) => r.finish(),
-            Reader::Rows(r) => r.finish(),
-        }
-    }
-
-    /// Whether a batch of `n` lines can be taken, or the input ended.
-    pub fn ready(&self, n: usize) -> bool {
-        match &self.reader {
-            Reader::Lines(r) => r.ready(n),
-            Reader::Rows(r) => r.ready(n),
-        }
-    }
-
-    /// The next `batch` lines: the first one's number, one score each, the
-    /// bad ones, and the rows' texts (with rows).
-    fn take(&mut self, batch: usize) -> (u64, Vec<f64>, Vec<Bad>, Option<Rows>) {
-        match &mut self.reader {
-            Reader::Lines(r) => {
-                let t = r.take(batch);
-                let bad = t.bad.into_iter().map(Bad::Line).collect();
-                (t.first_line, t.scores, bad, None)
-            }
-            Reader::Rows(r) => {
-                let mut t = r.take(batch);
-                let scores = std::mem::take(&mut t.scores);
-                let bad = std::mem::take(&mut t.bad).into_iter().map(Bad::Row);
-                (t.first_line, scores, bad.collect(), Some(t))
-            }
-        }
+    /// The reader of the input: feed it, finish it, ask it whether a
+    /// batch is [`ready`](TextReader::ready).
+    pub fn reader(&mut self) -> &mut dyn TextReader {
+        &mut *self.reader
     }
 
     /// Takes up to `batch` lines, fits and maps them, and appends their
@@ -208,7 +267,7 @@ impl TextStream {
         on_error: OnError,
         out: &mut Vec<u8>,
     ) -> Result<Step, Error> {
-        let (first_line, mut x, bad, rows) = self.take(batch);
+        let (first_line, mut x, bad, rows) = self.reader.batch(batch);
         let lines = x.len();
         let mut stop = None;
         // Rows written not at all, ascending (only when a row layout or
@@ -254,10 +313,7 @@ impl TextStream {
                 if let Some(c) = &mut self.columns {
                     c.compute(&x)?;
                 }
-                let delimiter = match &self.reader {
-                    Reader::Rows(r) => r.layout().delimiter(),
-                    Reader::Lines(_) => b'\t',
-                };
+                let delimiter = self.reader.delimiter();
                 write_kept(
                     p,
                     self.columns.as_ref(),
@@ -281,21 +337,36 @@ impl TextStream {
     /// `x` itself). The fresh fit, if one was made.
     fn map(&mut self, x: &[f64]) -> Result<Option<StreamingResult>, Error> {
         self.mapped.clear();
-        if self.state.n()[0] == 0 && x.iter().all(|v| v.is_nan()) {
-            return Ok(None);
-        }
-        self.state.update(x, &[x.len()])?;
-        let fresh = self
-            .state
-            .stream_fit(self.last.as_ref().map(|l| l.0))?
-            .pop()
-            .flatten();
+        let missing = || x.iter().all(|v| v.is_nan());
+        let since = self.last.as_ref().map(|l| l.0);
+        let fresh = match &mut self.fitter {
+            Fitter::Stored => None,
+            Fitter::Stream(state) => {
+                if state.n()[0] == 0 && missing() {
+                    return Ok(None);
+                }
+                state.update(x, &[x.len()])?;
+                state.stream_fit(since)?.pop().flatten()
+            }
+            Fitter::Window {
+                window,
+                spec,
+                linear,
+            } => {
+                if window.seen() == 0 && missing() {
+                    return Ok(None);
+                }
+                window.update(x, NanPolicy::Omit)?;
+                if since.is_some() && !window.due() {
+                    None
+                } else {
+                    Some(window_fit(window, spec, *linear)?)
+                }
+            }
+        };
         if let Some(r) = &fresh {
-            let map = FittedMap::new(MapParts::one_column(
-                self.kind,
-                self.negate,
-                &[r.center, r.scale],
-            ))?;
+            let params = [r.center, r.scale];
+            let map = FittedMap::new(MapParts::one_column(self.kind, self.negate, &params))?;
             self.last = Some((r.n, map));
         }
         let Some((_, map)) = &self.last else {
@@ -308,8 +379,42 @@ impl TextStream {
     }
 }
 
+/// The window's fit as a result: exact, so its intervals are points (as
+/// `StreamingFit`'s windowed results).
+fn window_fit(
+    window: &mut Window<f64>,
+    spec: &GaussianSpec,
+    linear: bool,
+) -> Result<StreamingResult, Error> {
+    let n = window.values().len() as u64;
+    if linear {
+        let l = window.fit_linear(spec.negate)?;
+        return Ok(linear_result(l.min, l.max, n));
+    }
+    let fit = window.fit_gaussian(spec)?;
+    let (center, scale) = (fit.params.center, fit.params.scale);
+    Ok(StreamingResult {
+        center,
+        scale,
+        scale_used: fit.scale_used,
+        center_interval: Some(Interval {
+            lo: center,
+            hi: center,
+        }),
+        scale_interval: Some(Interval {
+            lo: scale,
+            hi: scale,
+        }),
+        probability_error: Some(0.0),
+        rank_error: 0.0,
+        m_estimates: fit.m_estimates,
+        n,
+    })
+}
+
 /// Appends the lines of the kept rows: the row's text (with rows), the
-/// probability `p` and the online columns, one value each per kept row.
+/// probability `p` and the online columns, one value each per kept row
+/// (the rows in `skip` are not written).
 fn write_kept(
     p: &[f64],
     columns: Option<&OnlineColumns>,
@@ -318,47 +423,15 @@ fn write_kept(
     delimiter: u8,
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    let mut doubles = vec![p];
-    let mut flags = Vec::new();
+    let mut written = vec![Column::Doubles(p, Digits::Shortest)];
     if let Some(c) = columns {
-        doubles.extend(c.doubles());
-        flags.extend(c.flags());
+        let d = c.doubles().into_iter();
+        written.extend(d.map(|v| Column::Doubles(v, Digits::Shortest)));
+        written.extend(c.flags().into_iter().map(Column::Flags));
     }
-    match rows {
-        Some(r) if !skip.is_empty() => {
-            // Back to one value per row; the skipped rows are not written.
-            let n = r.len();
-            let d: Vec<Vec<f64>> = doubles.iter().map(|v| full(v, skip, n, f64::NAN)).collect();
-            let f: Vec<Vec<bool>> = flags.iter().map(|v| full(v, skip, n, false)).collect();
-            let d: Vec<&[f64]> = d.iter().map(Vec::as_slice).collect();
-            let f: Vec<&[bool]> = f.iter().map(Vec::as_slice).collect();
-            write_columns(Some(r), &cols(&d, &f), delimiter, skip, out)
-        }
-        // Without rows, the kept values are the lines.
-        _ => write_columns(rows, &cols(&doubles, &flags), delimiter, &[], out),
-    }
-}
-
-/// The written columns: the doubles (shortest form), then the flags.
-fn cols<'a>(d: &[&'a [f64]], f: &[&'a [bool]]) -> Vec<Column<'a>> {
-    let d = d.iter().map(|v| Column::Doubles(v, Digits::Shortest));
-    d.chain(f.iter().map(|v| Column::Flags(v))).collect()
-}
-
-/// `kept`'s values at the `n` rows not in `skip` (ascending), `fill` at
-/// those in it.
-fn full<T: Copy>(kept: &[T], skip: &[usize], n: usize, fill: T) -> Vec<T> {
-    let mut v = Vec::with_capacity(n);
-    let (mut s, mut k) = (skip.iter().peekable(), kept.iter());
-    for i in 0..n {
-        if s.peek() == Some(&&i) {
-            s.next();
-            v.push(fill);
-        } else {
-            v.push(k.next().copied().unwrap_or(fill));
-        }
-    }
-    v
+    // Without rows, the kept values are the lines.
+    let skip = if rows.is_some() { skip } else { &[] };
+    write_columns(rows, &written, delimiter, skip, out)
 }
 
 #[cfg(test)]
@@ -370,8 +443,8 @@ mod tests {
     fn run(text: &[u8], batch: usize, on_error: OnError) -> (Vec<Vec<f64>>, Vec<Step>) {
         let spec = GaussianSpec::new(Center::Mean, Scale::Nmad);
         let mut s = TextStream::new(spec, 200, 0, false).unwrap();
-        s.feed(text);
-        s.finish();
+        s.reader().feed(text);
+        s.reader().finish();
         let (mut out, mut steps) = (vec![], vec![]);
         loop {
             let mut bytes = Vec::new();
@@ -445,7 +518,7 @@ mod tests {
         use crate::sequential::columns::ColumnSpec;
         use crate::sequential::online_pvalues::OnlinePvalues;
         let spec = GaussianSpec::new(Center::Mean, Scale::Nmad);
-        let columns = OnlineColumns::new(&ColumnSpec {
+        let columns = OnlineColumns::new(ColumnSpec {
             pvalues: true,
             alert: None,
             monitor: None,
@@ -457,8 +530,8 @@ mod tests {
             .unwrap()
             .with_rows(Layout::Tab, 1)
             .with_columns(columns);
-        s.feed(b"a\t1\nb\tx\nc d\t2\n");
-        s.finish();
+        s.reader().feed(b"a\t1\nb\tx\nc d\t2\n");
+        s.reader().finish();
         let mut out = Vec::new();
         let step = s.step(10, OnError::Skip, &mut out).unwrap();
         assert_eq!((step.lines, step.bad.len(), step.bad[0].line()), (3, 1, 2));
@@ -474,5 +547,61 @@ mod tests {
         pv.pvalues(&[1.0, 2.0], None, &mut p).unwrap();
         let got: Vec<f64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
         assert_eq!(got, p);
+    }
+
+    /// The probabilities of `batch` under the Gaussian map `(center, scale)`.
+    fn gaussian(params: [f64; 2], batch: &[f64]) -> Vec<f64> {
+        let parts = MapParts::one_column(MapKind::Gaussian, false, &params);
+        let mut p = vec![0.0; batch.len()];
+        FittedMap::new(parts)
+            .unwrap()
+            .transform(batch, &mut p)
+            .unwrap();
+        p
+    }
+
+    fn lines(out: &[u8]) -> Vec<f64> {
+        let text = std::str::from_utf8(out).unwrap();
+        text.lines().map(|l| l.parse().unwrap()).collect()
+    }
+
+    /// A window fits its newest scores at the first batch and again when
+    /// `refit_every` scores came since; a stored map maps every batch as it
+    /// is, and one of two score columns is refused (contract §9).
+    #[test]
+    fn windows_and_stored_maps() {
+        let spec = GaussianSpec::new(Center::Median, Scale::Nmad);
+        let mut s = TextStream::windowed(spec, 4, 3, false).unwrap();
+        s.reader().feed(b"1\n2\n3\n10\n20\n");
+        s.reader().finish();
+        let mut out = Vec::new();
+        let steps: Vec<Step> = (0..3)
+            .map(|_| s.step(2, OnError::Nan, &mut out).unwrap())
+            .collect();
+        let fits: Vec<_> = steps.iter().map(|t| t.fit.as_ref().map(|f| f.n)).collect();
+        assert_eq!(fits, [Some(2), None, Some(4)]);
+        let params = |x: &[f64]| {
+            let f = crate::transformations::fit::fit_gaussian(x, &spec).unwrap();
+            [f.params.center, f.params.scale]
+        };
+        let first = params(&[1.0, 2.0]);
+        let mut want = gaussian(first, &[1.0, 2.0, 3.0, 10.0]);
+        want.extend(gaussian(params(&[2.0, 3.0, 10.0, 20.0]), &[20.0]));
+        assert!(same(&lines(&out), &want));
+
+        let map = FittedMap::new(MapParts::one_column(MapKind::Gaussian, false, &first));
+        let mut s = TextStream::stored(map.unwrap()).unwrap();
+        s.reader().feed(b"nan\n3\n");
+        s.reader().finish();
+        let mut out = Vec::new();
+        assert!(s.step(5, OnError::Nan, &mut out).unwrap().fit.is_none());
+        assert!(same(&lines(&out), &gaussian(first, &[f64::NAN, 3.0])));
+        let two = MapParts {
+            two_d: true,
+            params: vec![vec![0.0, 1.0], vec![1.0, 1.0]],
+            ..MapParts::one_column(MapKind::Gaussian, false, &[0.0, 1.0])
+        };
+        let two = FittedMap::new(two).unwrap();
+        assert!(TextStream::stored(two).is_err());
     }
 }
