@@ -8,6 +8,9 @@
         --variants mean_nmad median_nmad             # the same rows with main's outprob too
     .venv/bin/python benches/streaming.py --alerts --lines 1e7   # stream with/without
         --pvalues --alert lord++ --monitor jumper (contract §12), in one run
+    .venv/bin/python benches/streaming.py --cli --window 100000 --before main PYTHON
+    .venv/bin/python benches/streaming.py --cli --map --before main PYTHON
+        # the stream's exact window, or a stored map (fitted on the first 10^5 scores)
 
 * KLL update throughput of outprob.streaming.KLLSketch vs the
   ``datasketches`` package (same k, same float64 arrays, one thread).
@@ -179,12 +182,15 @@ def _first_line(argv, stdin_path, repeat=5):
     return best_t
 
 
-def stream_cli_rows(n=2_000_000, before=(), variants=("mean_nmad",), repeat=3):
+def stream_cli_rows(n=2_000_000, before=(), variants=("mean_nmad",), repeat=3, window=None,
+                    stored=False):
     """``outprob stream`` (default batches) on n lines of a file vs ``awk
     '{print $1*2}'`` on the same file, in one run: for each variant, with
     this interpreter and with each ``(label, python)`` of ``before`` (an
     interpreter with another outprob installed, e.g. main's), alternating
-    with awk so that the load they see is alike."""
+    with awk so that the load they see is alike. ``window``: with
+    ``--window``; ``stored``: with ``--map`` of median/nMAD fitted on the
+    first 10^5 scores."""
     import shutil
     import sys
     import tempfile
@@ -196,11 +202,21 @@ def stream_cli_rows(n=2_000_000, before=(), variants=("mean_nmad",), repeat=3):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scores.txt"
         path.write_text("".join(f"{v!r}\n" for v in x.tolist()))
+        extra = [] if window is None else ["--window", str(window)]
+        if stored:
+            import json
+
+            import outprob
+
+            fitted = outprob.scaler("median_nmad").fit(x[:100_000]).to_map().to_dict()
+            (Path(tmp) / "map.json").write_text(json.dumps(fitted))
+            extra, variants = ["--map", str(Path(tmp) / "map.json")], ["mean_nmad"]
         for variant in variants:
             for label, python in (("now", sys.executable),) + tuple(before):
-                ours = [python, "-m", "outprob", "stream", "--variant", variant]
+                ours = [python, "-m", "outprob", "stream", "--variant", variant, *extra]
                 t, c = _child_run(ours, path, repeat)
-                rows.append((f"outprob stream --variant {variant} ({label}), {n:.0e} lines",
+                shown = " ".join(["--map" if stored else f"--variant {variant}", *extra[:2 * (not stored)]])
+                rows.append((f"outprob stream {shown} ({label}), {n:.0e} lines",
                              f"{t:.3f} s ({n / t / 1e6:.1f} M lines/s), CPU {c:.3f} s"))
                 if awk is not None:
                     ta, ca = _child_run([awk, "{print $1*2}"], path, repeat)
@@ -263,14 +279,18 @@ def main() -> None:
                     help="only `outprob stream` with and without p-values, lord++ and a jumper")
     ap.add_argument("--input", help="with --alerts: read this file of scores (one per line)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per command line (the best is kept)")
+    ap.add_argument("--window", type=int, help="the `outprob stream` rows with --window W")
+    ap.add_argument("--map", action="store_true",
+                    help="the `outprob stream` rows with --map (median/nMAD of the first 10^5)")
     ap.add_argument("--only", choices=("sketch", "window", "moments"),
                     help="only these rows (and their baselines)")
     args = ap.parse_args()
-    cli = dict(n=int(args.lines), before=[tuple(b) for b in args.before], variants=args.variants)
+    cli = dict(n=int(args.lines), before=[tuple(b) for b in args.before], variants=args.variants,
+               window=args.window, stored=args.map)
     if args.alerts:
         rows = alerts_cli_rows(int(args.lines), cli["before"], args.repeat, args.input)
     elif args.cli:
-        rows = stream_cli_rows(**cli)
+        rows = stream_cli_rows(**cli, repeat=args.repeat)
     elif args.only:
         rows = {"sketch": sketch_rows, "window": window_rows, "moments": moments_rows}[args.only]()
     else:
