@@ -1,8 +1,8 @@
-//! The plain path of `outprob stream` (contract §9, "Command line"): text
-//! of one score per line in, one probability per line out, fitting as it
-//! goes — the line reader, the streaming fit and the map in one object, so
-//! that a batch crosses no array boundary (the command then needs no NumPy,
-//! whose import cost more than the fit of two million lines).
+//! `outprob stream` (contract §9, "Command line"): text of one score per
+//! line in, one probability per line out, fitting as it goes (or mapping
+//! by a stored map) — the line reader, the fit and the map in one object,
+//! so that a batch crosses no array boundary (the command then needs no
+//! NumPy, whose import cost more than the fit of two million lines).
 //!
 //! A batch is what the command's loop did with the same parts: take up to
 //! `batch` lines; apply `--on-error` to the bad ones (NaN, dropped, or the
