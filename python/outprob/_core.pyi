@@ -302,6 +302,9 @@ class GaussianSpec:
     def reads_moments(self) -> bool:
         """Whether a streaming fit reads the exact moments (mean, trimmed
         mean, SD) other than by a §5 fallback."""
+    @property
+    def iterates(self) -> bool:
+        """Whether the fit runs M-estimation (its ``m_estimates`` are not empty)."""
 
 # -- estimators (contract §1–§3) -----------------------------------------------------
 

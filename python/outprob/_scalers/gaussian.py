@@ -15,7 +15,7 @@ from .. import _core
 from .auto_trim import FALLBACK as FALLBACK_TRIM
 from .auto_trim import auto_trim
 from .base import Notes, ScalerBase, _new_tuple, _values, column_label
-from .checked_params import cached
+from .checked_params import cached, found_last
 from .._common.exceptions import ConvergenceWarning, ZeroScaleWarning
 from .fitted_attributes import Fitted, Bools, Floats, Intervals, Ints, Strs
 from .incremental import add_bounds, refit_every
@@ -32,6 +32,8 @@ from .output import NO_CONFIG, THREAD_CONFIG
 from ..streaming._sketch import DEFAULT_K
 from ..streaming._state import StreamingResult
 
+#: Class → the fused plan ``cached`` found last and its identity test.
+_FUSED_LAST = found_last("fused")
 
 
 @public("outprob")
@@ -274,10 +276,16 @@ class GaussianScaler(ScalerBase):
         return self._fit_attributes(fit, trim if chosen else None, column)
 
     def _fit_transform_fused(self, X: np.ndarray) -> Any:
-        plan = cached(self, "fused", self._fused_plan)
+        # The plan found last for this class, tried inline (see cached).
+        last = _FUSED_LAST.get(type(self))
+        try:
+            found = last is not None and last[0](self)
+        except AttributeError:  # a parameter deleted: cached explains
+            found = False
+        plan = last[1] if found else cached(self, "fused", self._fused_plan)  # type: ignore[index]
         if plan is None:
             return None
-        spec, threads, negate, key = plan
+        spec, threads, negate, key, iterates = plan
         done = (
             _core.fit_transform_gaussian(X, spec=spec) if threads == 0
             else _core.fit_transform_gaussian(X, spec=spec, threads=threads)
@@ -286,7 +294,7 @@ class GaussianScaler(ScalerBase):
             return None
         fit, result, fitted = done
         scale, used = fit.scale, fit.scale_used
-        if scale == 0.0 or used != self.scale or fit.m_estimates:
+        if iterates or scale == 0.0 or used != self.scale:
             attributes, notes = self._fit_attributes(fit, None, None)
             for category, message in notes:
                 warnings.warn(message, category, stacklevel=3)
@@ -304,19 +312,23 @@ class GaussianScaler(ScalerBase):
             return result
         return self._output(result, X, state)
 
-    def _fused_plan(self) -> Optional[Tuple[_core.GaussianSpec, int, bool, Tuple[Any, None]]]:
+    def _fused_plan(
+        self,
+    ) -> Optional[Tuple[_core.GaussianSpec, int, bool, Tuple[Any, None], bool]]:
         """The core's spec and thread count of a fused fit of these
-        parameters (checked), the fit's negation and its map's key; None
-        where the fit has options the fused call does not take."""
+        parameters (checked), the fit's negation, its map's key and whether
+        it runs M-estimation; None where the fit has options the fused call
+        does not take."""
         if (
             self.window is not None or self._options() or isinstance(self.trim, str)
             or self.lam != 1.0
         ):
             return None
         self._check_params()
+        spec = self._spec(float(self.trim))
         return (
-            self._spec(float(self.trim)), check_threads(self.threads),
-            not self.higher_is_outlier, (self.lam, None),
+            spec, check_threads(self.threads), not self.higher_is_outlier, (self.lam, None),
+            spec.iterates,
         )
 
     def _spec(self, trim: float) -> _core.GaussianSpec:

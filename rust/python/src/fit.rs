@@ -91,6 +91,11 @@ impl PyGaussianSpec {
     fn streaming_reads_moments(&self) -> bool {
         reads_moments(&self.core)
     }
+
+    #[getter]
+    fn iterates(&self) -> bool {
+        self.core.iterates()
+    }
 }
 
 #[pyclass(frozen, module = "outprob._core", name = "FittedMap")]
@@ -177,6 +182,17 @@ pub(crate) fn fit_gaussian(
     })
 }
 
+#[pyfunction]
+#[pyo3(signature = (x, *, spec, threads = 0))]
+pub(crate) fn fit_transform_gaussian<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    spec: &PyGaussianSpec,
+    threads: usize,
+) -> Result<Option<Bound<'py, PyAny>>> {
+    fused(py, &FusedFit::Gaussian(spec.core), x, threads)
+}
+
 /// `(fit, probabilities, map)` of a C-contiguous, aligned float64/float32
 /// 1-D array, else `None` (the caller's general path converts or
 /// explains).
@@ -194,17 +210,6 @@ fn fused<'py>(
         Fit::Linear(l) => LinearFit::from(l).into_bound_py_any(py)?,
     };
     Ok(Some((fit, p, PyFittedMap(map)).into_bound_py_any(py)?))
-}
-
-#[pyfunction]
-#[pyo3(signature = (x, *, spec, threads = 0))]
-pub(crate) fn fit_transform_gaussian<'py>(
-    py: Python<'py>,
-    x: &Bound<'py, PyAny>,
-    spec: &PyGaussianSpec,
-    threads: usize,
-) -> Result<Option<Bound<'py, PyAny>>> {
-    fused(py, &FusedFit::Gaussian(spec.core), x, threads)
 }
 
 #[pyfunction]
