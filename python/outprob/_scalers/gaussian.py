@@ -285,7 +285,7 @@ class GaussianScaler(ScalerBase):
         plan = last[1] if found else cached(self, "fused", self._fused_plan)  # type: ignore[index]
         if plan is None:
             return None
-        spec, threads, negate, key, iterates = plan
+        spec, threads, negate, key = plan
         done = (
             _core.fit_transform_gaussian(X, spec=spec) if threads == 0
             else _core.fit_transform_gaussian(X, spec=spec, threads=threads)
@@ -293,13 +293,15 @@ class GaussianScaler(ScalerBase):
         if done is None:
             return None
         fit, result, fitted = done
-        scale, used = fit.scale, fit.scale_used
-        if iterates or scale == 0.0 or used != self.scale:
+        if fit is None:
+            # A plain fit (no iteration, σ > 0 from the chosen scale, so
+            # nothing to warn of): μ and σ are its map's parameters.
+            center, scale = fitted.column(0)
+            attributes = {"center_": center, "scale_": scale, "scale_used_": self.scale}
+        else:
             attributes, notes = self._fit_attributes(fit, None, None)
             for category, message in notes:
                 warnings.warn(message, category, stacklevel=3)
-        else:  # no iteration ran and the chosen scale was used: nothing to warn of
-            attributes = {"center_": fit.center, "scale_": scale, "scale_used_": used}
         # _publish_fused inlined: on a small fit the Python frames around
         # the extension's call are the bulk of fit_transform (contract §4's
         # latency path).
@@ -312,23 +314,19 @@ class GaussianScaler(ScalerBase):
             return result
         return self._output(result, X, state)
 
-    def _fused_plan(
-        self,
-    ) -> Optional[Tuple[_core.GaussianSpec, int, bool, Tuple[Any, None], bool]]:
+    def _fused_plan(self) -> Optional[Tuple[_core.GaussianSpec, int, bool, Tuple[Any, None]]]:
         """The core's spec and thread count of a fused fit of these
-        parameters (checked), the fit's negation, its map's key and whether
-        it runs M-estimation; None where the fit has options the fused call
-        does not take."""
+        parameters (checked), the fit's negation and its map's key; None
+        where the fit has options the fused call does not take."""
         if (
             self.window is not None or self._options() or isinstance(self.trim, str)
             or self.lam != 1.0
         ):
             return None
         self._check_params()
-        spec = self._spec(float(self.trim))
         return (
-            spec, check_threads(self.threads), not self.higher_is_outlier, (self.lam, None),
-            spec.iterates,
+            self._spec(float(self.trim)), check_threads(self.threads),
+            not self.higher_is_outlier, (self.lam, None),
         )
 
     def _spec(self, trim: float) -> _core.GaussianSpec:

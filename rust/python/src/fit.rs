@@ -91,11 +91,6 @@ impl PyGaussianSpec {
     fn streaming_reads_moments(&self) -> bool {
         reads_moments(&self.core)
     }
-
-    #[getter]
-    fn iterates(&self) -> bool {
-        self.core.iterates()
-    }
 }
 
 #[pyclass(frozen, module = "outprob._core", name = "FittedMap")]
@@ -133,6 +128,12 @@ impl PyFittedMap {
     #[getter]
     fn n_features(&self) -> Option<usize> {
         self.0.n_features()
+    }
+
+    fn column(&self, j: usize) -> PyResult<Vec<f64>> {
+        let params = &self.0.parts().params;
+        let column: Option<Vec<f64>> = params.iter().map(|p| p.get(j).copied()).collect();
+        column.ok_or_else(|| PyValueError::new_err(format!("no parameters of column {j}")))
     }
 
     fn sorted<'py>(slf: &Bound<'py, Self>, j: usize) -> PyResult<Bound<'py, PyArray1<f64>>> {
@@ -182,20 +183,9 @@ pub(crate) fn fit_gaussian(
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (x, *, spec, threads = 0))]
-pub(crate) fn fit_transform_gaussian<'py>(
-    py: Python<'py>,
-    x: &Bound<'py, PyAny>,
-    spec: &PyGaussianSpec,
-    threads: usize,
-) -> Result<Option<Bound<'py, PyAny>>> {
-    fused(py, &FusedFit::Gaussian(spec.core), x, threads)
-}
-
 /// `(fit, probabilities, map)` of a C-contiguous, aligned float64/float32
-/// 1-D array, else `None` (the caller's general path converts or
-/// explains).
+/// 1-D array, the fit `None` where it is plain (its parameters are the
+/// map's); else `None` (the caller's general path converts or explains).
 fn fused<'py>(
     py: Python<'py>,
     what: &FusedFit,
@@ -206,10 +196,22 @@ fn fused<'py>(
         return Ok(None);
     };
     let fit = match fit {
+        _ if what.plain(&fit) => py.None().into_bound(py),
         Fit::Gaussian(g) => GaussianFit::from(g).into_bound_py_any(py)?,
         Fit::Linear(l) => LinearFit::from(l).into_bound_py_any(py)?,
     };
     Ok(Some((fit, p, PyFittedMap(map)).into_bound_py_any(py)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, *, spec, threads = 0))]
+pub(crate) fn fit_transform_gaussian<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    spec: &PyGaussianSpec,
+    threads: usize,
+) -> Result<Option<Bound<'py, PyAny>>> {
+    fused(py, &FusedFit::Gaussian(spec.core), x, threads)
 }
 
 #[pyfunction]
