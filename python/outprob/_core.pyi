@@ -334,12 +334,16 @@ def fit_gaussian(x: _Scores, *, spec: GaussianSpec, threads: int = ...) -> Gauss
 def fit_linear(x: _Scores, *, nan_policy: str, negate: bool, threads: int = ...) -> LinearFit: ...
 def fit_transform_gaussian(
     x: object, *, spec: GaussianSpec, threads: int = ...
-) -> Optional[Tuple[GaussianFit, _Scores, FittedMap]]:
-    """(fit, probabilities, map) of a C-contiguous 1-D float ndarray, else None."""
+) -> Optional[Tuple[Optional[GaussianFit], _Scores, FittedMap]]:
+    """(fit, probabilities, map) of a C-contiguous 1-D float ndarray, else None.
+    The fit is None where it is plain — no M-estimation, σ > 0 from the chosen
+    named scale (no §5 fallback): μ and σ are then the map's ``column(0)``."""
 
 def fit_transform_linear(
     x: object, *, nan_policy: str, negate: bool, threads: int = ...
-) -> Optional[Tuple[LinearFit, _Scores, FittedMap]]: ...
+) -> Optional[Tuple[None, _Scores, FittedMap]]:
+    """(None, probabilities, map) of a C-contiguous 1-D float ndarray, else None:
+    a linear fit is plain, its min and max the map's ``column(0)``."""
 def fit_rank(
     x: _Scores, *, nan_policy: str, negate: bool, threads: int = ...
 ) -> npt.NDArray[np.float64]:
@@ -384,6 +388,9 @@ class FittedMap:
     def n_features(self) -> Optional[int]: ...
     def sorted(self, j: int) -> npt.NDArray[np.float64]:
         """A read-only view of column ``j``'s sorted fitted scores (rank maps)."""
+    def column(self, j: int) -> List[float]:
+        """Column ``j``'s value of each named parameter, in the family's order
+        (``state()["params"]``'s)."""
 
     def transform(
         self, x: object, out: Optional[_Scores] = None, *, threads: int = ...

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import json
+from functools import partial
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING, Any, Callable, Dict, Literal, Mapping, NamedTuple, Optional, Type, TypeVar,
@@ -70,6 +71,11 @@ class _Factory:
 
     def __call__(self, **params: Any) -> Any:
         return _class(self.name)(**{**self.fixed, **params})
+
+    def maker(self) -> Callable[[], Any]:
+        """The call without parameters, as one C-level call."""
+        cls: Callable[..., Any] = _class(self.name)
+        return partial(cls, **self.fixed)
 
     def __repr__(self) -> str:
         args = "".join(f", {k}={v!r}" for k, v in self.fixed.items())
@@ -168,6 +174,11 @@ def scaler(name: str, **params: Any) -> ScalerBase:
     >>> outprob.scaler("robust_gamma")
     GammaScaler(method='quantiles')
     """
+    if not params and type(name) is str:
+        made_by = _MAKERS.get(name)
+        if made_by is not None:
+            made_now: ScalerBase = made_by()
+            return made_now
     try:
         entry = TRANSFORMATIONS[name]
     except (KeyError, TypeError):
@@ -177,7 +188,17 @@ def scaler(name: str, **params: Any) -> ScalerBase:
             f"unknown variant {name!r}{hint} Known variants: {', '.join(TRANSFORMATIONS)}"
         ) from None
     made: ScalerBase = entry.factory(**params)
+    if not params:
+        # A _Factory, or a Variant's bound method ``scaler``.
+        factory: Any = getattr(entry.factory, "__self__", entry.factory)
+        _MAKERS[name] = factory.maker()
     return made
+
+
+#: Name → the scaler class with the name's fixed parameters bound, made by
+#: the first ``scaler(name)``: a later call without parameters is one call
+#: of it (the scaler classes are imported only when a name asks for one).
+_MAKERS: Dict[str, Callable[[], Any]] = {}
 
 #: Any fitted scaler.
 AnyScaler = Union[

@@ -229,6 +229,10 @@ def test_one_column_map_is_the_map_of_its_state(kind, params, formula, negate):
              "params": {n: [v] for n, v in zip(names, params)}, "sorted": None}
     made = _core.FittedMap.one_column(kind, negate, params)
     assert made.state() == _core.FittedMap(state).state()
+    # Its parameters, read back as the fused fit_transform publishes them.
+    assert made.column(0) == params == [made.state()["params"][n][0] for n in names]
+    with pytest.raises(ValueError, match="column 1"):
+        made.column(1)
     x = np.random.default_rng(6).normal(1.0, 2.0, size=257)
     assert_array_equal(made.transform(x), _core.FittedMap(state).transform(x))
     assert_allclose(made.transform(x), formula(x, negate), rtol=1e-12, atol=1e-15)

@@ -57,3 +57,17 @@ def test_not_fitted():
         outprob.GaussianScaler().transform([1.0])
     with pytest.raises(outprob.NotFittedError):
         outprob.LinearScaler().to_dict()
+
+
+@pytest.mark.parametrize("name", sorted(outprob.TRANSFORMATIONS))
+def test_scaler_by_name_is_a_fresh_scaler_at_every_call(name):
+    # contract §7: outprob.scaler(name) makes an unfitted scaler of the
+    # name's class and fixed parameters — the same on a later call without
+    # parameters as with them, and never a scaler made before.
+    first = outprob.scaler(name)
+    first.set_params(nan_policy="raise")
+    again = outprob.scaler(name)
+    assert again is not first
+    assert again.get_params() == outprob.scaler(name, nan_policy="omit").get_params()
+    assert again.nan_policy == "omit" and not hasattr(again, "n_features_in_")
+    assert type(again) is type(first) and repr(again) == repr(outprob.scaler(name, **{}))

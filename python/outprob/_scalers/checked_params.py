@@ -71,6 +71,18 @@ def _memo_of(cls: Any) -> _Memo:
 
 Test = Callable[[Any], bool]
 
+#: Per purpose, class → (identity test, value) of the entry :func:`cached`
+#: found last for that class (the ``last`` of its memo).
+_LAST: Dict[str, Dict[Any, Tuple[Test, Any]]] = {}
+
+
+def found_last(purpose: str) -> Dict[Any, Tuple[Test, Any]]:
+    """Class → (identity test, value) of the entry :func:`cached` found
+    last for ``purpose``: a caller on a latency path tries it inline (one
+    dict read and the test, no frame of :func:`cached`) and calls
+    :func:`cached` when the test fails or raises ``AttributeError``."""
+    return _LAST.setdefault(purpose, {})
+
 
 def identity_test(names: Tuple[str, ...], values: Tuple[Any, ...]) -> Test:
     """A function of an estimator: whether its attributes ``names`` are
@@ -140,12 +152,12 @@ def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
     except TypeError:  # unhashable
         return make()
     if hit is not None and all(map(_is, values, hit[0])):
-        memo.last[purpose] = (identity_test(memo.names, hit[0]), hit[1])
+        memo.last[purpose] = found_last(purpose)[cls] = (identity_test(memo.names, hit[0]), hit[1])
         return hit[1]  # type: ignore[no-any-return]
     made = make()
     if IMMUTABLE.issuperset(map(type, values)):
         if len(cache) >= LIMIT:
             cache.clear()
         cache[values] = (values, made)
-        memo.last[purpose] = (identity_test(memo.names, values), made)
+        memo.last[purpose] = found_last(purpose)[cls] = (identity_test(memo.names, values), made)
     return made

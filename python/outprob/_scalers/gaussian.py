@@ -15,7 +15,7 @@ from .. import _core
 from .auto_trim import FALLBACK as FALLBACK_TRIM
 from .auto_trim import auto_trim
 from .base import Notes, ScalerBase, _new_tuple, _values, column_label
-from .checked_params import cached
+from .checked_params import cached, found_last
 from .._common.exceptions import ConvergenceWarning, ZeroScaleWarning
 from .fitted_attributes import Fitted, Bools, Floats, Intervals, Ints, Strs
 from .incremental import add_bounds, refit_every
@@ -32,6 +32,8 @@ from .output import NO_CONFIG, THREAD_CONFIG
 from ..streaming._sketch import DEFAULT_K
 from ..streaming._state import StreamingResult
 
+#: Class → the fused plan ``cached`` found last and its identity test.
+_FUSED_LAST = found_last("fused")
 
 
 @public("outprob")
@@ -274,7 +276,13 @@ class GaussianScaler(ScalerBase):
         return self._fit_attributes(fit, trim if chosen else None, column)
 
     def _fit_transform_fused(self, X: np.ndarray) -> Any:
-        plan = cached(self, "fused", self._fused_plan)
+        # The plan found last for this class, tried inline (see cached).
+        last = _FUSED_LAST.get(type(self))
+        try:
+            found = last is not None and last[0](self)
+        except AttributeError:  # a parameter deleted: cached explains
+            found = False
+        plan = last[1] if found else cached(self, "fused", self._fused_plan)  # type: ignore[index]
         if plan is None:
             return None
         spec, threads, negate, key = plan
@@ -285,13 +293,15 @@ class GaussianScaler(ScalerBase):
         if done is None:
             return None
         fit, result, fitted = done
-        scale, used = fit.scale, fit.scale_used
-        if scale == 0.0 or used != self.scale or fit.m_estimates:
+        if fit is None:
+            # A plain fit (no iteration, σ > 0 from the chosen scale, so
+            # nothing to warn of): μ and σ are its map's parameters.
+            center, scale = fitted.column(0)
+            attributes = {"center_": center, "scale_": scale, "scale_used_": self.scale}
+        else:
             attributes, notes = self._fit_attributes(fit, None, None)
             for category, message in notes:
                 warnings.warn(message, category, stacklevel=3)
-        else:  # no iteration ran and the chosen scale was used: nothing to warn of
-            attributes = {"center_": fit.center, "scale_": scale, "scale_used_": used}
         # _publish_fused inlined: on a small fit the Python frames around
         # the extension's call are the bulk of fit_transform (contract §4's
         # latency path).

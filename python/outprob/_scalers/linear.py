@@ -99,8 +99,9 @@ class LinearScaler(ScalerBase):
         )
         if done is None:
             return None
-        fit, result, fitted = done
-        return self._publish_fused({"min_": fit.min, "max_": fit.max}, fitted, None, result, X)
+        _, result, fitted = done  # a linear fit is its map's parameters
+        low, high = fitted.column(0)
+        return self._publish_fused({"min_": low, "max_": high}, fitted, None, result, X)
 
     def _stream_params(self) -> Dict[str, Any]:
         self._check_streamable(("nan_policy", "higher_is_outlier", "threads", "window", "refit_every"))

@@ -5,8 +5,9 @@ of every transformation on it."""
 
 from __future__ import annotations
 
+from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Optional, Tuple, Union
 from .._common.public import public
 
 __all__ = ["VARIANTS", "Variant"]
@@ -32,6 +33,12 @@ class Variant(NamedTuple):
         if self.center is None:
             return linear(**params)  # type: ignore[no-any-return]
         return gaussian(self.center, self.scale, **params)  # type: ignore[no-any-return]
+
+    def maker(self) -> Callable[[], Any]:
+        """``scaler`` without parameters, as one C-level call (what
+        :func:`outprob.scaler` keeps per name)."""
+        gaussian, linear = _CLASSES or _import_classes()
+        return partial(linear) if self.center is None else partial(gaussian, self.center, self.scale)
 
 
 #: (GaussianScaler, LinearScaler), imported by the first variant made: this

@@ -130,6 +130,12 @@ impl PyFittedMap {
         self.0.n_features()
     }
 
+    fn column(&self, j: usize) -> PyResult<Vec<f64>> {
+        let params = &self.0.parts().params;
+        let column: Option<Vec<f64>> = params.iter().map(|p| p.get(j).copied()).collect();
+        column.ok_or_else(|| PyValueError::new_err(format!("no parameters of column {j}")))
+    }
+
     fn sorted<'py>(slf: &Bound<'py, Self>, j: usize) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let column = slf
             .get()
@@ -178,8 +184,8 @@ pub(crate) fn fit_gaussian(
 }
 
 /// `(fit, probabilities, map)` of a C-contiguous, aligned float64/float32
-/// 1-D array, else `None` (the caller's general path converts or
-/// explains).
+/// 1-D array, the fit `None` where it is plain (its parameters are the
+/// map's); else `None` (the caller's general path converts or explains).
 fn fused<'py>(
     py: Python<'py>,
     what: &FusedFit,
@@ -190,6 +196,7 @@ fn fused<'py>(
         return Ok(None);
     };
     let fit = match fit {
+        _ if what.plain(&fit) => py.None().into_bound(py),
         Fit::Gaussian(g) => GaussianFit::from(g).into_bound_py_any(py)?,
         Fit::Linear(l) => LinearFit::from(l).into_bound_py_any(py)?,
     };

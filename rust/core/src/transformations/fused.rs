@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::numeric::array_map::ArrayMap;
 use crate::numeric::float::Float;
 use crate::sample::NanPolicy;
-use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec};
+use crate::transformations::fit::{fit_gaussian, fit_linear, GaussianFit, GaussianSpec, Scale};
 use crate::transformations::fitted::{FittedMap, MapKind, MapParts};
 use crate::transformations::rank::fit_transform_rank;
 use crate::transformations::scaling::Linear;
@@ -40,6 +40,22 @@ impl FusedFit {
     /// should not hold the interpreter's lock however few the scores.
     pub fn iterates(&self) -> bool {
         matches!(self, FusedFit::Gaussian(spec) if spec.iterates())
+    }
+
+    /// Whether `fit`, made by this, says nothing its map does not: a
+    /// linear fit, or a Gaussian fit that ran no M-estimation and whose
+    /// σ > 0 came from the chosen named estimator — no §5 fallback, nothing
+    /// to warn of, and its μ and σ are the map's parameters.
+    pub fn plain(&self, fit: &Fit) -> bool {
+        match (self, fit) {
+            (FusedFit::Gaussian(spec), Fit::Gaussian(g)) => {
+                g.m_estimates.is_empty()
+                    && g.params.scale != 0.0
+                    && g.scale_used == spec.scale
+                    && !matches!(spec.scale, Scale::Value(_))
+            }
+            _ => true,
+        }
     }
 
     /// Fits `x`, maps it into `dst` (same length) and returns the fit and
@@ -113,7 +129,36 @@ impl ArrayMap for FusedRank {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transformations::fit::{Center, Scale};
+    use crate::estimators::mest::Norm;
+    use crate::transformations::fit::Center;
+
+    #[test]
+    fn a_plain_fit_is_its_map() {
+        let x = [3.0, 1.0, 7.0, 2.0, 2.5];
+        let plain = |center, scale, x: &[f64]| {
+            let fused = FusedFit::Gaussian(GaussianSpec::new(center, scale));
+            let (fit, _) = fused.fit_transform(x, &mut vec![0.0; x.len()]).unwrap();
+            fused.plain(&fit)
+        };
+        assert!(plain(Center::Mean, Scale::Nmad, &x));
+        assert!(plain(Center::Median, Scale::Std, &x));
+        // The nMAD of tied scores is zero: the fit fell back to the nIQR.
+        assert!(!plain(
+            Center::Median,
+            Scale::Nmad,
+            &[1.0, 1.0, 1.0, 2.0, 9.0]
+        ));
+        // Constant scores: σ = 0 at the end of the chain.
+        assert!(!plain(Center::Mean, Scale::Std, &[2.0; 4]));
+        assert!(!plain(Center::M(Norm::Huber), Scale::M(Norm::Huber), &x));
+        assert!(!plain(Center::Mean, Scale::Value(2.0), &x));
+        let linear = FusedFit::Linear {
+            nan_policy: NanPolicy::Omit,
+            negate: false,
+        };
+        let (fit, _) = linear.fit_transform(&x, &mut [0.0; 5]).unwrap();
+        assert!(linear.plain(&fit));
+    }
 
     #[test]
     fn the_fit_then_its_transform() {
@@ -136,11 +181,9 @@ mod tests {
                 Fit::Linear(l) => assert_eq!((l.min, l.max), (-7.0, -1.0)),
             }
         }
-        assert!(FusedFit::Gaussian(GaussianSpec::new(
-            Center::M(crate::estimators::mest::Norm::Huber),
-            Scale::Std
-        ))
-        .iterates());
+        assert!(
+            FusedFit::Gaussian(GaussianSpec::new(Center::M(Norm::Huber), Scale::Std)).iterates()
+        );
         let mut out = [0.0; 1];
         assert!(FusedFit::Gaussian(spec)
             .fit_transform(&[f64::INFINITY], &mut out)
