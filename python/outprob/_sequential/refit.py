@@ -165,22 +165,22 @@ class RefitOnDrift(PickledAsDict):
     @property
     def refit(self) -> str:
         """``"window"`` or ``"decayed"``."""
-        return str(self._policy.params().refit)
+        return str(self._policy.info().refit)
 
     @property
     def window(self) -> int:
         """Scores kept for a window refit."""
-        return int(self._policy.params().window)
+        return int(self._policy.info().window)
 
     @property
     def delay(self) -> int:
         """Scores from an alarm to its refit."""
-        return int(self._policy.params().delay)
+        return int(self._policy.info().delay)
 
     @property
     def n(self) -> int:
         """Scores seen (NaN included)."""
-        return int(self._policy.n())
+        return int(self._policy.info().n)
 
     @staticmethod
     def _check_decayed(scaler: Any) -> None:
@@ -312,8 +312,9 @@ class RefitOnDrift(PickledAsDict):
         try:
             events = [DriftEvent(**e) for e in st["events"]]
             core_events = [_stored_event(e) for e in events]
-            obj._policy = _core.DriftPolicyState.from_parts(
-                obj.refit, obj.window, obj.delay, n, pending, recent.tolist(), core_events)
+            obj._policy = _core.DriftPolicyState.from_state(
+                obj.refit, window=obj.window, delay=obj.delay,
+                state=_core.DriftState(n, pending, recent.tolist(), core_events))
         except (TypeError, OverflowError) as exc:
             raise ValueError(f"'state' 'events': {exc}") from None
         except ValueError as exc:

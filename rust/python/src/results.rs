@@ -3,6 +3,7 @@
 //! Each pickles (by its constructor's arguments).
 
 use outprob_core::conformal::select::Selection;
+use outprob_core::conformal::sketch::CalibrationSketch;
 use outprob_core::conformal::tails::TailFit;
 use outprob_core::distributed::plan::ColumnFit as CoreColumnFit;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
@@ -140,6 +141,12 @@ records! {
         n: u64,
     }
 
+    ConformalSketchInfo from CalibrationSketch as s {
+        n: u64 = s.n(),
+        k: u16 = s.k(),
+        rank_error: f64 = s.rank_error(),
+    }
+
     SketchInfo from AnySketch as s {
         k: u16 = s.k(),
         min_k: u16 = s.min_k(),
@@ -204,13 +211,19 @@ records! {
 
     DecayedMoments from Moments as m { n: u64, weight: f64, mean: f64, variance: f64 }
 
-    DriftSettings from Policy as p {
+    DriftInfo from Policy as p {
         refit: String = p.refit().name().to_owned(),
         window: u64 = p.window(),
         delay: u64 = p.delay(),
+        n: u64 = p.n(),
     }
 
-    DriftState from Parts as p { n: u64, pending: Option<u64>, recent: Vec<f64> }
+    DriftState from Parts as p {
+        n: u64,
+        pending: Option<u64>,
+        recent: Vec<f64>,
+        events: Vec<DriftEvent> = all(&p.events),
+    }
 
     DriftEvent from Event as e {
         kind: String = e.kind.name().to_owned(),
@@ -219,5 +232,35 @@ records! {
         n_fit: u64,
         fitted: Option<(f64, f64)>,
         message: String,
+    }
+}
+
+/// A stored refit policy's position read back: each event's kind parsed
+/// by the core (`Policy::from_parts` checks the rest).
+impl TryFrom<DriftState> for Parts {
+    type Error = outprob_core::Error;
+
+    fn try_from(s: DriftState) -> Result<Self, Self::Error> {
+        let event = |e: DriftEvent| {
+            let (index, log_statistic, n_fit, fitted) =
+                (e.index, e.log_statistic, e.n_fit, e.fitted);
+            let (kind, message) = (e.kind.parse()?, e.message);
+            Ok(Event {
+                kind,
+                index,
+                log_statistic,
+                n_fit,
+                fitted,
+                message,
+            })
+        };
+        let events = s.events.into_iter().map(event).collect::<Result<_, _>>()?;
+        let (n, pending, recent) = (s.n, s.pending, s.recent);
+        Ok(Parts {
+            n,
+            pending,
+            recent,
+            events,
+        })
     }
 }

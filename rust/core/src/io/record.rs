@@ -195,6 +195,21 @@ pub trait FromRecord: Sized {
     fn from_record(r: &Record) -> Result<Self, Error>;
 }
 
+/// A state stored as a record of [`Stored::STATE`] and read back into a
+/// state of the same parameters: the one stored-state protocol of the
+/// binding's classes with state.
+pub trait Stored {
+    /// The state's fields.
+    const STATE: &'static Schema;
+
+    /// The state as a record of [`Stored::STATE`].
+    fn to_record(&self) -> Record;
+
+    /// The state replaced by a stored one, checked against itself and the
+    /// parameters by the type's one checked constructor; unchanged on error.
+    fn restore(&mut self, r: &Record) -> Result<(), Error>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,11 +5,11 @@
 //! type checks what it can recompute.
 
 use crate::error::Error;
-use crate::io::record::{Field, Kind, Record, Schema};
+use crate::io::record::{Field, Kind, Record, Schema, Stored};
 
-use super::martingale::Parts as MartingaleParts;
-use super::online_fdr::{Parts as FdrParts, Settings};
-use super::online_pvalues::Parts as PvalueParts;
+use super::martingale::{Martingale, Parts as MartingaleParts};
+use super::online_fdr::{OnlineFdr, Parts as FdrParts, Settings};
+use super::online_pvalues::{OnlinePvalues, Parts as PvalueParts};
 
 /// An online FDR rule's parameters, defaults filled in (`None` for those
 /// the rule does not take).
@@ -187,6 +187,52 @@ impl PvalueParts {
     }
 }
 
+/// An online FDR rule's state, read back under its settings.
+impl Stored for OnlineFdr {
+    const STATE: &'static Schema = FDR_STATE;
+
+    fn to_record(&self) -> Record {
+        self.parts().to_record()
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let parts = FdrParts::from_record(r)?;
+        *self = OnlineFdr::from_parts(self.settings().clone(), &parts)?;
+        Ok(())
+    }
+}
+
+/// A martingale's state, read back under its parameters.
+impl Stored for Martingale {
+    const STATE: &'static Schema = MARTINGALE_STATE;
+
+    fn to_record(&self) -> Record {
+        self.parts().to_record()
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let parts = MartingaleParts::from_record(r)?;
+        *self = Martingale::from_parts(self.spec().clone(), &parts)?;
+        Ok(())
+    }
+}
+
+/// Online p-values' state, read back under their seed, orientation and
+/// smoothing.
+impl Stored for OnlinePvalues {
+    const STATE: &'static Schema = PVALUE_STATE;
+
+    fn to_record(&self) -> Record {
+        self.parts().to_record()
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let parts = PvalueParts::from_record(r)?;
+        *self = OnlinePvalues::from_parts(self.seed, self.negate, self.smoothed, &parts)?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +279,19 @@ mod tests {
         r.fields[4] = Field::Floats(vec![0.5, 0.5]);
         let err = MartingaleParts::from_record(&r).unwrap_err().to_string();
         assert!(err.starts_with("state: \"components\""), "{err}");
+    }
+
+    #[test]
+    fn a_stored_state_restores_whole_or_not_at_all() {
+        let mut a = OnlinePvalues::new(7, false, true);
+        a.update(&[1.0, 2.0, 2.0]).unwrap();
+        let mut b = OnlinePvalues::new(7, false, true);
+        b.restore(&a.to_record()).unwrap();
+        assert_eq!(b.to_record(), a.to_record());
+        let mut bad = a.to_record();
+        bad.fields[2] = Field::Counts(vec![1, 1]);
+        let err = b.restore(&bad).unwrap_err().to_string();
+        assert!(err.starts_with("n: "), "{err}");
+        assert_eq!(b.to_record(), a.to_record());
     }
 }
