@@ -84,7 +84,6 @@ __all__ = [
     "DriftPolicyState",
     "DriftEvent",
     "DriftInfo",
-    "DriftState",
     "drift_check_decayed",
     "drift_decayed_gaussian",
     "RowReader",
@@ -469,7 +468,8 @@ class WindowState:
         """``update``, then, when ``refit`` or when due, the Gaussian fit of each
         column's window (None when not refitted), as one step."""
     def due(self) -> bool: ...
-    def seen(self) -> List[int]: ...
+    def n(self) -> List[int]:
+        """Scores seen per column (the window keeps the newest ``size``)."""
     def fit_gaussian(self, *, spec: GaussianSpec) -> List[GaussianFit]: ...
     def fit_linear(self, *, negate: bool) -> List[LinearFit]: ...
     def parts(self) -> List[Dict[str, Any]]: ...
@@ -893,18 +893,6 @@ class DriftInfo:
     n: int
     def __new__(cls, refit: str, window: int, delay: int, n: int) -> "DriftInfo": ...
 
-class DriftState:
-    """A refit policy's position: scores seen, the refit due, the window,
-    the events."""
-
-    n: int
-    pending: Optional[int]
-    recent: List[float]
-    events: List[DriftEvent]
-    def __new__(
-        cls, n: int, pending: Optional[int], recent: List[float], events: List[DriftEvent]
-    ) -> "DriftState": ...
-
 class DriftPolicyState:
     """When to refit after a drift, and the events (the core's rules)."""
 
@@ -922,10 +910,12 @@ class DriftPolicyState:
     def recent(self) -> _F64: ...
     def events(self, start: int) -> List[DriftEvent]:
         """The events from position ``start`` on."""
-    def state(self) -> DriftState: ...
-    @staticmethod
-    def from_state(refit: str, *, window: int, delay: int, state: DriftState) -> "DriftPolicyState":
-        """A policy from a stored ``state``, checked by the core."""
+    def state(self) -> Dict[str, Any]:
+        """The stored state as the core's record: scores seen, the refit
+        due, the window's scores, the events."""
+    def restore(self, state: Dict[str, Any]) -> None:
+        """Replaces the state by a stored one, checked by the core against
+        itself and the parameters; unchanged on error."""
 
 def drift_check_decayed(center: str, scale: str, pretransform: bool, fixed_center: bool) -> None:
     """Whether a Gaussian scaler of these estimators can be refitted on a

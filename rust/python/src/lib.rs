@@ -195,8 +195,8 @@ mod _core {
         },
         limits,
         results::{
-            ColumnFit, ConformalSketchInfo, DecayedMoments, DriftEvent, DriftInfo, DriftState,
-            Evaluation, GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit, ReliabilityCurve,
+            ColumnFit, ConformalSketchInfo, DecayedMoments, DriftEvent, DriftInfo, Evaluation,
+            GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit, ReliabilityCurve,
             SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, TailSummary, TopKFit,
         },
         sequential::{

@@ -11,7 +11,7 @@ use outprob_core::evaluation::metrics::{
     Evaluation as CoreEvaluation, Reliability, Strata as CoreStrata,
 };
 use outprob_core::sequential::decayed::Moments;
-use outprob_core::sequential::drift::{Event, Parts, Policy};
+use outprob_core::sequential::drift::{Event, Policy};
 use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
 use outprob_core::streaming::sketch::AnySketch;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
@@ -218,13 +218,6 @@ records! {
         n: u64 = p.n(),
     }
 
-    DriftState from Parts as p {
-        n: u64,
-        pending: Option<u64>,
-        recent: Vec<f64>,
-        events: Vec<DriftEvent> = all(&p.events),
-    }
-
     DriftEvent from Event as e {
         kind: String = e.kind.name().to_owned(),
         index: u64,
@@ -232,35 +225,5 @@ records! {
         n_fit: u64,
         fitted: Option<(f64, f64)>,
         message: String,
-    }
-}
-
-/// A stored refit policy's position read back: each event's kind parsed
-/// by the core (`Policy::from_parts` checks the rest).
-impl TryFrom<DriftState> for Parts {
-    type Error = outprob_core::Error;
-
-    fn try_from(s: DriftState) -> Result<Self, Self::Error> {
-        let event = |e: DriftEvent| {
-            let (index, log_statistic, n_fit, fitted) =
-                (e.index, e.log_statistic, e.n_fit, e.fitted);
-            let (kind, message) = (e.kind.parse()?, e.message);
-            Ok(Event {
-                kind,
-                index,
-                log_statistic,
-                n_fit,
-                fitted,
-                message,
-            })
-        };
-        let events = s.events.into_iter().map(event).collect::<Result<_, _>>()?;
-        let (n, pending, recent) = (s.n, s.pending, s.recent);
-        Ok(Parts {
-            n,
-            pending,
-            recent,
-            events,
-        })
     }
 }

@@ -238,17 +238,12 @@ impl PyDriftPolicy {
         all(self.lock(py).events().get(start..).unwrap_or_default())
     }
 
-    fn state(&self, py: Python<'_>) -> DriftState {
-        self.lock(py).parts().into()
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stored(py)
     }
 
-    #[staticmethod]
-    #[pyo3(signature = (refit, *, window, delay, state))]
-    fn from_state(refit: Wrap<Refit>, window: u64, delay: u64, state: DriftState) -> Result<Self> {
-        let parts = state.try_into()?;
-        Ok(Self::wrap(Policy::from_parts(
-            refit.0, window, delay, &parts,
-        )?))
+    fn restore(&self, py: Python<'_>, state: &Bound<'_, PyDict>) -> Result<()> {
+        self.restored(py, state)
     }
 }
 

@@ -46,6 +46,8 @@ pub enum Kind {
     Table,
     /// A record of the given schema.
     Record(&'static Schema),
+    /// A list of records of the given schema.
+    Records(&'static Schema),
 }
 
 /// The fields of a stored type, in order.
@@ -86,6 +88,8 @@ pub enum Field {
     Table(Vec<(String, Vec<f64>)>),
     /// [`Kind::Record`].
     Record(Record),
+    /// [`Kind::Records`].
+    Records(Vec<Record>),
 }
 
 /// Named fields of a schema.
@@ -125,7 +129,7 @@ macro_rules! from_field {
 
 from_field!(Bool => bool, Int => i64, Count => u64, OptCount => Option<u64>, Float => f64,
     OptFloat => Option<f64>, OptFloats => Option<Vec<f64>>, Name => String, OptName => Option<String>,
-    Counts => Vec<u64>, Bytes => Option<Vec<u8>>, Record => Record,
+    Counts => Vec<u64>, Bytes => Option<Vec<u8>>, Record => Record, Records => Vec<Record>,
     OptArrays => Option<Vec<Vec<f64>>>, Table => Vec<(String, Vec<f64>)>);
 
 impl FromField for Vec<f64> {
