@@ -64,6 +64,7 @@ __all__ = [
     "ColumnPlan",
     "ConformalSpec",
     "ConformalSketch",
+    "ConformalSketchInfo",
     "ConformalCalibration",
     "ConformalTail",
     "TailSummary",
@@ -81,8 +82,7 @@ __all__ = [
     "DecayedMoments",
     "DriftPolicyState",
     "DriftEvent",
-    "DriftSettings",
-    "DriftState",
+    "DriftInfo",
     "drift_check_decayed",
     "drift_decayed_gaussian",
     "csv_layout",
@@ -471,7 +471,8 @@ class WindowState:
         """``update``, then, when ``refit`` or when due, the Gaussian fit of each
         column's window (None when not refitted), as one step."""
     def due(self) -> bool: ...
-    def seen(self) -> List[int]: ...
+    def n(self) -> List[int]:
+        """Scores seen per column (the window keeps the newest ``size``)."""
     def fit_gaussian(self, *, spec: GaussianSpec) -> List[GaussianFit]: ...
     def fit_linear(self, *, negate: bool) -> List[LinearFit]: ...
     def parts(self) -> List[Dict[str, Any]]: ...
@@ -583,13 +584,15 @@ class ConformalSketch:
     def serialize(self) -> bytes: ...
     @staticmethod
     def deserialize(data: bytes, *, seed: int) -> "ConformalSketch": ...
-    @property
-    def n(self) -> int: ...
-    @property
-    def k(self) -> int: ...
-    @property
-    def rank_error(self) -> float:
-        """ε of the sketch, 0 while it is exact."""
+    def info(self) -> ConformalSketchInfo: ...
+
+class ConformalSketchInfo:
+    """A calibration sketch's scores seen, its k and ε (0 while it is exact)."""
+
+    n: int
+    k: int
+    rank_error: float
+    def __new__(cls, n: int, k: int, rank_error: float) -> "ConformalSketchInfo": ...
 
 class WeightedCalibration:
     def __new__(
@@ -782,9 +785,11 @@ class OnlineFdrState:
     def decide_with_levels(self, p: _F64) -> Tuple[_Bools, _F64]: ...
     def next_level(self) -> float: ...
     def settings(self) -> Dict[str, Any]: ...
-    def parts(self) -> Dict[str, Any]: ...
-    @staticmethod
-    def from_parts(settings: Dict[str, Any], parts: Dict[str, Any]) -> "OnlineFdrState": ...
+    def state(self) -> Dict[str, Any]:
+        """The stored state as the core's record."""
+    def restore(self, state: Dict[str, Any]) -> None:
+        """Replaces the state by a stored one, checked by the core against
+        itself and the parameters; unchanged on error."""
 
 class _MartingaleParams(TypedDict):
     """An exchangeability martingale's parameters (the core's ``Spec``)."""
@@ -805,9 +810,11 @@ class MartingaleState:
     def update(self, p: _F64) -> Tuple[_F64, _F64, _F64, _Bools]:
         """(ln M, ln C, ln R, alarm) after each p-value."""
     def reset(self) -> None: ...
-    def parts(self) -> Dict[str, Any]: ...
-    def restore(self, parts: Dict[str, Any]) -> None:
-        """Replaces the state by ``parts``, checked against the parameters."""
+    def state(self) -> Dict[str, Any]:
+        """The stored state as the core's record."""
+    def restore(self, state: Dict[str, Any]) -> None:
+        """Replaces the state by a stored one, checked by the core against
+        itself and the parameters; unchanged on error."""
 
 class OnlinePvaluesState:
     """Online smoothed conformal p-values: every score seen, counted."""
@@ -817,11 +824,11 @@ class OnlinePvaluesState:
         """``uniforms`` replace the tie-breaking draws."""
     def update(self, scores: _F64) -> None: ...
     def n(self) -> int: ...
-    def parts(self) -> Dict[str, Any]: ...
-    @staticmethod
-    def from_parts(
-        parts: Dict[str, Any], *, seed: int, negate: bool, smoothed: bool
-    ) -> "OnlinePvaluesState": ...
+    def state(self) -> Dict[str, Any]:
+        """The stored state as the core's record."""
+    def restore(self, state: Dict[str, Any]) -> None:
+        """Replaces the state by a stored one, checked by the core against
+        itself and the parameters; unchanged on error."""
 
 class _DecayedParams(TypedDict):
     """A decayed fit's parameters."""
@@ -853,9 +860,11 @@ class DecayedFitState:
     def quantiles(self, qs: List[float]) -> Optional[List[float]]: ...
     def median_mad(self) -> Optional[Tuple[float, float]]: ...
     def rank_error(self) -> float: ...
-    def to_bytes(self) -> bytes: ...
-    @staticmethod
-    def from_bytes(data: bytes) -> "DecayedFitState": ...
+    def state(self) -> Dict[str, Any]:
+        """The stored state as the core's record."""
+    def restore(self, state: Dict[str, Any]) -> None:
+        """Replaces the state by a stored one, checked by the core against
+        itself and the parameters; unchanged on error."""
 
 # -- refits after a drift (contract §12 "Refits after a drift") -----------------------
 
@@ -876,21 +885,15 @@ class DriftEvent:
         fitted: Optional[Tuple[float, float]], message: str,
     ) -> "DriftEvent": ...
 
-class DriftSettings:
-    """A refit policy's parameters (contract §12 "Refits after a drift")."""
+class DriftInfo:
+    """A refit policy's parameters and the scores it has seen (contract §12
+    "Refits after a drift")."""
 
     refit: str
     window: int
     delay: int
-    def __new__(cls, refit: str, window: int, delay: int) -> "DriftSettings": ...
-
-class DriftState:
-    """A refit policy's position: scores seen, the refit due, the window."""
-
     n: int
-    pending: Optional[int]
-    recent: List[float]
-    def __new__(cls, n: int, pending: Optional[int], recent: List[float]) -> "DriftState": ...
+    def __new__(cls, refit: str, window: int, delay: int, n: int) -> "DriftInfo": ...
 
 class DriftPolicyState:
     """When to refit after a drift, and the events (the core's rules)."""
@@ -898,8 +901,7 @@ class DriftPolicyState:
     def __new__(
         cls, refit: str, *, window: int, half_life: float, delay: Optional[int]
     ) -> "DriftPolicyState": ...
-    def params(self) -> DriftSettings: ...
-    def n(self) -> int: ...
+    def info(self) -> DriftInfo: ...
     def check_scores(self, scores: _F64) -> None: ...
     def span(self, remaining: int) -> int: ...
     def advance(self, scores: _F64, alarm: Optional[float] = None) -> bool: ...
@@ -910,12 +912,12 @@ class DriftPolicyState:
     def recent(self) -> _F64: ...
     def events(self, start: int) -> List[DriftEvent]:
         """The events from position ``start`` on."""
-    def state(self) -> DriftState: ...
-    @staticmethod
-    def from_parts(
-        refit: str, window: int, delay: int, n: int, pending: Optional[int],
-        recent: List[float], events: List[DriftEvent],
-    ) -> "DriftPolicyState": ...
+    def state(self) -> Dict[str, Any]:
+        """The stored state as the core's record: scores seen, the refit
+        due, the window's scores, the events."""
+    def restore(self, state: Dict[str, Any]) -> None:
+        """Replaces the state by a stored one, checked by the core against
+        itself and the parameters; unchanged on error."""
 
 def drift_check_decayed(center: str, scale: str, pretransform: bool, fixed_center: bool) -> None:
     """Whether a Gaussian scaler of these estimators can be refitted on a

@@ -167,9 +167,9 @@ def _state(est: "ConformalScaler", stream: Stream, spec: Dict[str, Any]) -> Stat
     negate = not est.higher_is_outlier
     if stream.sketches is not None:
         fits = [
-            {"n_samples_seen_": int(sk.n), "rank_error_": float(sk.rank_error),
-             "n_calibration_": int(sk.n), **est._mc_fields(int(sk.n))}
-            for sk in stream.sketches
+            {"n_samples_seen_": int(i.n), "rank_error_": float(i.rank_error),
+             "n_calibration_": int(i.n), **est._mc_fields(int(i.n))}
+            for i in (sk.info() for sk in stream.sketches)
         ]
         return est._state_from(fits, stream.ndim, stream.names, spec, negate, stream.sketches)
     assert stream.buffers is not None
@@ -288,9 +288,9 @@ def restore(
             ]
         except (TypeError, ValueError) as exc:
             raise ValueError(f"stream sketch: {exc}") from None
-        if any(sk.k != est.k for sk in stream.sketches):
+        if any(sk.info().k != est.k for sk in stream.sketches):
             raise ValueError(f"a stored sketch's k contradicts the parameter k = {est.k}")
-        if any(sk.n != s for sk, s in zip(stream.sketches, seen)):
+        if any(sk.info().n != s for sk, s in zip(stream.sketches, seen)):
             raise ValueError("stream seen contradicts the number of scores its sketch holds")
     else:
         if est.window is None:

@@ -482,7 +482,7 @@ class ConformalScaler(ScalerBase):
         spec = band._spec_params()
         sketches = _stream.sketches_of(self)
         if sketches is not None:
-            fits = [{"n_calibration_": int(sk.n), **band._mc_fields(int(sk.n))} for sk in sketches]
+            fits = [{"n_calibration_": n, **band._mc_fields(n)} for n in (int(sk.info().n) for sk in sketches)]
             band._state = band._state_from(fits, state.ndim, state.names, spec, state.negate, sketches)
         else:
             sorted_ = state.attributes["sorted_"]

@@ -143,7 +143,7 @@ class DecayedFit(PickledAsDict):
 
     def to_dict(self) -> Dict[str, Any]:
         """Parameters and the state's bytes (base64), JSON-serialisable."""
-        state = {"bytes": base64.b64encode(self._state.to_bytes()).decode("ascii")}
+        state = {"bytes": base64.b64encode(self._state.state()["bytes"]).decode("ascii")}
         return {"format": FORMAT, "version": VERSION, "params": self.params, "state": state}
 
     @classmethod
@@ -161,9 +161,6 @@ class DecayedFit(PickledAsDict):
             blob = base64.b64decode(raw.encode("ascii"), validate=True)
         except (ValueError, UnicodeEncodeError):
             raise ValueError("'state' 'bytes' is not valid base64") from None
-        restored = _core.DecayedFitState.from_bytes(blob)
-        # The bytes carry the parameters too: they must be those stored.
-        if _core.DecayedFitState(**obj._params).to_bytes()[:31] != blob[:31]:
-            raise ValueError("'state' bytes were written with other parameters than 'params'")
-        obj._state = restored
+        # The core checks the bytes, and that they carry the parameters stored.
+        obj._state.restore({"bytes": blob})
         return obj

@@ -170,7 +170,7 @@ class Martingale(PickledAsDict):
         self._state.reset()
 
     def _part(self, key: str) -> Any:
-        return self._state.parts()[key]
+        return self._state.state()[key]
 
     @property
     def n(self) -> int:
@@ -180,7 +180,7 @@ class Martingale(PickledAsDict):
     @property
     def log_martingale(self) -> float:
         """ln M now."""
-        p = self._state.parts()
+        p = self._state.state()
         return float(p["log_martingale"] + p["log_martingale_error"])
 
     @property
@@ -222,7 +222,7 @@ class Martingale(PickledAsDict):
         """The martingale and its state as a dict of builtins (``format``,
         ``version``, ``params``, ``state``); the logs of C and R are −inf
         before the first p-value (``json`` writes them as ``-Infinity``)."""
-        state = dict(self._state.parts())
+        state = dict(self._state.state())
         return {"format": FORMAT, "version": VERSION, "params": self.params, "state": state}
 
     @classmethod

@@ -113,12 +113,12 @@ class OnlineFDR(PickledAsDict):
     @property
     def n(self) -> int:
         """p-values tested so far."""
-        return int(self._state.parts()["n"])
+        return int(self._state.state()["n"])
 
     @property
     def rejections(self) -> int:
         """Rejections so far."""
-        return int(self._state.parts()["rejections"])
+        return int(self._state.state()["rejections"])
 
     @property
     def params(self) -> Dict[str, Any]:
@@ -136,7 +136,7 @@ class OnlineFDR(PickledAsDict):
         ``format``, ``version``, ``params`` (defaults filled in) and
         ``state``."""
         return {"format": FORMAT, "version": VERSION, "params": self.params,
-                "state": dict(self._state.parts())}
+                "state": dict(self._state.state())}
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "OnlineFDR":
@@ -152,5 +152,6 @@ class OnlineFDR(PickledAsDict):
             raise ValueError(f"'params' {exc}") from None
         parts = {k: param(state, k, "state") for k in STATE_KEYS}
         obj = cls.__new__(cls)
-        obj._state = _core.OnlineFdrState.from_parts(settings, parts)
+        obj._state = _core.OnlineFdrState(**settings)
+        obj._state.restore(parts)
         return obj

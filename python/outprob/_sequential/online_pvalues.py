@@ -103,7 +103,7 @@ class OnlineConformal(PickledAsDict):
     def to_dict(self) -> Dict[str, Any]:
         """The parameters and every distinct score seen (ascending, with its
         count) as a JSON-serialisable dict of builtins."""
-        parts = self._state.parts()
+        parts = self._state.state()
         state = {"n": int(parts["n"]), "scores": parts["scores"].tolist(),
                  "counts": list(parts["counts"])}
         return {"format": FORMAT, "version": VERSION, "params": self.params, "state": state}
@@ -126,8 +126,9 @@ class OnlineConformal(PickledAsDict):
         obj._params = {"seed": seed, "higher_is_outlier": bool(p["higher_is_outlier"]),
                        "smoothed": bool(p["smoothed"])}
         parts = {k: param(state, k, "state") for k in ("n", "scores", "counts")}
-        obj._state = _core.OnlinePvaluesState.from_parts(
-            parts, seed=obj._params["seed"], negate=not obj._params["higher_is_outlier"],
+        obj._state = _core.OnlinePvaluesState(
+            seed=obj._params["seed"], negate=not obj._params["higher_is_outlier"],
             smoothed=obj._params["smoothed"],
         )  # fmt: skip
+        obj._state.restore(parts)
         return obj

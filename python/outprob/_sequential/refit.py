@@ -165,22 +165,22 @@ class RefitOnDrift(PickledAsDict):
     @property
     def refit(self) -> str:
         """``"window"`` or ``"decayed"``."""
-        return str(self._policy.params().refit)
+        return str(self._policy.info().refit)
 
     @property
     def window(self) -> int:
         """Scores kept for a window refit."""
-        return int(self._policy.params().window)
+        return int(self._policy.info().window)
 
     @property
     def delay(self) -> int:
         """Scores from an alarm to its refit."""
-        return int(self._policy.params().delay)
+        return int(self._policy.info().delay)
 
     @property
     def n(self) -> int:
         """Scores seen (NaN included)."""
-        return int(self._policy.n())
+        return int(self._policy.info().n)
 
     @staticmethod
     def _check_decayed(scaler: Any) -> None:
@@ -260,7 +260,7 @@ class RefitOnDrift(PickledAsDict):
         the scaler's, monitor's, p-values' and decayed fit's ``to_dict()``,
         the window's scores, the refit due and the events."""
         st = self._policy.state()
-        n, pending, recent = st.n, st.pending, st.recent
+        n, pending, recent = st["n"], st["pending"], st["recent"]
         return {
             "format": FORMAT, "version": VERSION,
             "params": {"refit": self.refit, "window": self.window, "delay": self.delay,
@@ -312,8 +312,8 @@ class RefitOnDrift(PickledAsDict):
         try:
             events = [DriftEvent(**e) for e in st["events"]]
             core_events = [_stored_event(e) for e in events]
-            obj._policy = _core.DriftPolicyState.from_parts(
-                obj.refit, obj.window, obj.delay, n, pending, recent.tolist(), core_events)
+            obj._policy.restore({"n": n, "pending": pending, "recent": recent.tolist(),
+                                 "events": core_events})
         except (TypeError, OverflowError) as exc:
             raise ValueError(f"'state' 'events': {exc}") from None
         except ValueError as exc:
@@ -336,17 +336,18 @@ def _event(e: _core.DriftEvent) -> DriftEvent:
                       message=e.message)
 
 
-def _stored_event(e: DriftEvent) -> _core.DriftEvent:
-    """A stored :class:`DriftEvent` as the core's record (its consistency
-    is the core's to check)."""
+def _stored_event(e: DriftEvent) -> Dict[str, Any]:
+    """A stored :class:`DriftEvent` as the core's record (its fields' kinds
+    and its consistency are the core's to check)."""
     fitted = None
     if e.fitted is not None:
         if not isinstance(e.fitted, dict) or set(e.fitted) != {"center", "scale"}:
             raise ValueError("'state' 'events': fitted must be None or a dict of center, scale")
-        fitted = (float(e.fitted["center"]), float(e.fitted["scale"]))
+        fitted = [float(e.fitted["center"]), float(e.fitted["scale"])]
     if not isinstance(e.kind, str) or not isinstance(e.message, str):
         raise ValueError("'state' 'events': kind and message must be strings")
-    return _core.DriftEvent(e.kind, e.index, float(e.log_statistic), e.n_fit, fitted, e.message)
+    return {"kind": e.kind, "index": e.index, "log_statistic": float(e.log_statistic),
+            "n_fit": e.n_fit, "fitted": fitted, "message": e.message}
 
 
 __all__ = ["DriftEvent", "DriftSteps", "RefitOnDrift"]

@@ -157,8 +157,7 @@ class StreamingFit:
         """Scores seen (per column; NaN excluded)."""
         if self._state is None:
             return 0
-        s = self._state
-        return int((s.seen() if self.params["window"] is not None else s.n())[0])
+        return int(self._state.n()[0])
 
     def update(self, scores: Any) -> "StreamingFit":
         """Adds a batch: 1-D (one column) or 2-D (N, k) scores.
@@ -220,7 +219,7 @@ class StreamingFit:
                     self._state = self._new_state(columns)
         state = self._state
         assert state is not None
-        fitted = len(state.seen() if self.params["window"] is not None else state.n())
+        fitted = len(state.n())
         if a.ndim != self._ndim or columns != fitted:
             raise ValueError(
                 f"batch of shape {a.shape} does not match the {fitted} column(s) fitted so far"
@@ -280,7 +279,7 @@ class StreamingFit:
             return [_streaming_result(r) for r in s.results()]
         if self._fitted is None or force or s.due():
             negate = not p["higher_is_outlier"]
-            counts = [min(int(n), p["window"]) for n in s.seen()]
+            counts = [min(int(n), p["window"]) for n in s.n()]
             if p["scaling"] == "linear":
                 self._fitted = [
                     _window_result(f.min, f.max, "value", None, None, n)
@@ -294,7 +293,7 @@ class StreamingFit:
         """A window's Gaussian refits (the core's) as results."""
         state = self._state
         assert state is not None
-        counts = [min(int(n), self.params["window"]) for n in state.seen()]
+        counts = [min(int(n), self.params["window"]) for n in state.n()]
         return [
             _window_result(f.center, f.scale, f.scale_used, *_iterations(f), n)
             for f, n in zip(fits, counts)
@@ -374,7 +373,7 @@ class StreamingFit:
                 size=p["window"], refit_every=p["refit_every"] or 0, parts=parts
             )
             if d.get("fitted") is not None:
-                fit._fitted = _cached_fit(fit.params, d["fitted"], [int(n) for n in fit._state.seen()])
+                fit._fitted = _cached_fit(fit.params, d["fitted"], [int(n) for n in fit._state.n()])
         fit._ndim = ndim
         return fit
 

@@ -115,19 +115,8 @@ impl PyConformalSketch {
         Ok(Self::wrap(CalibrationSketch::deserialize(data, seed)?))
     }
 
-    #[getter]
-    fn n(&self, py: Python<'_>) -> u64 {
-        self.lock(py).n()
-    }
-
-    #[getter]
-    fn k(&self, py: Python<'_>) -> u16 {
-        self.lock(py).k()
-    }
-
-    #[getter]
-    fn rank_error(&self, py: Python<'_>) -> f64 {
-        self.lock(py).rank_error()
+    fn info(&self, py: Python<'_>) -> ConformalSketchInfo {
+        (&*self.lock(py)).into()
     }
 }
 

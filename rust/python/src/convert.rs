@@ -113,6 +113,7 @@ pub(crate) fn record_to_dict<'py>(py: Python<'py>, r: &Record) -> PyResult<Bound
             Field::Values(v) => d.set_item(name, PyArray1::from_slice(py, v)),
             Field::Bytes(v) => d.set_item(name, v.as_deref().map(|b| PyBytes::new(py, b))),
             Field::Record(r) => d.set_item(name, record_to_dict(py, r)?),
+            Field::Records(v) => d.set_item(name, dicts(py, v)?),
             Field::OptArrays(v) => d.set_item(name, v),
             Field::Table(v) => d.set_item(name, v.iter().cloned().into_py_dict(py)?),
         }?;
@@ -125,6 +126,19 @@ pub(crate) fn record_to_dict<'py>(py: Python<'py>, r: &Record) -> PyResult<Bound
 /// the wrong type). The core's constructor then checks the state.
 pub(crate) fn record_from_dict(d: &Bound<'_, PyDict>, schema: &'static Schema) -> PyResult<Record> {
     fields(d, schema, "state")
+}
+
+/// Stored records as a list of dicts.
+pub(crate) fn dicts<'py>(py: Python<'py>, rs: &[Record]) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    rs.iter().map(|r| record_to_dict(py, r)).collect()
+}
+
+/// A list of stored dicts read by their schema.
+pub(crate) fn records(
+    list: &[Bound<'_, PyDict>],
+    schema: &'static Schema,
+) -> PyResult<Vec<Record>> {
+    list.iter().map(|d| record_from_dict(d, schema)).collect()
 }
 
 fn fields(d: &Bound<'_, PyDict>, schema: &'static Schema, what: &str) -> PyResult<Record> {
@@ -146,6 +160,7 @@ fn fields(d: &Bound<'_, PyDict>, schema: &'static Schema, what: &str) -> PyResul
                 Kind::Values => Field::Values(item(d, name, what)?),
                 Kind::Bytes => Field::Bytes(item(d, name, what)?),
                 Kind::Record(s) => Field::Record(fields(&item(d, name, what)?, s, what)?),
+                Kind::Records(s) => Field::Records(records(&item::<Vec<_>>(d, name, what)?, s)?),
                 Kind::OptArrays => Field::OptArrays(arrays(d, name, what)?),
                 Kind::Table => Field::Table(table(&item(d, name, what)?, what)?),
             })

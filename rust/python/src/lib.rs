@@ -22,8 +22,10 @@ mod streaming;
 mod text;
 mod text_stream;
 
+use outprob_core::io::record::Stored;
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
+use pyo3::types::PyDict;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub(crate) use array::Floats;
@@ -75,6 +77,24 @@ pub(crate) trait Locked {
         let mut guard = self.lock(py);
         let state = &mut *guard;
         py.detach(|| f(state))
+    }
+
+    /// The state as a dict of the core's record (the stored-state
+    /// protocol, [`Stored`]), made without the GIL.
+    fn stored<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>>
+    where
+        Self::State: Stored,
+    {
+        convert::record_to_dict(py, &self.detached(py, |s| s.to_record()))
+    }
+
+    /// The state replaced by a stored dict, checked by the core.
+    fn restored(&self, py: Python<'_>, state: &Bound<'_, PyDict>) -> Result<()>
+    where
+        Self::State: Stored,
+    {
+        let record = convert::record_from_dict(state, Self::State::STATE)?;
+        Ok(self.detached(py, |s| s.restore(&record))?)
     }
 
     /// A copy of the state. A merge copies the other state first and only
@@ -175,9 +195,9 @@ mod _core {
         },
         limits,
         results::{
-            ColumnFit, DecayedMoments, DriftEvent, DriftSettings, DriftState, Evaluation, GammaFit,
-            GaussianFit, LinearFit, MEstimate, MixtureFit, ReliabilityCurve, SelectionFit,
-            SigmoidFit, SketchInfo, Strata, StreamingResult, TailSummary, TopKFit,
+            ColumnFit, ConformalSketchInfo, DecayedMoments, DriftEvent, DriftInfo, Evaluation,
+            GammaFit, GaussianFit, LinearFit, MEstimate, MixtureFit, ReliabilityCurve,
+            SelectionFit, SigmoidFit, SketchInfo, Strata, StreamingResult, TailSummary, TopKFit,
         },
         sequential::{
             drift_check_decayed, drift_decayed_gaussian, PyDecayedFit, PyDriftPolicy, PyMartingale,

@@ -3,6 +3,7 @@
 //! Each pickles (by its constructor's arguments).
 
 use outprob_core::conformal::select::Selection;
+use outprob_core::conformal::sketch::CalibrationSketch;
 use outprob_core::conformal::tails::TailFit;
 use outprob_core::distributed::plan::ColumnFit as CoreColumnFit;
 use outprob_core::estimators::mest::{MEstimate as CoreMEstimate, Norm};
@@ -10,7 +11,7 @@ use outprob_core::evaluation::metrics::{
     Evaluation as CoreEvaluation, Reliability, Strata as CoreStrata,
 };
 use outprob_core::sequential::decayed::Moments;
-use outprob_core::sequential::drift::{Event, Parts, Policy};
+use outprob_core::sequential::drift::{Event, Policy};
 use outprob_core::streaming::fit::StreamingResult as CoreStreamingResult;
 use outprob_core::streaming::sketch::AnySketch;
 use outprob_core::transformations::fit::GaussianFit as CoreGaussianFit;
@@ -140,6 +141,12 @@ records! {
         n: u64,
     }
 
+    ConformalSketchInfo from CalibrationSketch as s {
+        n: u64 = s.n(),
+        k: u16 = s.k(),
+        rank_error: f64 = s.rank_error(),
+    }
+
     SketchInfo from AnySketch as s {
         k: u16 = s.k(),
         min_k: u16 = s.min_k(),
@@ -204,13 +211,12 @@ records! {
 
     DecayedMoments from Moments as m { n: u64, weight: f64, mean: f64, variance: f64 }
 
-    DriftSettings from Policy as p {
+    DriftInfo from Policy as p {
         refit: String = p.refit().name().to_owned(),
         window: u64 = p.window(),
         delay: u64 = p.delay(),
+        n: u64 = p.n(),
     }
-
-    DriftState from Parts as p { n: u64, pending: Option<u64>, recent: Vec<f64> }
 
     DriftEvent from Event as e {
         kind: String = e.kind.name().to_owned(),

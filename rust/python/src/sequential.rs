@@ -8,11 +8,10 @@
 
 use crate::prelude::*;
 use outprob_core::sequential::decayed::DecayedFit;
-use outprob_core::sequential::drift::{self, Event, Policy, Refit};
-use outprob_core::sequential::martingale::{Martingale, Parts};
-use outprob_core::sequential::online_fdr::{self, OnlineFdr, Settings};
-use outprob_core::sequential::online_pvalues::{self, OnlinePvalues};
-use outprob_core::sequential::stored::{FDR_SETTINGS, FDR_STATE, MARTINGALE_STATE, PVALUE_STATE};
+use outprob_core::sequential::drift::{self, Policy, Refit};
+use outprob_core::sequential::martingale::Martingale;
+use outprob_core::sequential::online_fdr::OnlineFdr;
+use outprob_core::sequential::online_pvalues::OnlinePvalues;
 
 locked!(PyOnlineFdr(OnlineFdr) as "OnlineFdrState");
 
@@ -57,16 +56,12 @@ impl PyOnlineFdr {
         record_to_dict(py, &self.lock(py).settings().to_record())
     }
 
-    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        record_to_dict(py, &self.lock(py).parts().to_record())
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stored(py)
     }
 
-    #[staticmethod]
-    #[pyo3(signature = (settings, parts))]
-    fn from_parts(settings: &Bound<'_, PyDict>, parts: &Bound<'_, PyDict>) -> Result<Self> {
-        let s = Settings::from_record(&record_from_dict(settings, FDR_SETTINGS)?)?;
-        let p = online_fdr::Parts::from_record(&record_from_dict(parts, FDR_STATE)?)?;
-        Ok(Self::wrap(OnlineFdr::from_parts(s, &p)?))
+    fn restore(&self, py: Python<'_>, state: &Bound<'_, PyDict>) -> Result<()> {
+        self.restored(py, state)
     }
 }
 
@@ -98,15 +93,12 @@ impl PyMartingale {
         self.lock(py).reset();
     }
 
-    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        record_to_dict(py, &self.lock(py).parts().to_record())
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stored(py)
     }
 
-    fn restore(&self, py: Python<'_>, parts: &Bound<'_, PyDict>) -> Result<()> {
-        let p = Parts::from_record(&record_from_dict(parts, MARTINGALE_STATE)?)?;
-        let mut state = self.lock(py);
-        *state = Martingale::from_parts(state.spec().clone(), &p)?;
-        Ok(())
+    fn restore(&self, py: Python<'_>, state: &Bound<'_, PyDict>) -> Result<()> {
+        self.restored(py, state)
     }
 }
 
@@ -143,22 +135,12 @@ impl PyOnlinePvalues {
         self.lock(py).n()
     }
 
-    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        record_to_dict(py, &self.detached(py, |state| state.parts()).to_record())
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stored(py)
     }
 
-    #[staticmethod]
-    #[pyo3(signature = (parts, *, seed, negate, smoothed))]
-    fn from_parts(
-        parts: &Bound<'_, PyDict>,
-        seed: u64,
-        negate: bool,
-        smoothed: bool,
-    ) -> Result<Self> {
-        let p = online_pvalues::Parts::from_record(&record_from_dict(parts, PVALUE_STATE)?)?;
-        Ok(Self::wrap(OnlinePvalues::from_parts(
-            seed, negate, smoothed, &p,
-        )?))
+    fn restore(&self, py: Python<'_>, state: &Bound<'_, PyDict>) -> Result<()> {
+        self.restored(py, state)
     }
 }
 
@@ -193,13 +175,12 @@ impl PyDecayedFit {
         self.lock(py).rank_error()
     }
 
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.lock(py).to_bytes())
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stored(py)
     }
 
-    #[staticmethod]
-    fn from_bytes(data: &[u8]) -> Result<Self> {
-        Ok(Self::wrap(DecayedFit::from_bytes(data)?))
+    fn restore(&self, py: Python<'_>, state: &Bound<'_, PyDict>) -> Result<()> {
+        self.restored(py, state)
     }
 }
 
@@ -213,12 +194,8 @@ impl PyDriftPolicy {
         Ok(Self::wrap(Policy::new(refit.0, window, half_life, delay)?))
     }
 
-    fn params(&self, py: Python<'_>) -> DriftSettings {
+    fn info(&self, py: Python<'_>) -> DriftInfo {
         (&*self.lock(py)).into()
-    }
-
-    fn n(&self, py: Python<'_>) -> u64 {
-        self.lock(py).n()
     }
 
     fn check_scores(&self, py: Python<'_>, scores: PyReadonlyArray1<'_, f64>) -> Result<()> {
@@ -261,44 +238,12 @@ impl PyDriftPolicy {
         all(self.lock(py).events().get(start..).unwrap_or_default())
     }
 
-    fn state(&self, py: Python<'_>) -> DriftState {
-        self.lock(py).parts().into()
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stored(py)
     }
 
-    #[staticmethod]
-    fn from_parts(
-        refit: Wrap<Refit>,
-        window: u64,
-        delay: u64,
-        n: u64,
-        pending: Option<u64>,
-        recent: Vec<f64>,
-        events: Vec<DriftEvent>,
-    ) -> Result<Self> {
-        let event = |e: DriftEvent| -> Result<Event> {
-            let kind = e.kind.parse()?;
-            let (index, log_statistic, n_fit, fitted) =
-                (e.index, e.log_statistic, e.n_fit, e.fitted);
-            let message = e.message;
-            Ok(Event {
-                kind,
-                index,
-                log_statistic,
-                n_fit,
-                fitted,
-                message,
-            })
-        };
-        let events = events.into_iter().map(event).collect::<Result<_>>()?;
-        let parts = drift::Parts {
-            n,
-            pending,
-            recent,
-            events,
-        };
-        Ok(Self::wrap(Policy::from_parts(
-            refit.0, window, delay, &parts,
-        )?))
+    fn restore(&self, py: Python<'_>, state: &Bound<'_, PyDict>) -> Result<()> {
+        self.restored(py, state)
     }
 }
 

@@ -1,9 +1,9 @@
 //! Streaming state (contract §9): the KLL sketch, the streaming fit and
 //! the exact windows over the core's `streaming::state` types.
 
+use crate::convert::{dicts, records};
 use crate::fit::PyGaussianSpec;
 use crate::prelude::*;
-use outprob_core::io::record::{Record, Schema};
 use outprob_core::streaming::sketch::{AnySketch, QueriedSketch};
 use outprob_core::streaming::state::{StreamingState, WindowState, WINDOW};
 
@@ -81,16 +81,6 @@ pub(crate) fn kll_normalized_rank_error(k: u32, pmf: bool) -> Result<f64> {
 }
 
 locked!(PyStreamingState(StreamingState) as "StreamingState");
-
-/// Each column's stored state as a dict.
-fn dicts<'py>(py: Python<'py>, records: &[Record]) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    records.iter().map(|r| record_to_dict(py, r)).collect()
-}
-
-/// Stored columns read by their schema.
-fn records(parts: &[Bound<'_, PyDict>], schema: &'static Schema) -> PyResult<Vec<Record>> {
-    parts.iter().map(|d| record_from_dict(d, schema)).collect()
-}
 
 #[pymethods]
 impl PyStreamingState {
@@ -192,7 +182,7 @@ impl PyWindowState {
         self.lock(py).due()
     }
 
-    fn seen(&self, py: Python<'_>) -> Vec<u64> {
+    fn n(&self, py: Python<'_>) -> Vec<u64> {
         self.lock(py).seen()
     }
 

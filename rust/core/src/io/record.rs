@@ -46,6 +46,8 @@ pub enum Kind {
     Table,
     /// A record of the given schema.
     Record(&'static Schema),
+    /// A list of records of the given schema.
+    Records(&'static Schema),
 }
 
 /// The fields of a stored type, in order.
@@ -86,6 +88,8 @@ pub enum Field {
     Table(Vec<(String, Vec<f64>)>),
     /// [`Kind::Record`].
     Record(Record),
+    /// [`Kind::Records`].
+    Records(Vec<Record>),
 }
 
 /// Named fields of a schema.
@@ -125,7 +129,7 @@ macro_rules! from_field {
 
 from_field!(Bool => bool, Int => i64, Count => u64, OptCount => Option<u64>, Float => f64,
     OptFloat => Option<f64>, OptFloats => Option<Vec<f64>>, Name => String, OptName => Option<String>,
-    Counts => Vec<u64>, Bytes => Option<Vec<u8>>, Record => Record,
+    Counts => Vec<u64>, Bytes => Option<Vec<u8>>, Record => Record, Records => Vec<Record>,
     OptArrays => Option<Vec<Vec<f64>>>, Table => Vec<(String, Vec<f64>)>);
 
 impl FromField for Vec<f64> {
@@ -193,6 +197,21 @@ pub trait FromRecord: Sized {
 
     /// The value, checked.
     fn from_record(r: &Record) -> Result<Self, Error>;
+}
+
+/// A state stored as a record of [`Stored::STATE`] and read back into a
+/// state of the same parameters: the one stored-state protocol of the
+/// binding's classes with state.
+pub trait Stored {
+    /// The state's fields.
+    const STATE: &'static Schema;
+
+    /// The state as a record of [`Stored::STATE`].
+    fn to_record(&self) -> Record;
+
+    /// The state replaced by a stored one, checked against itself and the
+    /// parameters by the type's one checked constructor; unchanged on error.
+    fn restore(&mut self, r: &Record) -> Result<(), Error>;
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 //! type checks what it can recompute.
 
 use crate::error::Error;
-use crate::io::record::{Field, Kind, Record, Schema};
+use crate::io::record::{Field, Kind, Record, Schema, Stored};
 
-use super::martingale::Parts as MartingaleParts;
-use super::online_fdr::{Parts as FdrParts, Settings};
-use super::online_pvalues::Parts as PvalueParts;
+use super::drift::{Event, Parts as DriftParts, Policy};
+use super::martingale::{Martingale, Parts as MartingaleParts};
+use super::online_fdr::{OnlineFdr, Parts as FdrParts, Settings};
+use super::online_pvalues::{OnlinePvalues, Parts as PvalueParts};
 
 /// An online FDR rule's parameters, defaults filled in (`None` for those
 /// the rule does not take).
@@ -53,6 +54,25 @@ pub const PVALUE_STATE: &Schema = &[
     ("n", Kind::Count),
     ("scores", Kind::Values),
     ("counts", Kind::Counts),
+];
+
+/// One event of a refit policy.
+pub const DRIFT_EVENT: &Schema = &[
+    ("kind", Kind::Name),
+    ("index", Kind::Count),
+    ("log_statistic", Kind::Float),
+    ("n_fit", Kind::Count),
+    ("fitted", Kind::OptFloats),
+    ("message", Kind::Name),
+];
+
+/// A refit policy's position: scores seen, the refit due, the window's
+/// scores and the events.
+pub const DRIFT_STATE: &Schema = &[
+    ("n", Kind::Count),
+    ("pending", Kind::OptCount),
+    ("recent", Kind::Floats),
+    ("events", Kind::Records(DRIFT_EVENT)),
 ];
 
 impl Settings {
@@ -187,6 +207,122 @@ impl PvalueParts {
     }
 }
 
+/// An online FDR rule's state, read back under its settings.
+impl Stored for OnlineFdr {
+    const STATE: &'static Schema = FDR_STATE;
+
+    fn to_record(&self) -> Record {
+        self.parts().to_record()
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let parts = FdrParts::from_record(r)?;
+        *self = OnlineFdr::from_parts(self.settings().clone(), &parts)?;
+        Ok(())
+    }
+}
+
+/// A martingale's state, read back under its parameters.
+impl Stored for Martingale {
+    const STATE: &'static Schema = MARTINGALE_STATE;
+
+    fn to_record(&self) -> Record {
+        self.parts().to_record()
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let parts = MartingaleParts::from_record(r)?;
+        *self = Martingale::from_parts(self.spec().clone(), &parts)?;
+        Ok(())
+    }
+}
+
+/// Online p-values' state, read back under their seed, orientation and
+/// smoothing.
+impl Stored for OnlinePvalues {
+    const STATE: &'static Schema = PVALUE_STATE;
+
+    fn to_record(&self) -> Record {
+        self.parts().to_record()
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let parts = PvalueParts::from_record(r)?;
+        *self = OnlinePvalues::from_parts(self.seed, self.negate, self.smoothed, &parts)?;
+        Ok(())
+    }
+}
+
+impl Event {
+    /// The event as a record of [`DRIFT_EVENT`] (`fitted` as [center, scale]).
+    pub fn to_record(&self) -> Record {
+        Record::new(
+            DRIFT_EVENT,
+            vec![
+                Field::Name(self.kind.name().to_string()),
+                Field::Count(self.index),
+                Field::Float(self.log_statistic),
+                Field::Count(self.n_fit),
+                Field::OptFloats(self.fitted.map(|(c, s)| vec![c, s])),
+                Field::Name(self.message.clone()),
+            ],
+        )
+    }
+
+    /// The event of a record of [`DRIFT_EVENT`] (its place among the others
+    /// unchecked: `Policy::from_parts` checks it).
+    pub fn from_record(r: &Record) -> Result<Self, Error> {
+        let fitted = match r.get::<Option<Vec<f64>>>("fitted")?.as_deref() {
+            None => None,
+            Some(&[center, scale]) => Some((center, scale)),
+            Some(_) => return Err(Error::invalid("fitted", "needs [center, scale]")),
+        };
+        Ok(Event {
+            kind: r.parse("kind")?,
+            index: r.get("index")?,
+            log_statistic: r.get("log_statistic")?,
+            n_fit: r.get("n_fit")?,
+            fitted,
+            message: r.get("message")?,
+        })
+    }
+}
+
+/// A refit policy's position and events, read back under its refit, window
+/// and delay.
+impl Stored for Policy {
+    const STATE: &'static Schema = DRIFT_STATE;
+
+    fn to_record(&self) -> Record {
+        let p = self.parts();
+        let events = p.events.iter().map(Event::to_record).collect();
+        Record::new(
+            DRIFT_STATE,
+            vec![
+                Field::Count(p.n),
+                Field::OptCount(p.pending),
+                Field::Floats(p.recent),
+                Field::Records(events),
+            ],
+        )
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let events: Vec<Record> = r.get("events")?;
+        let parts = DriftParts {
+            n: r.get("n")?,
+            pending: r.get("pending")?,
+            recent: r.get("recent")?,
+            events: events
+                .iter()
+                .map(Event::from_record)
+                .collect::<Result<_, _>>()?,
+        };
+        *self = Policy::from_parts(self.refit(), self.window(), self.delay(), &parts)?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +369,53 @@ mod tests {
         r.fields[4] = Field::Floats(vec![0.5, 0.5]);
         let err = MartingaleParts::from_record(&r).unwrap_err().to_string();
         assert!(err.starts_with("state: \"components\""), "{err}");
+    }
+
+    #[test]
+    fn a_stored_state_restores_whole_or_not_at_all() {
+        let mut a = OnlinePvalues::new(7, false, true);
+        a.update(&[1.0, 2.0, 2.0]).unwrap();
+        let mut b = OnlinePvalues::new(7, false, true);
+        b.restore(&a.to_record()).unwrap();
+        assert_eq!(b.to_record(), a.to_record());
+        let mut bad = a.to_record();
+        bad.fields[2] = Field::Counts(vec![1, 1]);
+        let err = b.restore(&bad).unwrap_err().to_string();
+        assert!(err.starts_with("n: "), "{err}");
+        assert_eq!(b.to_record(), a.to_record());
+    }
+
+    #[test]
+    fn a_policy_round_trips_and_refuses_a_foreign_event() {
+        use crate::sequential::drift::Refit;
+        let mut p = Policy::new(Refit::Window, 10, 1.0, Some(0)).unwrap();
+        p.advance(&[1.0, 2.0, 3.0], None).unwrap();
+        let stored = p.to_record();
+        let mut q = Policy::new(Refit::Window, 10, 1.0, Some(0)).unwrap();
+        q.restore(&stored).unwrap();
+        assert_eq!(q.to_record(), stored);
+        let event = |kind: &str, fitted: Option<Vec<f64>>| {
+            Record::new(
+                DRIFT_EVENT,
+                vec![
+                    Field::Name(kind.to_string()),
+                    Field::Count(0),
+                    Field::Float(f64::NAN),
+                    Field::Count(0),
+                    Field::OptFloats(fitted),
+                    Field::Name(String::new()),
+                ],
+            )
+        };
+        for (bad, name) in [
+            (event("boom", None), "events"),
+            (event("refit", Some(vec![1.0])), "fitted"),
+        ] {
+            let mut r = stored.clone();
+            r.fields[3] = Field::Records(vec![bad]);
+            let err = q.restore(&r).unwrap_err().to_string();
+            assert!(err.starts_with(name), "{err}");
+            assert_eq!(q.to_record(), stored);
+        }
     }
 }

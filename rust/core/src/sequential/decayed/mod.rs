@@ -31,6 +31,7 @@
 //! cover every score; order statistics the kept epochs.
 
 use crate::error::Error;
+use crate::io::record::{Field, Kind, Record, Schema, Stored};
 use crate::limits;
 use crate::streaming::kll::{serde, KllSketch};
 use std::collections::VecDeque;
@@ -423,6 +424,34 @@ impl<'a> Reader<'a> {
     }
     fn f64(&mut self) -> Result<f64, Error> {
         Ok(f64::from_le_bytes(self.array()?))
+    }
+}
+
+/// A decayed fit's stored state: its bytes ([`DecayedFit::to_bytes`]).
+pub const DECAYED_STATE: &Schema = &[("bytes", Kind::Bytes)];
+
+/// A decayed fit's state, read back under its parameters: the bytes carry
+/// them too, and they must be the fit's.
+impl Stored for DecayedFit {
+    const STATE: &'static Schema = DECAYED_STATE;
+
+    fn to_record(&self) -> Record {
+        Record::new(DECAYED_STATE, vec![Field::Bytes(Some(self.to_bytes()))])
+    }
+
+    fn restore(&mut self, r: &Record) -> Result<(), Error> {
+        let bytes: Option<Vec<u8>> = r.get("bytes")?;
+        let fit = DecayedFit::from_bytes(bytes.as_deref().unwrap_or_default())?;
+        let params = |f: &DecayedFit| {
+            let h = f.half_life.to_bits();
+            (h, f.per_half_life, f.horizon, f.k, f.seed)
+        };
+        if params(&fit) != params(self) {
+            let why = "bytes were written with other parameters than 'params'";
+            return Err(Error::invalid("state", why.to_string()));
+        }
+        *self = fit;
+        Ok(())
     }
 }
 

@@ -193,3 +193,16 @@ fn bytes_resume_exactly_and_tampering_is_refused() {
         .to_string()
         .contains("trailing"));
 }
+
+#[test]
+fn stored_bytes_restore_only_under_their_parameters() {
+    let mut a = DecayedFit::new(50.0, 8, 20, 200, 1).unwrap();
+    a.update(&[1.0, 2.0, 3.0]).unwrap();
+    let mut same = DecayedFit::new(50.0, 8, 20, 200, 1).unwrap();
+    same.restore(&a.to_record()).unwrap();
+    assert_eq!(same.to_bytes(), a.to_bytes());
+    let mut other = DecayedFit::new(60.0, 8, 20, 200, 1).unwrap();
+    let err = other.restore(&a.to_record()).unwrap_err().to_string();
+    assert!(err.contains("other parameters"), "{err}");
+    assert_eq!(other.n(), 0);
+}

@@ -61,9 +61,9 @@ pub struct Parts {
 /// the parameters and the multiset of scores, not of the runs' layout.
 #[derive(Debug, Clone)]
 pub struct OnlinePvalues {
-    seed: u64,
-    negate: bool,
-    smoothed: bool,
+    pub(super) seed: u64,
+    pub(super) negate: bool,
+    pub(super) smoothed: bool,
     runs: Runs,
 }
 
