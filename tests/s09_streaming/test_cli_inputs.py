@@ -117,7 +117,7 @@ def test_evaluate_refuses_infinite_scores_as_scale_and_fit_do(capsys, tmp_path, 
     # It printed nan for every measure and exited 0.
     for fmt in ("text", "csv", "json"):
         code, out, err = cli(capsys, "evaluate", path, "--format", fmt)
-        one_line_error(code, err, "column 's' contains 1 infinite value (first at row 2)",
+        one_line_error(code, err, "column 's'", "1 infinite value (first at index 1)",
                        "fitting needs finite scores")
         assert out == ""
 

@@ -49,6 +49,7 @@ def _load(args: argparse.Namespace) -> Any:
     # `outprob stream` runs without NumPy.
     import numpy as np
 
+    from outprob import _core
     from outprob._common.tables import columns_of, read_columns
 
     from . import CLIError
@@ -63,14 +64,14 @@ def _load(args: argparse.Namespace) -> Any:
     missing = np.flatnonzero(np.isnan(scores) | np.isnan(y))
     if missing.size:
         raise CLIError(f"{args.table}: {missing.size} rows lack a score or a label (first: row {missing[0] + 1})")
-    infinite = np.flatnonzero(np.isinf(scores))
-    if infinite.size and not args.probabilities:
-        # Refused as by outprob scale and fit (contract §5): every
-        # transformation would refuse them and leave only nan to print.
-        s = "s" if infinite.size != 1 else ""
-        raise CLIError(f"{args.table}: column {score_column!r} contains {infinite.size} infinite "
-                       f"value{s} (first at row {infinite[0] + 1}); fitting needs finite scores: "
-                       "drop or clip them before fitting")
+    if not args.probabilities:
+        # Refused as by outprob scale and fit, by the core's contract §5
+        # check: every transformation would refuse them and leave only nan
+        # to print.
+        try:
+            _core.check_scores(np.ascontiguousarray(scores), nan_policy="omit")
+        except ValueError as e:
+            raise CLIError(f"{args.table}: column {score_column!r}: {e}") from None
     return score_column, (-scores if args.lower_is_outlier else scores), y
 
 

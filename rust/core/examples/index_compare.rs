@@ -1,5 +1,5 @@
 //! The search index against a binary search on its two query patterns,
-//! one thread, process CPU seconds (best of 5): conformal (10⁶ normal calibration scores,
+//! one thread, its CPU seconds (best of 5): conformal (10⁶ normal calibration scores,
 //! 10⁷ test scores × 1.2) and rank (10⁶ fitted long-tailed scores, 10⁷
 //! new ones from the same law), plus a cache-resident 10⁴ of each.
 //! `cargo run --release -p outprob-core --example index_compare [n] [m]`.
@@ -7,20 +7,12 @@
 //! the bucket-table index against the line index: the figures are in
 //! `outprob_core::numeric::search_index`'s doc.)
 
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::numeric::search_index::{SearchIndex, GROUP};
 use std::hint::black_box;
-
-fn cpu() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &raw mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
 
 fn normals(n: usize, seed: u64) -> Vec<f64> {
     let mut u = scores::uniforms(seed);
@@ -34,20 +26,20 @@ fn compare(name: &str, mut s: Vec<f64>, x: &[f64]) {
     let mut counts = vec![0usize; x.len()];
     let (mut bt, mut qt, mut ql) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
     for _ in 0..5 {
-        let c = cpu();
+        let c = cpu_time::thread_seconds();
         let index = black_box(SearchIndex::new(&s));
-        bt = bt.min(cpu() - c);
-        let c = cpu();
+        bt = bt.min(cpu_time::thread_seconds() - c);
+        let c = cpu_time::thread_seconds();
         for (q, o) in x.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
             index.lower_bounds(&s, q, o);
         }
-        qt = qt.min(cpu() - c);
+        qt = qt.min(cpu_time::thread_seconds() - c);
         let sum: usize = counts.iter().sum();
-        let c = cpu();
+        let c = cpu_time::thread_seconds();
         for (&q, o) in x.iter().zip(counts.iter_mut()) {
             *o = s.partition_point(|&v| v < q);
         }
-        ql = ql.min(cpu() - c);
+        ql = ql.min(cpu_time::thread_seconds() - c);
         assert_eq!(sum, counts.iter().sum::<usize>());
     }
     let per = 1e9 / x.len() as f64;

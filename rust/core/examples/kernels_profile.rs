@@ -5,6 +5,8 @@
 
 #[path = "common/cpu_time.rs"]
 mod cpu_time;
+#[path = "common/pool.rs"]
+mod pool;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::conformal::calibration::{Calibration, ConformalSpec};
@@ -91,10 +93,7 @@ fn sorts(x: &[f64]) {
 }
 
 fn main() {
-    rayon::ThreadPoolBuilder::new()
-        .build()
-        .expect("a thread pool")
-        .install(profile);
+    pool::in_pool(None, profile);
 }
 
 /// Best CPU nanoseconds per score over `runs` calls.

@@ -2,6 +2,8 @@
 //! a plain sum (one read) of the same scores. Run with
 //! `RAYON_NUM_THREADS=1 cargo run --release -p outprob-core --example median_profile [N]`.
 
+#[path = "common/pool.rs"]
+mod pool;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::estimators::location::{checked_median, median};
@@ -51,14 +53,7 @@ fn time_stages<T: outprob_core::Float + Into<f64>>(x: &[T], best: &mut [f64; 5])
 }
 
 fn main() {
-    // In a pool, as the Python binding runs every call: called from outside
-    // one, each parallel step hands its work to the global pool and waits
-    // for it, which costs a parallel step's hand-over each time.
-    // RAYON_NUM_THREADS sets the pool's size.
-    rayon::ThreadPoolBuilder::new()
-        .build()
-        .expect("a thread pool")
-        .install(profile);
+    pool::in_pool(None, profile);
 }
 
 fn profile() {

@@ -12,6 +12,8 @@
 //! per (N, fit) with every time, for `benches/ablation.py`, which runs this
 //! example built with each layer of the M-estimation switched off.
 
+#[path = "common/pool.rs"]
+mod pool;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::estimators::location::median;
@@ -107,14 +109,7 @@ fn median_of(v: &[(f64, f64)]) -> f64 {
 
 fn main() {
     let a = args();
-    // In a pool, as the Python binding runs every call: called from outside
-    // one, each parallel step hands its work to the global pool and waits
-    // for it.
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(a.threads)
-        .build()
-        .expect("a thread pool")
-        .install(|| profile(&a));
+    pool::in_pool(Some(a.threads), || profile(&a));
 }
 
 fn profile(a: &Args) {

@@ -7,6 +7,8 @@
 
 #[path = "common/cpu_time.rs"]
 mod cpu_time;
+#[path = "common/pool.rs"]
+mod pool;
 #[path = "common/scores.rs"]
 mod scores;
 use outprob_core::estimators::location::mean;
@@ -19,10 +21,7 @@ use outprob_core::streaming::moments::Moments;
 use std::hint::black_box;
 
 fn main() {
-    rayon::ThreadPoolBuilder::new()
-        .build()
-        .expect("a thread pool")
-        .install(profile);
+    pool::in_pool(None, profile);
 }
 
 fn profile() {

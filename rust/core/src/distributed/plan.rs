@@ -484,6 +484,17 @@ impl<'a, 'k> Column<'a, 'k> {
         })
     }
 
+    /// The keyed values (values, or deviations from `center`) in each of
+    /// `brackets`, one list per bracket.
+    fn collect(&self, center: Option<f64>, brackets: Vec<(u64, u64)>) -> Step<&'a [Vec<f64>]> {
+        let n = brackets.len();
+        let key = self.key(center);
+        match self.run(PassKind::Collect { key, brackets })? {
+            Partial::Collected(c) if c.len() == n => Ok(c),
+            _ => Err(changed()),
+        }
+    }
+
     fn key(&self, center: Option<f64>) -> Key {
         match center {
             None => Key::Value {
@@ -569,13 +580,7 @@ impl<'a, 'k> Column<'a, 'k> {
         to_collect.sort_unstable();
         to_collect.dedup();
         if !to_collect.is_empty() {
-            let out = match self.run(PassKind::Collect {
-                key: self.key(center),
-                brackets: to_collect.clone(),
-            })? {
-                Partial::Collected(c) if c.len() == to_collect.len() => c,
-                _ => return Err(changed()),
-            };
+            let out = self.collect(center, to_collect.clone())?;
             for (&bracket, vals) in to_collect.iter().zip(out) {
                 let here: Vec<&(u64, (u64, u64, u64))> = settled
                     .iter()
@@ -1060,14 +1065,7 @@ impl<'a, 'k> Column<'a, 'k> {
         let from = (mu0, sigma0);
         let largest = self.hi.abs().max(self.lo.abs());
         let e = if self.n <= self.collect_max {
-            let keys = vec![key_bracket(self.lo, self.hi)];
-            let oriented = match self.run(PassKind::Collect {
-                key: self.key(None),
-                brackets: keys,
-            })? {
-                Partial::Collected(c) if c.len() == 1 => &c[0],
-                _ => return Err(changed()),
-            };
+            let oriented = &self.collect(None, vec![key_bracket(self.lo, self.hi)])?[0];
             let reduce = |ms: (f64, f64), e: i32| -> Step<[f64; 6]> {
                 Ok(m_sums(oriented, false, &sums, ms, e))
             };

@@ -124,18 +124,19 @@ macro_rules! multiversion_wide {
         $(#[$meta])*
         $vis fn $name $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
             #[inline(always)]
-            fn kernel $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret $body
+            fn wide_kernel $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret $body
 
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
             unsafe fn avx512 $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
-                kernel($($arg),*)
+                wide_kernel($($arg),*)
             }
 
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2,fma")]
-            unsafe fn avx2 $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
-                kernel($($arg),*)
+            // Below AVX-512, the two builds of `multiversion`.
+            $crate::numeric::simd::multiversion! {
+                fn narrow $(<$($gen: $bound),*>)? ( $($arg: $ty),* ) -> $ret {
+                    wide_kernel($($arg),*)
+                }
             }
 
             #[cfg(target_arch = "x86_64")]
@@ -143,12 +144,7 @@ macro_rules! multiversion_wide {
                 // SAFETY: the CPU supports the features `avx512` was compiled for.
                 return unsafe { avx512($($arg),*) };
             }
-            #[cfg(target_arch = "x86_64")]
-            if $crate::numeric::simd::has_avx2() {
-                // SAFETY: the CPU supports the features `avx2` was compiled for.
-                return unsafe { avx2($($arg),*) };
-            }
-            kernel($($arg),*)
+            narrow($($arg),*)
         }
     };
 }

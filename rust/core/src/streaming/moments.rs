@@ -105,24 +105,9 @@ crate::numeric::simd::multiversion! {
         let (mut q_hi, mut q_lo) = ([0.0f64; L], [0.0f64; L]);
         let p = if pre == 0 { 1.0 } else { 0.25 };
         let cp = c * p;
-        let mut groups = x.chunks_exact(L);
-        for g in &mut groups {
-            for i in 0..L {
-                let v = g[i].to_f64();
-                let v = if v.is_nan() { c } else { v };
-                let (d, e) = two_sum(v * p, -cp);
-                let (d, e) = (d * f1 * f2, e * f1 * f2);
-                let (a, b) = two_sum(s_hi[i], d);
-                s_hi[i] = a;
-                s_lo[i] += b + e;
-                let sq = d * d;
-                let sq_err = d.mul_add(d, -sq) + 2.0 * d * e;
-                let (a, b) = two_sum(q_hi[i], sq);
-                q_hi[i] = a;
-                q_lo[i] += b + sq_err;
-            }
-        }
-        for (i, &v) in groups.remainder().iter().enumerate() {
+        // One score into lane i; the same steps for the full groups and
+        // the remainder, so both sum the same way.
+        let mut add = |i: usize, v: T| {
             let v = v.to_f64();
             let v = if v.is_nan() { c } else { v };
             let (d, e) = two_sum(v * p, -cp);
@@ -135,6 +120,15 @@ crate::numeric::simd::multiversion! {
             let (a, b) = two_sum(q_hi[i], sq);
             q_hi[i] = a;
             q_lo[i] += b + sq_err;
+        };
+        let mut groups = x.chunks_exact(L);
+        for g in &mut groups {
+            for (i, &v) in g.iter().enumerate() {
+                add(i, v);
+            }
+        }
+        for (i, &v) in groups.remainder().iter().enumerate() {
+            add(i, v);
         }
         let (mut s, mut q) = (DoubleDouble::default(), DoubleDouble::default());
         for i in 0..L {
