@@ -2,7 +2,8 @@
 against the NumPy/SciPy reference (``outprob.reference.conformal_tails``)
 and SciPy's distributions — the generalised Pareto fit against
 ``scipy.stats.genpareto.fit`` (likelihood at least as high), the tail
-p-value ``p_u·G(s)`` against ``genpareto.sf``/``norm.sf``/``gamma.sf``,
+p-value ``p_u·G(s)`` against ``genpareto.sf``/``norm.sf``/``gamma.sf``
+(the Gaussian one's stated accuracy against mpmath),
 the DKWM check against ``scipy.stats.kstest`` — the conformal bulk, the
 fallback of a rejected tail, and the guarantee kept (exact validity for
 α ≥ p_u) by enumeration at small sizes."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 import pickle
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -90,6 +92,39 @@ def test_tail_pvalues_equal_the_definition(tail):
     assert np.all(np.diff(p) <= 0)
     assert p[-1] < 1 / (cal.size + 1)
     assert_allclose(s.transform(x), 1 - p)
+
+
+def test_gaussian_tail_has_the_stated_accuracy():
+    # §11: S(z) = erfc(z/√2)/2 to relative 1e-15 where it is a normal
+    # double, to 4 units of 2⁻¹⁰⁷⁴ where subnormal. The oracle is mpmath at
+    # 40 digits (SciPy's norm.sf rounds z/√2 and errs by up to z²·2⁻⁵³, and
+    # underflows with it); p = p_u·S(s)/S(u) adds two roundings of its own.
+    mpmath.mp.dps = 40
+    cal = _samples("gaussian", 4000, 11)
+    s = outprob.ConformalScaler(tail="gaussian").fit(cal)
+    fit = s.tail_
+    assert fit["accepted"]
+    c, sc, u, p_u = fit["params"]["center"], fit["params"]["scale"], fit["threshold"], fit["threshold_pvalue"]
+    x = c + sc * np.r_[np.linspace(1.5, 39.0, 1500), np.geomspace(1.5, 38.5, 500)]
+    p = s.pvalues(x)
+    z = (x - c) / sc  # the standardised scores, rounded as the core rounds them
+
+    def sf(t: float) -> mpmath.mpf:
+        return mpmath.erfc(mpmath.mpf(t) / mpmath.sqrt(2)) / 2
+
+    s_u = sf((u - c) / sc)
+    tiny = 2.0**-1074
+    for zi, pi in zip(z, p):
+        exact = sf(float(zi))
+        want = float(p_u * exact / s_u)
+        if exact >= 2.0**-1022:
+            assert abs(pi - want) <= 2.5e-15 * want, (zi, pi, want)
+        else:
+            assert abs(pi - want) <= 8 * tiny * max(1.0, float(p_u / s_u)), (zi, pi, want)
+    # Against SciPy within its own error (the rounding of z/√2, ~z²·2⁻⁵³).
+    g = stats.norm.sf(z) / stats.norm.sf((u - c) / sc)
+    normal = stats.norm.sf(z) >= 2.0**-1022
+    assert np.all(np.abs(p - p_u * g)[normal] <= (4e-15 + 2.5e-16 * z**2)[normal] * (p_u * g)[normal])
 
 
 @pytest.mark.parametrize("tail", TAILS)

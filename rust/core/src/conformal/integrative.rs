@@ -116,7 +116,8 @@ impl Fractions {
     }
 }
 
-/// A sorted slice of finite values and its index, for `#{v ≤ q}`.
+/// A sorted slice of finite values and its index, for `#{v ≤ q}` (and,
+/// through the index, `#{v < q}` with it).
 #[derive(Debug, Clone, PartialEq)]
 struct Sorted {
     values: Vec<f64>,
@@ -129,19 +130,14 @@ impl Sorted {
         Sorted { values, index }
     }
 
-    /// `#{v < qᵢ}` (`or_equal`: `#{v ≤ qᵢ}`) of each query into `out`
-    /// (up to [`GROUP`]; the values are finite, so `v ≤ q` is
-    /// `v < next_up(q)`).
-    fn count(&self, qs: &[f64], or_equal: bool, out: &mut [usize]) {
-        if or_equal {
-            let mut q = [0.0f64; GROUP];
-            for (qi, &x) in q.iter_mut().zip(qs) {
-                *qi = x.next_up();
-            }
-            self.index.lower_bounds(&self.values, &q[..qs.len()], out);
-        } else {
-            self.index.lower_bounds(&self.values, qs, out);
+    /// `#{v ≤ qᵢ}` of each query into `out` (up to [`GROUP`]; the values
+    /// are finite, so `v ≤ q` is `v < next_up(q)`).
+    fn at_most(&self, qs: &[f64], out: &mut [usize]) {
+        let mut q = [0.0f64; GROUP];
+        for (qi, &x) in q.iter_mut().zip(qs) {
+            *qi = x.next_up();
         }
+        self.index.lower_bounds(&self.values, &q[..qs.len()], out);
     }
 }
 
@@ -386,7 +382,7 @@ impl IntegrativeCalibration {
         let mut v = [0usize; GROUP];
         for (g, group) in inl.chunks(GROUP).enumerate() {
             let b: Vec<f64> = group.iter().map(|p| p.1).collect();
-            outliers.count(&b, true, &mut v[..group.len()]);
+            outliers.at_most(&b, &mut v[..group.len()]);
             for (k, &(ai, _)) in group.iter().enumerate() {
                 let i = g * GROUP + k;
                 // cᵢ: calibration a's ≥ aᵢ (itself included): those from the
@@ -434,21 +430,20 @@ impl IntegrativeCalibration {
                     len += 1;
                 }
             }
-            self.a_sorted.count(&qa[..len], false, &mut below[..len]);
-            self.outliers.count(&qb[..len], true, &mut v[..len]);
-            let mut tied = false;
+            // The prefix counts the calibration a's equal to the test's
+            // too; u₀ the strictly larger ones. One line read gives both.
+            self.a_sorted.index.lower_and_upper_bounds(
+                values,
+                &qa[..len],
+                &mut below[..len],
+                &mut prefix[..len],
+            );
+            self.outliers.at_most(&qb[..len], &mut v[..len]);
             for k in 0..len {
-                // The prefix counts the calibration a's equal to the test's
-                // too: none unless the next value is one.
-                tied |= below[k] < n && values[below[k]] == qa[k];
-                prefix[k] = below[k];
                 r[k] = Ratio {
                     num: 1 + (n - below[k]) as u64,
                     den: 1 + v[k] as u64,
                 };
-            }
-            if tied {
-                self.a_sorted.count(&qa[..len], true, &mut prefix[..len]);
             }
             self.fractions.at_most(&r[..len], &mut e[..len]);
             for k in 0..len {

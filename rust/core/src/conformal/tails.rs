@@ -40,6 +40,7 @@ use crate::error::{named_enum, Error};
 use crate::estimators::location::median;
 use crate::estimators::scale::nmad_about_median;
 use crate::numeric::array_map::ArrayMap;
+use crate::numeric::erf::normal_sf;
 use crate::numeric::float::Float;
 use crate::numeric::gamma::{Order, LANES};
 use crate::numeric::par::{zip_chunks_of, CHUNK};
@@ -75,13 +76,8 @@ named_enum!(
 enum Model {
     /// Exceedances `q − u` ~ GPD(ξ, σ).
     Gpd { shape: f64, scale: f64 },
-    /// N(center, scale²); `half` is the incomplete gamma of order ½
-    /// (`Q(½, z²/2) = erfc(z/√2)`), its constants computed once.
-    Gaussian {
-        center: f64,
-        scale: f64,
-        half: Order,
-    },
+    /// N(center, scale²): `S = erfc(z/√2)/2` ([`normal_sf`]).
+    Gaussian { center: f64, scale: f64 },
     /// Γ(k, θ) of `q + offset` (`order` holds k and its constants).
     Gamma {
         offset: f64,
@@ -90,27 +86,12 @@ enum Model {
     },
 }
 
-/// Upper tail `1 − Φ(z)`, with relative accuracy for large `z`
-/// (`Q(½, z²/2)/2`; `half` is `Order::new(0.5)`).
-fn normal_sf(z: f64, half: &Order) -> f64 {
-    let tail = 0.5 * half.q(0.5 * z * z);
-    if z >= 0.0 {
-        tail
-    } else {
-        1.0 - tail
-    }
-}
-
 impl Model {
     /// Survival of `q` under the model (for `Gpd`, of the exceedance `q − u`).
     fn survival(&self, q: f64, u: f64) -> f64 {
         match *self {
             Model::Gpd { shape, scale } => gpd_sf((q - u).max(0.0), shape, scale),
-            Model::Gaussian {
-                center,
-                scale,
-                half,
-            } => normal_sf((q - center) / scale, &half),
+            Model::Gaussian { center, scale } => normal_sf((q - center) / scale),
             Model::Gamma {
                 offset,
                 order,
@@ -126,14 +107,14 @@ impl Model {
         }
     }
 
-    /// [`Model::survival`] of each of `qs` into `out`: the Gaussian's
+    /// [`Model::survival`] of each of `qs` into `out`: the gamma's
     /// incomplete gammas in lanes ([`Order::q_lanes`], equal to one at a
     /// time).
     fn survivals(&self, qs: &[f64], u: f64, out: &mut [f64]) {
-        let Model::Gaussian {
-            center,
+        let Model::Gamma {
+            offset,
+            order,
             scale,
-            half,
         } = *self
         else {
             for (&q, o) in qs.iter().zip(out.iter_mut()) {
@@ -141,18 +122,18 @@ impl Model {
             }
             return;
         };
-        let (mut x, mut tail) = ([0.0f64; LANES], [0.0f64; LANES]);
+        let mut x = [0.0f64; LANES];
         for (qs, out) in qs.chunks(LANES).zip(out.chunks_mut(LANES)) {
+            // As survival: t ≤ 0 has survival 1, which Q(k, 0) is too.
             for (xi, &q) in x.iter_mut().zip(qs) {
-                let z = (q - center) / scale;
-                *xi = 0.5 * z * z;
+                let t = q + offset;
+                *xi = if t <= 0.0 { 0.0 } else { t / scale };
             }
-            half.q_lanes(&x[..qs.len()], &mut tail[..qs.len()]);
-            for ((o, &q), &t) in out.iter_mut().zip(qs).zip(&tail) {
-                // As normal_sf.
-                let z = (q - center) / scale;
-                let t = 0.5 * t;
-                *o = if z >= 0.0 { t } else { 1.0 - t };
+            order.q_lanes(&x[..qs.len()], out);
+            for (o, &q) in out.iter_mut().zip(qs) {
+                if q + offset <= 0.0 {
+                    *o = 1.0;
+                }
             }
         }
     }
@@ -480,11 +461,8 @@ fn gaussian(sorted: &[f64]) -> Option<Model> {
     let sample = Sample::new(sorted, NanPolicy::Raise, false).ok()?;
     let center = median(&sample);
     let scale = nmad_about_median(&sample, center);
-    (sorted.len() >= 2 && scale > 0.0 && scale.is_finite()).then_some(Model::Gaussian {
-        center,
-        scale,
-        half: Order::new(0.5),
-    })
+    (sorted.len() >= 2 && scale > 0.0 && scale.is_finite())
+        .then_some(Model::Gaussian { center, scale })
 }
 
 fn gamma(sorted: &[f64]) -> Option<Model> {
@@ -580,11 +558,21 @@ mod tests {
     #[test]
     fn normal_tail_is_accurate_far_out() {
         // 1 − Φ(10) = 7.619853024160527e-24 (Abramowitz & Stegun 26.2).
-        let half = Order::new(0.5);
-        assert!((normal_sf(10.0, &half) / 7.619_853_024_160_527e-24 - 1.0).abs() < 1e-10);
-        assert!((normal_sf(0.0, &half) - 0.5).abs() < 1e-15);
-        assert!((normal_sf(-1.0, &half) - 0.841_344_746_068_542_9).abs() < 1e-14);
-        assert_eq!(normal_sf(3.0, &half), 0.5 * gamma_pq(0.5, 4.5).1);
+        let tail = |z: f64| {
+            Model::Gaussian {
+                center: 1.0,
+                scale: 2.0,
+            }
+            .survival(1.0 + 2.0 * z, 0.0)
+        };
+        assert!((tail(10.0) / 7.619_853_024_160_527e-24 - 1.0).abs() < 1e-15);
+        assert_eq!(tail(0.0), 0.5);
+        assert!((tail(-1.0) - 0.841_344_746_068_542_9).abs() < 1e-15);
+        // The incomplete gamma of order ½ agrees (Q(½, z²/2) = erfc(z/√2)).
+        for z in [1.5, 3.0, 7.0, 25.0] {
+            let q = 0.5 * gamma_pq(0.5, 0.5 * z * z).1;
+            assert!((tail(z) / q - 1.0).abs() < 1e-13, "{z}");
+        }
     }
 
     fn sorted_normal(n: usize, seed: u64) -> Vec<f64> {

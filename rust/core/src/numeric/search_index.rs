@@ -13,7 +13,10 @@
 //! [`INLINE`] read the values as well, and only for a query above the
 //! line's last value. Queries come in groups
 //! ([`SearchIndex::lower_bounds`]) whose lines are requested together, so
-//! that their misses overlap.
+//! that their misses overlap. A query's `#{v ≤ q}` lies in the same line
+//! as its `#{v < q}`, so the two come from one read
+//! ([`SearchIndex::lower_and_upper_bounds`]: integrative p-values need
+//! both for a test score's prefix and its u₀).
 //!
 //! Buckets come from a two-level piecewise-linear model of the values'
 //! distribution function (a recursive model index, Kraska et al., *The Case
@@ -346,6 +349,68 @@ impl SearchIndex {
     }
 }
 
+impl SearchIndex {
+    /// `(#{v < q}, #{v ≤ q})` from one line: values equal to `q` share its
+    /// bucket, and no value ≤ `q` lies in a later one.
+    #[inline]
+    fn both_in(line: &Line, values: &[f64], q: f64) -> (usize, usize) {
+        let (mut lt, mut le) = (line.start as usize, line.start as usize);
+        for &h in &line.head {
+            lt += usize::from(h < q);
+            le += usize::from(h <= q);
+        }
+        let (from, end) = (line.start as usize + INLINE, line.end as usize);
+        if end > from && line.head[INLINE - 1] <= q {
+            let run = &values[from..end];
+            if run.len() <= SCAN {
+                for &v in run {
+                    lt += usize::from(v < q);
+                    le += usize::from(v <= q);
+                }
+            } else {
+                lt += run.partition_point(|&v| v < q);
+                le += run.partition_point(|&v| v <= q);
+            }
+        }
+        (lt, le)
+    }
+
+    /// `#{v < qᵢ}` into `below` and `#{v ≤ qᵢ}` into `at_most` of up to
+    /// [`GROUP`] non-NaN queries, one line read for both: the two counts
+    /// of [`SearchIndex::lower_bounds`] of `qᵢ` and of `next_up(qᵢ)` on
+    /// finite values, for the price of one.
+    pub fn lower_and_upper_bounds(
+        &self,
+        values: &[f64],
+        qs: &[f64],
+        below: &mut [usize],
+        at_most: &mut [usize],
+    ) {
+        debug_assert!(qs.len() <= GROUP && below.len() == qs.len() && at_most.len() == qs.len());
+        let mut buckets = [usize::MAX; GROUP];
+        for (i, &q) in qs.iter().enumerate() {
+            debug_assert!(!q.is_nan());
+            if q < self.min {
+                (below[i], at_most[i]) = (0, 0);
+            } else if q > self.max {
+                (below[i], at_most[i]) = (values.len(), values.len());
+            } else if self.lines.is_empty() {
+                below[i] = values.partition_point(|&v| v < q);
+                at_most[i] = values.partition_point(|&v| v <= q);
+            } else {
+                let b = self.bucket(q);
+                prefetch(&self.lines[b]);
+                buckets[i] = b;
+            }
+        }
+        for (i, &q) in qs.iter().enumerate() {
+            if buckets[i] != usize::MAX {
+                (below[i], at_most[i]) = Self::both_in(&self.lines[buckets[i]], values, q);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +456,12 @@ mod tests {
             for (&q, &c) in g.iter().zip(&out) {
                 assert_eq!(c, v.partition_point(|&y| y < q), "{q}");
             }
+            let (mut lt, mut le) = (vec![0usize; g.len()], vec![0usize; g.len()]);
+            index.lower_and_upper_bounds(&v, g, &mut lt, &mut le);
+            for ((&q, &a), &b) in g.iter().zip(&lt).zip(&le) {
+                assert_eq!(a, v.partition_point(|&y| y < q), "{q}");
+                assert_eq!(b, v.partition_point(|&y| y <= q), "{q}");
+            }
         }
     }
 
@@ -413,6 +484,17 @@ mod tests {
             for &x in q.iter().chain(&v) {
                 let want = if x.is_nan() { 0 } else { v.partition_point(|&y| y < x) };
                 prop_assert_eq!(index.lower_bound(&v, x), want, "{}", x);
+            }
+            // Both counts from one line.
+            for g in q.iter().copied().filter(|x| !x.is_nan()).collect::<Vec<_>>().chunks(GROUP) {
+                let (mut lt, mut le) = (vec![0usize; g.len()], vec![0usize; g.len()]);
+                for idx in [&index, &SearchIndex::with_lines_up_to(&v, 0)] {
+                    idx.lower_and_upper_bounds(&v, g, &mut lt, &mut le);
+                    for ((&x, &a), &b) in g.iter().zip(&lt).zip(&le) {
+                        prop_assert_eq!(a, v.partition_point(|&y| y < x), "{}", x);
+                        prop_assert_eq!(b, v.partition_point(|&y| y <= x), "{}", x);
+                    }
+                }
             }
             // Without lines (the slices beyond u32 positions): the same.
             let whole = SearchIndex::with_lines_up_to(&v, 0);

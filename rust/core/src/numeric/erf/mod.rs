@@ -68,7 +68,9 @@ const NCOEF: usize = 14;
 /// piece is fitted on an interval widened by a relative 1e-9 to cover that.
 const INV_WIDTH: f64 = 8.0 / 3.0;
 
+mod normal_tail;
 mod tables;
+pub use normal_tail::normal_sf;
 use tables::{Table, CENTER, COEF};
 
 // ---------------------------------------------------------------------------
