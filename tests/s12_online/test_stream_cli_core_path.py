@@ -16,22 +16,12 @@ import pytest
 
 import outprob
 
+from .test_stream_cli_goldens import inputs
+
 
 def stream(text: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "outprob", "stream", *args], input=text,
                           capture_output=True, text=True, timeout=120, check=False)
-
-
-def inputs() -> dict:
-    rng = np.random.default_rng(11)
-    x = np.round(rng.lognormal(size=700), 3)  # ties included
-    x[rng.uniform(size=x.size) < 0.03] += 20
-    lines = [repr(float(v)) for v in x]
-    lines[5], lines[300], lines[301] = "nan", "nan", "bad"
-    lines[450] = ""
-    return {"lines": "\n".join(lines) + "\n",
-            "ids": "".join(f"r{i}\t{v}\n" for i, v in enumerate(lines)),
-            "csv": "name;score\n" + "".join(f"n{i};{v}\n" for i, v in enumerate(lines))}
 
 
 @pytest.mark.parametrize("layout", ["lines", "ids"])
