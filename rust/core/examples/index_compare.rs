@@ -14,13 +14,6 @@ mod scores;
 use outprob_core::numeric::search_index::{SearchIndex, GROUP};
 use std::hint::black_box;
 
-fn normals(n: usize, seed: u64) -> Vec<f64> {
-    let mut u = scores::uniforms(seed);
-    (0..n)
-        .map(|_| (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos())
-        .collect()
-}
-
 fn compare(name: &str, mut s: Vec<f64>, x: &[f64]) {
     s.sort_unstable_by(f64::total_cmp);
     let mut counts = vec![0usize; x.len()];
@@ -55,10 +48,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().map_or(1_000_000, |s| s.parse().unwrap());
     let m: usize = args.next().map_or(10_000_000, |s| s.parse().unwrap());
-    let x: Vec<f64> = normals(m, 2).iter().map(|v| 1.2 * v).collect();
-    compare("conformal 10^6 x 10^7", normals(n, 1), &x);
+    let x: Vec<f64> = scores::normals(m, 2).iter().map(|v| 1.2 * v).collect();
+    compare("conformal 10^6 x 10^7", scores::normals(n, 1), &x);
     let tail = scores::long_tailed(n + m);
     compare("rank 10^6 x 10^7", tail[..n].to_vec(), &tail[n..]);
-    compare("conformal 10^4 x 10^7", normals(10_000, 1), &x);
+    compare("conformal 10^4 x 10^7", scores::normals(10_000, 1), &x);
     compare("rank 10^4 x 10^7", tail[..10_000].to_vec(), &tail[n..]);
 }

@@ -15,17 +15,10 @@ use outprob_core::sample::NanPolicy;
 use std::hint::black_box;
 use std::time::Instant;
 
-fn normals(n: usize, seed: u64) -> Vec<f64> {
-    let mut u = scores::uniforms(seed);
-    (0..n)
-        .map(|_| (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos())
-        .collect()
-}
-
 /// (a, b) of 2-D normal points about (c, c): distance to the origin and
 /// minus the distance to (2.5, 2.5).
 fn pairs(n: usize, c: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let x = normals(2 * n, seed);
+    let x = scores::normals(2 * n, seed);
     x.chunks(2)
         .map(|p| {
             let (u, v) = (p[0] + c, p[1] + c);
@@ -68,8 +61,8 @@ fn main() {
     let m: usize = args.next().map_or(10_000_000, |s| s.parse().unwrap());
     let which = args.next().unwrap_or_else(|| "all".into());
     let runs = 3;
-    let cal = normals(n, 1);
-    let x: Vec<f64> = normals(m, 2).iter().map(|v| 1.2 * v).collect();
+    let cal = scores::normals(n, 1);
+    let x: Vec<f64> = scores::normals(m, 2).iter().map(|v| 1.2 * v).collect();
     let mut out = vec![0.0; m];
     let spec = ConformalSpec::new(TieBreak::Classical, None, 0.05, None, None).unwrap();
     let mut plain = || {

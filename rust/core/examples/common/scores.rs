@@ -1,7 +1,8 @@
-//! The benchmark suite's long-tailed scores for the profiling examples:
-//! a lognormal bulk and 3% far outliers at 10 + lognormal(2, 1), drawn by a
-//! fixed xorshift generator (no dependency, the same scores every run),
-//! which `erf_bench` draws from too.
+//! Scores for the profiling examples, drawn by a fixed xorshift generator
+//! (no dependency, the same scores every run): the benchmark suite's
+//! long-tailed ones (a lognormal bulk and 3% far outliers at
+//! 10 + lognormal(2, 1)), and standard normal ones for the conformal
+//! profiles. `erf_bench` draws from the generator too.
 
 /// A xorshift64 stream of uniforms in (0, 1) (never 0: their logarithms
 /// are finite) from a nonzero `state`.
@@ -26,5 +27,14 @@ pub fn long_tailed(n: usize) -> Vec<f64> {
                 z.exp()
             }
         })
+        .collect()
+}
+
+/// `n` standard normal scores by Box–Muller from the uniforms of `seed`.
+#[allow(dead_code)] // not every example that includes this file uses it
+pub fn normals(n: usize, seed: u64) -> Vec<f64> {
+    let mut u = uniforms(seed);
+    (0..n)
+        .map(|_| (-2.0 * u().ln()).sqrt() * (std::f64::consts::TAU * u()).cos())
         .collect()
 }
