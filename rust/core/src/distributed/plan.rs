@@ -267,6 +267,19 @@ fn changed() -> Flow {
     ))
 }
 
+/// The entries of `$partial` if it is a `Partial::$kind` of `$n` of them;
+/// otherwise the enclosing function returns [`changed`]: a partial of
+/// another kind or length than its pass asked for means the data changed
+/// between passes.
+macro_rules! entries {
+    ($partial:expr, $kind:ident, $n:expr) => {
+        match $partial {
+            Partial::$kind(v) if v.len() == $n => v,
+            _ => return Err(changed()),
+        }
+    };
+}
+
 /// The census partial's parts.
 struct Census<'a> {
     raw: Counts,
@@ -489,10 +502,11 @@ impl<'a, 'k> Column<'a, 'k> {
     fn collect(&self, center: Option<f64>, brackets: Vec<(u64, u64)>) -> Step<&'a [Vec<f64>]> {
         let n = brackets.len();
         let key = self.key(center);
-        match self.run(PassKind::Collect { key, brackets })? {
-            Partial::Collected(c) if c.len() == n => Ok(c),
-            _ => Err(changed()),
-        }
+        Ok(entries!(
+            self.run(PassKind::Collect { key, brackets })?,
+            Collected,
+            n
+        ))
     }
 
     fn key(&self, center: Option<f64>) -> Key {
@@ -549,13 +563,12 @@ impl<'a, 'k> Column<'a, 'k> {
                     (lo, hi, shift, ((width >> shift) + 1) as usize)
                 })
                 .collect();
-            let out = match self.run(PassKind::Histogram {
-                key: self.key(center),
+            let key = self.key(center);
+            let pass = self.run(PassKind::Histogram {
+                key,
                 brackets: specs.clone(),
-            })? {
-                Partial::Histograms(h) if h.len() == specs.len() => h,
-                _ => return Err(changed()),
-            };
+            })?;
+            let out = entries!(pass, Histograms, specs.len());
             for (spec, histogram) in specs.iter().zip(out) {
                 for (s, _) in state.iter_mut().zip(&active).filter(|(_, a)| **a) {
                     self.narrow(s, *spec, histogram)?;
@@ -687,14 +700,12 @@ impl<'a, 'k> Column<'a, 'k> {
             return Ok(Vec::new());
         };
         let brackets = bracket_list(&keys);
-        let out = match self.run(PassKind::Bracket {
-            key: self.key(center),
+        let key = self.key(center);
+        let pass = self.run(PassKind::Bracket {
+            key,
             brackets: brackets.clone(),
-        })? {
-            Partial::Brackets(b) if b.len() == brackets.len() => b,
-            _ => return Err(changed()),
-        };
-        settled(&keys, &brackets, out)
+        })?;
+        settled(&keys, &brackets, entries!(pass, Brackets, brackets.len()))
     }
 
     /// [`Self::guessed`] for the median, its pass fused with what the fit
@@ -711,10 +722,8 @@ impl<'a, 'k> Column<'a, 'k> {
             brackets: brackets.clone(),
         };
         let Some((deviations, summary)) = self.read_ahead(&brackets)? else {
-            return match self.run(median)? {
-                Partial::Brackets(b) if b.len() == brackets.len() => settled(&keys, &brackets, b),
-                _ => Err(changed()),
-            };
+            let pass = self.run(median)?;
+            return settled(&keys, &brackets, entries!(pass, Brackets, brackets.len()));
         };
         let mut kinds = vec![
             median,
@@ -734,10 +743,11 @@ impl<'a, 'k> Column<'a, 'k> {
                 c,
             });
         }
-        let parts = match self.run(PassKind::Fused(kinds))? {
-            Partial::Fused(p) if p.len() == 2 + usize::from(summary.is_some()) => p,
-            _ => return Err(changed()),
-        };
+        let parts = entries!(
+            self.run(PassKind::Fused(kinds))?,
+            Fused,
+            2 + usize::from(summary.is_some())
+        );
         let (out, ahead) = match (&parts[0], &parts[1]) {
             (Partial::Brackets(m), Partial::Brackets(d))
                 if m.len() == brackets.len() && d.len() == deviations.len() =>
@@ -1197,15 +1207,13 @@ impl Column<'_, '_> {
                         }
                         drop(h);
                         batch.sort_unstable();
-                        let got = match self.run(PassKind::MCollect {
+                        let pass = self.run(PassKind::MCollect {
                             negate: self.negate,
                             e,
                             c,
                             buckets: batch.clone(),
-                        })? {
-                            Partial::Collected(v) if v.len() == batch.len() => v,
-                            _ => return Err(changed()),
-                        };
+                        })?;
+                        let got = entries!(pass, Collected, batch.len());
                         let mut h = held.borrow_mut();
                         for (i, values) in batch.into_iter().zip(got) {
                             if values.len() as u64 != summary.count(i) {
