@@ -260,6 +260,13 @@ impl<'a> Replay<'a> {
     }
 }
 
+/// The ranks of `ranks` that `got` holds no value for (which a guessed
+/// pass left to the exact selection).
+fn missing(ranks: &[u64], got: &[(u64, f64)]) -> Vec<u64> {
+    let held = |r: &u64| got.iter().any(|g| g.0 == *r);
+    ranks.iter().copied().filter(|r| !held(r)).collect()
+}
+
 fn changed() -> Flow {
     Flow::Failed(Error::invalid(
         "collection",
@@ -822,11 +829,7 @@ impl<'a, 'k> Column<'a, 'k> {
 
     fn deviation_values(&self, c: f64, ranks: &[u64]) -> Step<Vec<f64>> {
         let mut got = self.guessed(Some(c), ranks)?;
-        let rest: Vec<u64> = ranks
-            .iter()
-            .copied()
-            .filter(|r| !got.iter().any(|g| g.0 == *r))
-            .collect();
+        let rest = missing(ranks, &got);
         if !rest.is_empty() {
             let (a, b) = ((self.hi - c).abs(), (c - self.lo).abs());
             let top = if b > a { b } else { a };
@@ -852,11 +855,7 @@ impl<'a, 'k> Column<'a, 'k> {
         }
         let ranks = self.middle();
         let mut got = self.guessed_median(&ranks)?;
-        let rest: Vec<u64> = ranks
-            .iter()
-            .copied()
-            .filter(|r| !got.iter().any(|g| g.0 == *r))
-            .collect();
+        let rest = missing(&ranks, &got);
         if !rest.is_empty() {
             let vals = self.values(&rest)?;
             got.extend(rest.into_iter().zip(vals));
