@@ -40,12 +40,11 @@ _is = operator.is_
 
 class _Memo:
     """One class's parameter names and getter of their values (from the
-    instance's ``__dict__``, where scikit-learn estimators keep them), its
-    caches and, per purpose, the entry found last with its identity test
-    (a class fitted again and again with one parameter set finds it
-    without making or hashing the tuple of values)."""
+    instance's ``__dict__``, where scikit-learn estimators keep them) and
+    its caches. The entry found last per purpose is in
+    :func:`found_last`."""
 
-    __slots__ = ("cls", "names", "values", "caches", "last")
+    __slots__ = ("cls", "names", "values", "caches")
 
     def __init__(self, cls: Any, names: Tuple[str, ...]) -> None:
         self.cls = cls
@@ -56,7 +55,6 @@ class _Memo:
             (lambda d: (getter(d),)) if len(names) == 1 else getter
         )
         self.caches: Dict[str, Dict[Tuple[Any, ...], Tuple[Tuple[Any, ...], Any]]] = {}
-        self.last: Dict[str, Tuple[Callable[[Any], bool], Any]] = {}
 
 
 def _memo_of(cls: Any) -> _Memo:
@@ -72,7 +70,8 @@ def _memo_of(cls: Any) -> _Memo:
 Test = Callable[[Any], bool]
 
 #: Per purpose, class → (identity test, value) of the entry :func:`cached`
-#: found last for that class (the ``last`` of its memo).
+#: found last for that class: a class fitted again and again with one
+#: parameter set finds it without making or hashing the tuple of values.
 _LAST: Dict[str, Dict[Any, Tuple[Test, Any]]] = {}
 
 
@@ -137,7 +136,10 @@ def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
     memo: Optional[_Memo] = getattr(cls, "_checked_memo", None)
     if memo is None or memo.cls is not cls:
         memo = _memo_of(cls)
-    last = memo.last.get(purpose)
+    lasts = _LAST.get(purpose)
+    if lasts is None:
+        lasts = found_last(purpose)
+    last = lasts.get(cls)
     try:
         if last is not None and last[0](obj):
             return last[1]  # type: ignore[no-any-return]
@@ -152,12 +154,12 @@ def cached(obj: Any, purpose: str, make: Callable[[], _T]) -> _T:
     except TypeError:  # unhashable
         return make()
     if hit is not None and all(map(_is, values, hit[0])):
-        memo.last[purpose] = found_last(purpose)[cls] = (identity_test(memo.names, hit[0]), hit[1])
+        lasts[cls] = (identity_test(memo.names, hit[0]), hit[1])
         return hit[1]  # type: ignore[no-any-return]
     made = make()
     if IMMUTABLE.issuperset(map(type, values)):
         if len(cache) >= LIMIT:
             cache.clear()
         cache[values] = (values, made)
-        memo.last[purpose] = found_last(purpose)[cls] = (identity_test(memo.names, values), made)
+        lasts[cls] = (identity_test(memo.names, values), made)
     return made
