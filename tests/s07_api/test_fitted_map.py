@@ -109,6 +109,17 @@ def test_the_stream_imports_neither_scikit_learn_nor_pandas(tmp_path, args):
     assert len(proc.stdout.splitlines()) == 5
 
 
+def test_the_stream_refuses_a_map_of_two_score_columns(tmp_path):
+    # Contract §9: a stream has one score per line, so a map fitted on two
+    # score columns is refused before any line is read.
+    two = outprob.scaler("median_nmad").fit(np.column_stack([X, 2 * X])).to_map()
+    (tmp_path / "m2.json").write_text(json.dumps(two.to_dict()))
+    proc = subprocess.run([sys.executable, "-m", "outprob", "stream", "--map", str(tmp_path / "m2.json")],
+                          input="1.0\n2.0\n", capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "2 score columns" in proc.stderr and "one score per line" in proc.stderr, proc.stderr
+
+
 def test_fit_map_then_stream_and_scale_with_it(tmp_path, capsys):
     from outprob.cli import main
 
